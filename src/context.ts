@@ -1,0 +1,14 @@
+// What every use case needs from its surroundings, created once per process (or per test app) by main.ts.
+// Modules keep their per-process state (caches, workers) in WeakMaps keyed by this object, so two apps in
+// one test process behave as two processes.
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.ts';
+import type { Db } from './db/database.ts';
+import type { Bus } from './db/bus.ts';
+
+export interface Context {
+  readonly config: Config;
+  readonly db: Db;
+  readonly bus: Bus;
+  readonly log: FastifyBaseLogger;
+}

@@ -1,0 +1,98 @@
+// One Kysely instance over one of two drivers: embedded PGlite when no DATABASE_URL is set, a pooled `pg`
+// client otherwise. The same SQL and migrations run on both; the test suite runs every file on each.
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import pg from 'pg';
+import { PGliteDialect } from './pglite-dialect.ts';
+import type { DB } from './schema.ts';
+import { createPgBus, createPgliteBus, type Bus } from './bus.ts';
+import { migrate, type RawSession } from './migrate.ts';
+
+export type Db = Kysely<DB>;
+export type Tx = Transaction<DB>;
+/** Repositories take either: a use case passes its transaction, a plain read passes the database. */
+export type Executor = Db | Tx;
+
+const INT8 = 20;
+// COUNT(*) and BIGINT columns: numbers rather than strings or BigInts, the same on both drivers.
+pg.types.setTypeParser(INT8, (value) => Number(value));
+
+export interface Database {
+  readonly kind: 'pglite' | 'pg';
+  readonly db: Db;
+  readonly bus: Bus;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl?: string | undefined;
+  /** PGlite data directory; `undefined` keeps the database in memory. */
+  dataDir?: string | undefined;
+  /** An already-open PGlite (tests hand in a clone of a migrated template). */
+  pglite?: PGlite;
+  poolSize?: number;
+  /** Skip migrations: the caller knows the schema is current. */
+  migrated?: boolean;
+}
+
+export async function openPglite(dataDir: string | undefined): Promise<PGlite> {
+  return PGlite.create(dataDir, { parsers: { [INT8]: (value: string) => Number(value) } });
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) return openPg(options.databaseUrl, options);
+  return openEmbedded(options.pglite ?? (await openPglite(options.dataDir)), options);
+}
+
+async function openEmbedded(pglite: PGlite, options: DatabaseOptions): Promise<Database> {
+  if (!options.migrated) {
+    await migrate({
+      query: async (text, params) => (await pglite.query<Record<string, unknown>>(text, params)).rows,
+      script: async (text) => {
+        await pglite.exec(text);
+      },
+      release: () => {},
+    });
+  }
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  const bus = createPgliteBus(pglite);
+  return {
+    kind: 'pglite',
+    db,
+    bus,
+    async close() {
+      await bus.close();
+      await db.destroy();
+      await pglite.close();
+    },
+  };
+}
+
+async function openPg(url: string, options: DatabaseOptions): Promise<Database> {
+  // 20 connections: the delivery workers hold a few, the HTTP side needs the rest under load; measured in
+  // bench/, more connections only added contention on a 2-core machine.
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 20 });
+  pool.on('error', () => {}); // an idle client's error is reported to the query that next uses the pool
+  if (!options.migrated) {
+    const client = await pool.connect();
+    const session: RawSession = {
+      query: async (text, params) => (await client.query(text, params)).rows as Record<string, unknown>[],
+      script: async (text) => {
+        await client.query(text);
+      },
+      release: () => client.release(),
+    };
+    await migrate(session);
+  }
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const bus = await createPgBus(url);
+  return {
+    kind: 'pg',
+    db,
+    bus,
+    async close() {
+      await bus.close();
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,93 @@
+// The one place where errors become HTTP answers: the envelope of API.md section 1, the code-to-status
+// table, and nothing internal (stack, SQL, secret) in a body or a client-facing message.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ERROR_STATUS, type ErrorCode, type ErrorDetail } from '../lib/errors.ts';
+
+interface AjvError {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+function fieldOf(path: string, leaf?: unknown): string {
+  const parts = path.split('/').filter(Boolean);
+  if (typeof leaf === 'string') parts.push(leaf);
+  return parts.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '');
+}
+
+export function validationDetails(errors: AjvError[], context: string | undefined): ErrorDetail[] {
+  const details = errors.map((e): ErrorDetail => {
+    switch (e.keyword) {
+      case 'additionalProperties':
+        return {
+          field: fieldOf(e.instancePath, e.params.additionalProperty),
+          issue: 'is not an allowed field',
+        };
+      case 'required':
+        return { field: fieldOf(e.instancePath, e.params.missingProperty), issue: 'is required' };
+      default:
+        return { field: fieldOf(e.instancePath) || (context ?? 'body'), issue: e.message ?? 'is invalid' };
+    }
+  });
+  // anyOf/union failures repeat one field per branch: keep one detail per field and issue
+  const seen = new Set<string>();
+  return details.filter((d) => !seen.has(d.field + d.issue) && seen.add(d.field + d.issue));
+}
+
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'validation_failed',
+};
+
+const MESSAGES: Partial<Record<ErrorCode, string>> = {
+  unsupported_media_type: 'Send the body as application/json.',
+  payload_too_large: 'The body is larger than 1 MiB.',
+  invalid_json: 'The body is not valid JSON.',
+  rate_limited: 'Too many requests; retry after the time in Retry-After.',
+  internal_error: 'Something went wrong on our side; the request id identifies it for support.',
+};
+
+export function toAppError(err: FastifyError | AppError | Error): AppError {
+  if (err instanceof AppError) return err;
+  const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
+  if (fe.validation) {
+    const details = validationDetails(fe.validation, fe.validationContext);
+    const first = details[0];
+    const message = first ? `${first.field} ${first.issue}.` : 'The request is invalid.';
+    return new AppError('validation_failed', message, { details });
+  }
+  const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined;
+  if (mapped) return new AppError(mapped, MESSAGES[mapped] ?? 'The request is invalid.');
+  if (fe.statusCode === 429) return new AppError('rate_limited', MESSAGES.rate_limited!);
+  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return new AppError('validation_failed', 'The request is invalid.');
+  }
+  return new AppError('internal_error', MESSAGES.internal_error!);
+}
+
+export function sendError(reply: FastifyReply, request: FastifyRequest, error: AppError): FastifyReply {
+  if (error.headers) void reply.headers(error.headers);
+  return reply
+    .code(ERROR_STATUS[error.code])
+    .type('application/json; charset=utf-8')
+    .send({
+      error: {
+        code: error.code,
+        message: error.message,
+        request_id: request.id,
+        ...(error.details ? { details: error.details } : {}),
+      },
+    });
+}
+
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const error = toAppError(err);
+    if (error.code === 'internal_error') request.log.error({ err }, 'request failed');
+    return sendError(reply, request, error);
+  });
+}

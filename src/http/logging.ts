@@ -1,0 +1,35 @@
+// Log lines carry the request id and never a credential: headers that hold them are not logged at all, query
+// values of credential-bearing parameters are masked, and error messages are scrubbed of anything shaped like
+// a secret. Errors are logged by type, code and message, without stack or SQL.
+import type { FastifyServerOptions } from 'fastify';
+
+const SENSITIVE_QUERY =
+  /([?&](?:code|token|refresh_token|access_token|client_secret|password|state)=)[^&]*/gi;
+const SECRET_SHAPE = /(svc_(?:test_|live_)?(?:sk|pk|cs|oac|oat|ort|mst)_|whsec_)[0-9A-Za-z+/=]+/g;
+
+export function scrub(text: string): string {
+  return text.replace(SECRET_SHAPE, '$1[redacted]');
+}
+
+export function loggerOptions(level: string): NonNullable<FastifyServerOptions['logger']> {
+  return {
+    level,
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+      censor: '[redacted]',
+    },
+    serializers: {
+      req: (req: { method: string; url: string; ip?: string }) => ({
+        method: req.method,
+        url: scrub(req.url.replace(SENSITIVE_QUERY, '$1[redacted]')),
+        ip: req.ip,
+      }),
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      err: ((err: Error & { code?: string }) => ({
+        type: err.name,
+        code: err.code,
+        message: scrub(String(err.message).split('\n')[0]!.slice(0, 300)),
+      })) as never,
+    },
+  };
+}

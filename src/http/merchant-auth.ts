@@ -1,0 +1,44 @@
+// Merchant interface authentication (API.md section 2): `Authorization: Bearer svc_mst_...` or the
+// `svc_session` cookie. A state-changing call that rides on the cookie must come from our own origin.
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../lib/errors.ts';
+import { authenticateSession } from '../modules/merchants/index.ts';
+import type { MerchantPrincipal } from './request.ts';
+
+export const SESSION_COOKIE = 'svc_session';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+  return match ? match[1] : '';
+}
+
+/** The signed-in merchant, `null` when no session was sent; throws for a session that does not verify. */
+export async function resolveMerchant(request: FastifyRequest): Promise<MerchantPrincipal | null> {
+  const bearer = bearerToken(request);
+  const cookie = request.cookies[SESSION_COOKIE];
+  const token = bearer ?? cookie;
+  if (token === undefined) return null;
+  const session = token ? await authenticateSession(request.server.ctx, token) : undefined;
+  if (!session) throw new AppError('invalid_credential', 'The session is unknown, expired or signed out.');
+  return { ...session, via: bearer !== undefined ? 'bearer' : 'cookie' };
+}
+
+export function checkOrigin(request: FastifyRequest, merchant: MerchantPrincipal): void {
+  if (merchant.via !== 'cookie' || SAFE_METHODS.has(request.method)) return;
+  const origin = request.headers.origin;
+  if (origin !== undefined && origin !== new URL(request.server.ctx.config.publicUrl).origin) {
+    throw new AppError('forbidden', 'A cookie-authenticated change must come from the dashboard origin.');
+  }
+}
+
+export async function requireMerchant(request: FastifyRequest): Promise<void> {
+  if (request.routeOptions.config.anonymous) return;
+  const merchant = await resolveMerchant(request);
+  if (!merchant)
+    throw new AppError('unauthenticated', 'Sign in, then send the session as a Bearer token or cookie.');
+  checkOrigin(request, merchant);
+  request.merchant = merchant;
+}

@@ -1,0 +1,76 @@
+// Public interface authentication (API.md section 6, seed section 5). One hook resolves the bearer
+// credential to a principal through the resolver registered for its kind (keys, OAuth access tokens),
+// then checks the mode header and the scope the method needs. The order of the checks fixes the answer:
+// no credential 401, unknown 401, wrong mode 400, missing scope 403.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../lib/errors.ts';
+import { parseCredential, type CredentialKind as AnyCredentialKind } from '../lib/credentials.ts';
+import type { Context } from '../context.ts';
+import type { CredentialKind, PublicPrincipal } from './request.ts';
+import { bearerToken } from './merchant-auth.ts';
+
+export type CredentialResolver = (ctx: Context, token: string) => Promise<PublicPrincipal | undefined>;
+
+const resolvers = new Map<AnyCredentialKind, CredentialResolver>();
+
+/** Modules plug their verification in here: keys for `secret_key`/`publishable_key`, OAuth for `access_token`. */
+export function registerCredentialResolver(kind: CredentialKind, resolver: CredentialResolver): void {
+  resolvers.set(kind, resolver);
+}
+
+const READ_METHODS = new Set(['GET', 'HEAD']);
+
+export function scopeAllows(scopes: readonly string[], method: string): boolean {
+  const needed = READ_METHODS.has(method) ? 'public:read' : 'public:write';
+  return scopes.includes('public:*') || scopes.includes(needed);
+}
+
+function challenge(error?: string): Record<string, string> {
+  return { 'www-authenticate': error ? `Bearer realm="svc", error="${error}"` : 'Bearer realm="svc"' };
+}
+
+export async function resolvePrincipal(ctx: Context, token: string): Promise<PublicPrincipal | undefined> {
+  const parsed = parseCredential(token);
+  const resolver = parsed && resolvers.get(parsed.kind);
+  return resolver ? resolver(ctx, token) : undefined;
+}
+
+export async function requirePublicCredential(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  const token = bearerToken(request);
+  if (token === undefined) {
+    throw new AppError(
+      'unauthenticated',
+      'Send a secret key, publishable key or access token as a Bearer token.',
+      {
+        headers: challenge(),
+      },
+    );
+  }
+  const principal = token ? await resolvePrincipal(request.server.ctx, token) : undefined;
+  if (!principal) {
+    throw new AppError('invalid_credential', 'The credential is unknown, malformed, revoked or expired.', {
+      headers: challenge('invalid_token'),
+    });
+  }
+  if (request.modeHeader && request.modeHeader !== principal.mode) {
+    throw new AppError(
+      'mode_mismatch',
+      `X-Svc-Mode is ${request.modeHeader} but the credential is ${principal.mode}.`,
+    );
+  }
+  if (!scopeAllows(principal.scopes, request.method)) {
+    const what =
+      principal.kind === 'publishable_key'
+        ? 'A publishable key is read-only'
+        : 'The credential lacks the scope';
+    throw new AppError(
+      'insufficient_scope',
+      `${what}: ${request.method} needs ${READ_METHODS.has(request.method) ? 'public:read' : 'public:write'}.`,
+      {
+        headers: challenge('insufficient_scope'),
+      },
+    );
+  }
+  request.principal = principal;
+  request.mode = principal.mode;
+}

@@ -1,0 +1,65 @@
+// What a request carries once the shared hooks ran: its mode, and the merchant or public principal.
+import type { FastifyRequest } from 'fastify';
+import type { Mode } from '../lib/credentials.ts';
+import type { AuditContext } from '../modules/audit/index.ts';
+import { AppError } from '../lib/errors.ts';
+
+export interface MerchantPrincipal {
+  merchantId: string;
+  userId: string;
+  sessionId: string;
+  via: 'bearer' | 'cookie';
+}
+
+export type CredentialKind = 'secret_key' | 'publishable_key' | 'access_token';
+
+export interface PublicPrincipal {
+  merchantId: string;
+  mode: Mode;
+  kind: CredentialKind;
+  /** The key pair or the OAuth grant the credential belongs to. */
+  credentialId: string;
+  scopes: readonly string[];
+  /** For access tokens: the app acting. */
+  appId?: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The mode of API.md section 1: the X-Svc-Mode header, `test` when absent (merchant interface). */
+    mode: Mode;
+    /** The X-Svc-Mode header as sent, if it was. */
+    modeHeader: Mode | undefined;
+    merchant: MerchantPrincipal | null;
+    principal: PublicPrincipal | null;
+  }
+}
+
+export function merchantOf(request: FastifyRequest): MerchantPrincipal {
+  if (!request.merchant) throw new AppError('unauthenticated', 'Sign in first.');
+  return request.merchant;
+}
+
+export function principalOf(request: FastifyRequest): PublicPrincipal {
+  if (!request.principal) throw new AppError('unauthenticated', 'Send a credential as a Bearer token.');
+  return request.principal;
+}
+
+/** The audit context of a merchant-interface request: the signed-in user acting in the request's mode. */
+export function auditContext(request: FastifyRequest): AuditContext {
+  const merchant = merchantOf(request);
+  return {
+    merchantId: merchant.merchantId,
+    mode: request.mode,
+    actor: { type: 'user', id: merchant.userId },
+    ...requestMeta(request),
+  };
+}
+
+export function requestMeta(request: FastifyRequest) {
+  return {
+    ip: request.ip ?? null,
+    userAgent: request.headers['user-agent']?.slice(0, 512) ?? null,
+    requestId: request.id,
+  };
+}

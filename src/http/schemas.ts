@@ -1,0 +1,65 @@
+// Schema pieces shared by every route: envelopes, pagination, timestamps, ids.
+import { Type, type TSchema } from 'typebox';
+
+export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-21T10:00:00.000Z'] });
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+export const Mode = Type.Union([Type.Literal('test'), Type.Literal('live')]);
+export const Scope = Type.Union([
+  Type.Literal('public:read'),
+  Type.Literal('public:write'),
+  Type.Literal('public:*'),
+]);
+export const Scopes = Type.Array(Scope, { minItems: 1, maxItems: 3, uniqueItems: true });
+
+export const ErrorEnvelope = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.String(),
+      message: Type.String(),
+      request_id: Type.String(),
+      details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), issue: Type.String() }))),
+    }),
+  },
+  { $id: 'ErrorEnvelope', description: 'Every error answer.' },
+);
+
+export function Data<T extends TSchema>(schema: T) {
+  return Type.Object({ data: schema });
+}
+
+export function List<T extends TSchema>(item: T) {
+  return Data(
+    Type.Object({
+      items: Type.Array(item),
+      count: Type.Integer({ description: 'Total matching, over all pages.' }),
+      has_more: Type.Boolean(),
+      next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as starting_after.' }),
+    }),
+  );
+}
+
+export const PageQuery = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+  starting_after: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+};
+
+/** An object body with no fields: routes that take no body still reject unknown fields. */
+export const EmptyBody = Type.Object({}, { additionalProperties: false });
+
+/** Objects in request bodies reject unknown fields (API.md section 1). */
+export function Body<T extends Parameters<typeof Type.Object>[0]>(properties: T) {
+  return Type.Object(properties, { additionalProperties: false });
+}
+
+export const IdParam = (name: string) =>
+  Type.Object({ [name]: Type.String({ minLength: 1, maxLength: 64 }) });
+
+/** Common error answers, listed in the OpenAPI document of each route. */
+export const errors = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [s, Type.Ref('ErrorEnvelope')])) as Record<number, TSchema>;
+
+export function page<T extends { id: string }>(rows: T[], limit: number, count: number) {
+  const hasMore = rows.length > limit;
+  const items = hasMore ? rows.slice(0, limit) : rows;
+  return { items, count, has_more: hasMore, next_cursor: hasMore ? items[items.length - 1]!.id : null };
+}

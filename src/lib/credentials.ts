@@ -1,0 +1,106 @@
+// Every credential of the contract (API.md section 4) is made and recognised here. The random part is
+// 30 base62 characters (178 bits) followed by a 6-character base62 CRC-32 of everything before it, as
+// GitHub's tokens do: a mistyped or truncated credential is refused before any lookup, and a leaked one
+// can be recognised offline by its prefix and checksum.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const RANDOM_CHARS = 30;
+const CHECKSUM_CHARS = 6;
+
+export type Mode = 'test' | 'live';
+
+export const CREDENTIAL_KINDS = {
+  secret_key: { prefix: 'sk', moded: true },
+  publishable_key: { prefix: 'pk', moded: true },
+  client_secret: { prefix: 'cs', moded: true },
+  authorization_code: { prefix: 'oac', moded: false },
+  access_token: { prefix: 'oat', moded: false },
+  refresh_token: { prefix: 'ort', moded: false },
+  merchant_session: { prefix: 'mst', moded: false },
+} as const;
+export type CredentialKind = keyof typeof CREDENTIAL_KINDS;
+
+export interface ParsedCredential {
+  kind: CredentialKind;
+  /** Only for the kinds whose prefix names a mode (keys and client secrets). */
+  mode: Mode | undefined;
+}
+
+function base62(bytes: Buffer, length: number): string {
+  // 256 % 62 = 8: rejecting bytes >= 248 keeps every character equally likely.
+  let out = '';
+  let source = bytes;
+  let i = 0;
+  while (out.length < length) {
+    if (i === source.length) {
+      source = randomBytes(length);
+      i = 0;
+    }
+    const byte = source[i++]!;
+    if (byte < 248) out += BASE62[byte % 62];
+  }
+  return out;
+}
+
+function checksum(body: string): string {
+  let value = crc32(body);
+  let out = '';
+  for (let i = 0; i < CHECKSUM_CHARS; i++) {
+    out = BASE62[value % 62]! + out;
+    value = Math.floor(value / 62);
+  }
+  return out;
+}
+
+function prefixOf(kind: CredentialKind, mode: Mode | undefined): string {
+  const spec = CREDENTIAL_KINDS[kind];
+  if (spec.moded) {
+    if (!mode) throw new Error(`credential ${kind} needs a mode`);
+    return `svc_${mode}_${spec.prefix}_`;
+  }
+  return `svc_${spec.prefix}_`;
+}
+
+export function hashCredential(token: string): Buffer {
+  return createHash('sha256').update(token).digest();
+}
+
+export interface NewCredential {
+  token: string;
+  hash: Buffer;
+  last4: string;
+}
+
+export function makeCredential(kind: CredentialKind, mode?: Mode): NewCredential {
+  const body = prefixOf(kind, mode) + base62(randomBytes(RANDOM_CHARS + 8), RANDOM_CHARS);
+  const token = body + checksum(body);
+  return { token, hash: hashCredential(token), last4: token.slice(-4) };
+}
+
+const PREFIXES = new Map<string, ParsedCredential>();
+for (const kind of Object.keys(CREDENTIAL_KINDS) as CredentialKind[]) {
+  if (CREDENTIAL_KINDS[kind].moded) {
+    for (const mode of ['test', 'live'] as const) PREFIXES.set(prefixOf(kind, mode), { kind, mode });
+  } else {
+    PREFIXES.set(prefixOf(kind, undefined), { kind, mode: undefined });
+  }
+}
+const TAIL = new RegExp(`^[0-9A-Za-z]{${RANDOM_CHARS + CHECKSUM_CHARS}}$`);
+
+/** Recognises a credential by shape and checksum alone; `undefined` for anything malformed. */
+export function parseCredential(token: string): ParsedCredential | undefined {
+  const cut = token.lastIndexOf('_') + 1;
+  const parsed = PREFIXES.get(token.slice(0, cut));
+  if (!parsed) return undefined;
+  const tail = token.slice(cut);
+  if (!TAIL.test(tail)) return undefined;
+  const body = token.slice(0, token.length - CHECKSUM_CHARS);
+  if (checksum(body) !== token.slice(-CHECKSUM_CHARS)) return undefined;
+  return parsed;
+}
+
+export function sameHash(a: Buffer | Uint8Array, b: Buffer | Uint8Array): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}

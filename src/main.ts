@@ -1,0 +1,51 @@
+// `npm start`: migrate, serve both interfaces, the dashboard and the workers in one process; stop cleanly on
+// SIGTERM/SIGINT (in-flight requests finish, workers release their leases, the database closes).
+import { randomBytes } from 'node:crypto';
+import { ConfigError, loadConfig } from './config.ts';
+import { createService, type Service } from './server.ts';
+import { createMerchant, isEmptyDatabase } from './modules/merchants/index.ts';
+
+async function seedDemo(service: Service): Promise<void> {
+  const { ctx } = service;
+  if (ctx.config.databaseUrl || !(await isEmptyDatabase(ctx))) return;
+  const email = 'demo@example.com';
+  const password = randomBytes(9).toString('base64url');
+  await createMerchant(ctx, { merchantName: 'Demo merchant', email, password });
+  // Printed once, on the first start of an empty embedded database: the only place this password exists.
+  process.stdout.write(
+    `\nDemo merchant created. Sign in at ${ctx.config.publicUrl}/dashboard\n  email:    ${email}\n  password: ${password}\n\n`,
+  );
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const service = await createService(config);
+  await seedDemo(service);
+  await service.app.listen({ port: config.port, host: config.host });
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    service.app.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 20_000);
+    force.unref();
+    service.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  const message =
+    err instanceof ConfigError
+      ? `configuration: ${err.message}`
+      : err instanceof Error
+        ? err.message
+        : String(err);
+  process.stderr.write(`svc failed to start: ${message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,89 @@
+import type { Insertable } from 'kysely';
+import type { Executor } from '../../db/database.ts';
+import type { MerchantsTable, SessionsTable, StoresTable, UsersTable } from '../../db/schema.ts';
+
+export async function insertMerchant(db: Executor, row: Insertable<MerchantsTable>) {
+  return db.insertInto('merchants').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** `undefined` when the email is taken (the unique index on lower(email) decides, race-free). */
+export async function insertUser(db: Executor, row: Insertable<UsersTable>) {
+  return db
+    .insertInto('users')
+    .values(row)
+    .onConflict((oc) => oc.doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function insertStore(db: Executor, row: Insertable<StoresTable>) {
+  return db.insertInto('stores').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findUserByEmail(db: Executor, email: string) {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where((eb) => eb(eb.fn('lower', [eb.ref('email')]), '=', email.toLowerCase()))
+    .executeTakeFirst();
+}
+
+export async function findUser(db: Executor, merchantId: string, userId: string) {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', userId)
+    .executeTakeFirst();
+}
+
+export async function findMerchant(db: Executor, merchantId: string) {
+  return db.selectFrom('merchants').selectAll().where('id', '=', merchantId).executeTakeFirst();
+}
+
+export async function listStores(db: Executor, merchantId: string) {
+  return db
+    .selectFrom('stores')
+    .select(['id', 'name', 'created_at'])
+    .where('merchant_id', '=', merchantId)
+    .orderBy('id')
+    .execute();
+}
+
+export async function findStore(db: Executor, merchantId: string, storeId: string) {
+  return db
+    .selectFrom('stores')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', storeId)
+    .executeTakeFirst();
+}
+
+export async function insertSession(db: Executor, row: Insertable<SessionsTable>) {
+  await db.insertInto('sessions').values(row).execute();
+}
+
+export async function findLiveSession(db: Executor, tokenHash: Buffer, now: Date) {
+  return db
+    .selectFrom('sessions')
+    .select(['id', 'user_id', 'merchant_id', 'token_hash'])
+    .where('token_hash', '=', tokenHash)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+export async function deleteSession(db: Executor, merchantId: string, sessionId: string) {
+  await db.deleteFrom('sessions').where('merchant_id', '=', merchantId).where('id', '=', sessionId).execute();
+}
+
+export async function deleteExpiredSessions(db: Executor, now: Date) {
+  await db.deleteFrom('sessions').where('expires_at', '<=', now).execute();
+}
+
+export async function countMerchants(db: Executor): Promise<number> {
+  const row = await db
+    .selectFrom('merchants')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

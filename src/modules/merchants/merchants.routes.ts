@@ -1,0 +1,76 @@
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { merchantOf } from '../../http/request.ts';
+import { SESSION_COOKIE } from '../../http/merchant-auth.ts';
+import { EmptyBody, errors } from '../../http/schemas.ts';
+import { LoginBody, Me, Session, SignupBody } from './merchants.schemas.ts';
+import * as service from './merchants.service.ts';
+
+// Sign-in is the one place where guessing pays: 20 tries a minute per address is plenty for people.
+const SIGN_IN_LIMIT = { rateLimit: { max: 20, timeWindow: '1 minute' } };
+
+export const merchantRoutes: FastifyPluginAsync = async (plugin) => {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['Merchant sign-in'];
+
+  function setCookie(reply: FastifyReply, session: service.LoginResult) {
+    void reply.setCookie(SESSION_COOKIE, session.token, {
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: app.ctx.config.publicUrl.startsWith('https:'),
+      path: '/',
+      expires: new Date(session.expires_at),
+    });
+  }
+
+  app.post(
+    '/auth/signup',
+    {
+      config: { anonymous: true, ...SIGN_IN_LIMIT },
+      schema: { tags, body: SignupBody, response: { 201: Session, ...errors(400, 409, 429) } },
+    },
+    async (request, reply) => {
+      const { merchant_name, email, password } = request.body;
+      const session = await service.signup(app.ctx, { merchantName: merchant_name, email, password });
+      setCookie(reply, session);
+      return reply.code(201).send({ data: session });
+    },
+  );
+
+  app.post(
+    '/auth/login',
+    {
+      config: { anonymous: true, ...SIGN_IN_LIMIT },
+      schema: { tags, body: LoginBody, response: { 200: Session, ...errors(400, 401, 429) } },
+    },
+    async (request, reply) => {
+      const session = await service.login(app.ctx, request.body.email, request.body.password);
+      setCookie(reply, session);
+      return { data: session };
+    },
+  );
+
+  app.post(
+    '/auth/logout',
+    {
+      schema: {
+        tags,
+        security: [{ session: [] }],
+        body: Type.Optional(EmptyBody),
+        response: { 204: Type.Null(), ...errors(401) },
+      },
+    },
+    async (request, reply) => {
+      await service.logout(app.ctx, merchantOf(request));
+      void reply.clearCookie(SESSION_COOKIE, { path: '/' });
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/me',
+    { schema: { tags, security: [{ session: [] }], response: { 200: Me, ...errors(401) } } },
+    async (request) => ({ data: await service.me(app.ctx, merchantOf(request)) }),
+  );
+};

@@ -1,0 +1,29 @@
+import { Type } from 'typebox';
+import { Body, Data, Timestamp } from '../../http/schemas.ts';
+
+export const User = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  role: Type.String(),
+  created_at: Timestamp,
+});
+export const Merchant = Type.Object({ id: Type.String(), name: Type.String(), created_at: Timestamp });
+export const Store = Type.Object({ id: Type.String(), name: Type.String(), created_at: Timestamp });
+
+const Email = Type.String({ format: 'email', maxLength: 254 });
+const Password = Type.String({ minLength: 10, maxLength: 1024 });
+
+export const SignupBody = Body({
+  merchant_name: Type.String({ minLength: 1, maxLength: 100 }),
+  email: Email,
+  password: Password,
+});
+export const LoginBody = Body({
+  email: Type.String({ minLength: 1, maxLength: 254 }),
+  password: Type.String({ minLength: 1, maxLength: 1024 }),
+});
+
+export const Session = Data(
+  Type.Object({ token: Type.String(), expires_at: Timestamp, user: User, merchant: Merchant }),
+);
+export const Me = Data(Type.Object({ user: User, merchant: Merchant, stores: Type.Array(Store) }));

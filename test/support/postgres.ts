@@ -1,0 +1,97 @@
+// A throwaway PostgreSQL cluster for tests and benchmarks: initdb into a temporary directory, start it on a
+// free loopback port, and remove it all on stop. As root (CI, this machine), the server runs as `postgres`.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface Cluster {
+  /** `postgres://postgres@127.0.0.1:PORT/` without a database name. */
+  baseUrl: string;
+  url(database: string): string;
+  stop(): void;
+}
+
+function binDir(): string {
+  const fromConfig = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' });
+  const candidates = [
+    fromConfig.status === 0 ? fromConfig.stdout.trim() : '',
+    ...(existsSync('/usr/lib/postgresql')
+      ? readdirSync('/usr/lib/postgresql')
+          .sort((a, b) => Number(b) - Number(a))
+          .map((v) => `/usr/lib/postgresql/${v}/bin`)
+      : []),
+  ];
+  const dir = candidates.find((d) => d && existsSync(join(d, 'initdb')) && existsSync(join(d, 'pg_ctl')));
+  if (!dir) throw new Error('PostgreSQL server binaries not found (install postgresql, or run .ci/run)');
+  return dir;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export async function startCluster(
+  options: { settings?: Record<string, string | number> } = {},
+): Promise<Cluster> {
+  const bin = binDir();
+  const root = process.getuid?.() === 0;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-pg-'));
+  const data = join(dir, 'data');
+  if (root) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+    chownSync(dir, uid, gid);
+  }
+  const run = (cmd: string, args: string[]) => {
+    const full = join(bin, cmd);
+    const result = root
+      ? spawnSync('runuser', ['-u', 'postgres', '--', full, ...args], { encoding: 'utf8' })
+      : spawnSync(full, args, { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`${cmd} failed: ${result.stderr || result.stdout}`);
+  };
+  run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
+  const port = await freePort();
+  const settings: Record<string, string | number> = {
+    port,
+    listen_addresses: "'127.0.0.1'",
+    unix_socket_directories: `'${dir}'`,
+    // A throwaway cluster: durability buys nothing here and fsync would dominate the test run.
+    fsync: 'off',
+    synchronous_commit: 'off',
+    full_page_writes: 'off',
+    max_connections: 300,
+    shared_buffers: "'256MB'",
+    ...options.settings,
+  };
+  writeFileSync(
+    join(data, 'postgresql.auto.conf'),
+    Object.entries(settings)
+      .map(([k, v]) => `${k} = ${v}`)
+      .join('\n'),
+  );
+  run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', 'start']);
+  const baseUrl = `postgres://postgres@127.0.0.1:${port}/`;
+  let stopped = false;
+  return {
+    baseUrl,
+    url: (database) => `${baseUrl}${database}`,
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      try {
+        run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
