@@ -1,0 +1,1 @@
+export { emitEvent, type EmittedEvent, type NewEvent } from './events.service.ts';
