@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case: byte order = value order
 const TIME_CHARS = 10; // 50 bits of milliseconds: good until the year 37648
-const RANDOM_CHARS = 20; // 100 random bits, above the contract's 96
+const RANDOM_CHARS = 20; // 99 random bits (one kept for monotonic increments), above the contract's 96
 
 export const ID_KINDS = [
   'mer',
@@ -35,11 +35,38 @@ function encodeTime(ms: number): string {
   return out;
 }
 
-export function newId(kind: IdKind, at: Date = new Date()): string {
+// Monotonic within the process, as ULIDs are: an id made in the same millisecond as the previous one takes
+// the previous random part plus one, so entries written in a burst still list in the order they were made.
+let lastTime = -1;
+const lastRandom: number[] = new Array<number>(RANDOM_CHARS).fill(0);
+
+function nextRandom(ms: number): number[] {
+  if (ms < lastTime) return fresh(new Array<number>(RANDOM_CHARS)); // an explicit past time, or a clock step back
+  if (ms === lastTime) {
+    for (let i = RANDOM_CHARS - 1; i >= 0; i--) {
+      if (lastRandom[i]! < 31) {
+        lastRandom[i]!++;
+        return lastRandom;
+      }
+      lastRandom[i] = 0;
+    }
+  }
+  lastTime = ms;
+  return fresh(lastRandom);
+}
+
+function fresh(digits: number[]): number[] {
   const bytes = randomBytes(RANDOM_CHARS);
+  // The top bit of the first character stays clear so the increments above have room before overflowing.
+  for (let i = 0; i < RANDOM_CHARS; i++) digits[i] = bytes[i]! & (i === 0 ? 15 : 31);
+  return digits;
+}
+
+export function newId(kind: IdKind, at: Date = new Date()): string {
+  const ms = at.getTime();
   let random = '';
-  for (const byte of bytes) random += ALPHABET[byte & 31];
-  return `${kind}_${encodeTime(at.getTime())}${random}`;
+  for (const digit of nextRandom(ms)) random += ALPHABET[digit];
+  return `${kind}_${encodeTime(ms)}${random}`;
 }
 
 /** The smallest id of a kind made at or after `at`: turns a time bound into a primary-key bound. */
