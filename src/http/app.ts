@@ -22,6 +22,7 @@ import { installErrorHandler, sendError } from './error-handler.ts';
 import { loggerOptions } from './logging.ts';
 import { requireMerchant } from './merchant-auth.ts';
 import { requirePublicCredential } from './public-auth.ts';
+import { registerIdempotency } from './idempotency.ts';
 import { MODULES } from '../modules/registry.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -32,6 +33,8 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 declare module 'fastify' {
   interface FastifyInstance {
     ctx: Context;
+    /** Every registered route: for 405 answers, and for the tests that check each route. */
+    routeTable: readonly RouteEntry[];
   }
   interface FastifyContextConfig {
     /** Merchant routes that need no session (signup, login). */
@@ -85,8 +88,17 @@ function bodies(app: FastifyInstance) {
   });
 }
 
+export interface RouteEntry {
+  url: string;
+  pattern: RegExp;
+  methods: Set<string>;
+  anonymous: boolean;
+  hidden: boolean;
+}
+
 function notFoundAndMethods(app: FastifyInstance) {
-  const routes: { pattern: RegExp; methods: Set<string> }[] = [];
+  const routes: RouteEntry[] = [];
+  app.decorate('routeTable', routes);
   app.addHook('onRoute', (route) => {
     const source = route.url
       .split('/')
@@ -95,7 +107,13 @@ function notFoundAndMethods(app: FastifyInstance) {
       )
       .join('/');
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    routes.push({ pattern: new RegExp(`^${source}$`), methods: new Set(methods) });
+    routes.push({
+      url: route.url,
+      pattern: new RegExp(`^${source}$`),
+      methods: new Set(methods),
+      anonymous: route.config?.anonymous === true,
+      hidden: (route.schema as { hide?: boolean } | undefined)?.hide === true,
+    });
   });
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]!;
@@ -161,7 +179,9 @@ async function docs(app: FastifyInstance, ctx: Context) {
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/api/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  app.get('/api/openapi.json', { schema: { tags: ['Docs'], summary: 'This OpenAPI 3.1 document.' } }, () =>
+    app.swagger(),
+  );
 }
 
 export async function buildApp(ctx: Context): Promise<FastifyInstance> {
@@ -197,8 +217,8 @@ export async function buildApp(ctx: Context): Promise<FastifyInstance> {
   }
   await docs(app, ctx);
 
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ data: { status: 'ok' } }));
-  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/healthz', { schema: { tags: ['Health'], summary: 'The process is up.' } }, async () => ({ data: { status: 'ok' } }));
+  app.get('/readyz', { schema: { tags: ['Health'], summary: 'The database answers.' } }, async (_request, reply) => {
     try {
       await sql`select 1`.execute(ctx.db);
       return { data: { status: 'ready' } };
@@ -218,6 +238,7 @@ export async function buildApp(ctx: Context): Promise<FastifyInstance> {
   await app.register(
     async (pub) => {
       pub.addHook('onRequest', requirePublicCredential);
+      registerIdempotency(pub);
       for (const m of MODULES) if (m.publicRoutes) await pub.register(m.publicRoutes);
     },
     { prefix: '/api/public/v1' },
