@@ -1,6 +1,9 @@
 // Row types of every table, composed from each module's `*.table.ts`. Kysely checks every query against them.
 import type { Generated } from 'kysely';
 import type { Mode } from '../lib/credentials.ts';
+import type { ApiKeysTables } from '../modules/api-keys/api-keys.table.ts';
+import type { CartsTables } from '../modules/carts/carts.table.ts';
+import type { IdempotencyTables } from '../http/idempotency.table.ts';
 
 export interface MerchantsTable {
   id: string;
@@ -64,4 +67,4 @@ export interface FoundationTables {
 }
 
 // Each feature module adds its tables here (one line each).
-export type DB = FoundationTables;
+export type DB = FoundationTables & ApiKeysTables & CartsTables & IdempotencyTables;

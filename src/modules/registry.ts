@@ -7,6 +7,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Context } from '../context.ts';
 import { merchantsModule } from './merchants/index.ts';
 import { auditModule } from './audit/index.ts';
+import { apiKeysModule } from './api-keys/index.ts';
+import { cartsModule } from './carts/index.ts';
+import { paymentsModule } from './payments/index.ts';
 
 export interface Module {
   name: string;
@@ -16,4 +19,10 @@ export interface Module {
   start?: (ctx: Context) => Promise<() => Promise<void>>;
 }
 
-export const MODULES: readonly Module[] = [merchantsModule, auditModule];
+export const MODULES: readonly Module[] = [
+  merchantsModule,
+  auditModule,
+  apiKeysModule,
+  cartsModule,
+  paymentsModule,
+];

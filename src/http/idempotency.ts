@@ -1,0 +1,119 @@
+// `Idempotency-Key` on public POSTs (API.md section 1). The first request with a key claims it (a row in
+// idempotency_keys, per merchant and mode); its answer is stored before it is sent, and the same key with
+// the same method, path and body replays that answer for 24 h with `Idempotent-Replayed: true`. The same
+// key with anything different, or while the first request still runs, answers 409 `idempotency_conflict`.
+// A 5xx first answer is not stored: the retry the client will make runs again.
+// Checked after authentication (an onRequest hook) and before the route's own checks (validation, handler).
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Context } from '../context.ts';
+import { AppError } from '../lib/errors.ts';
+import * as repo from './idempotency.repository.ts';
+
+const HEADER = 'idempotency-key';
+const KEEP_MS = 24 * 3600 * 1000;
+// A claim whose request has not answered after 60 s is taken to be dead (its process crashed): requests of
+// the public interface answer in milliseconds, and a key must not stay blocked for long after a crash.
+const LOCK_MS = 60 * 1000;
+
+const claims = new WeakMap<FastifyRequest, repo.KeyRef>();
+
+/** Objects with sorted keys, so that `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same body. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function fingerprint(request: FastifyRequest): Buffer {
+  return createHash('sha256')
+    .update(`${request.method}\n${request.url}\n${canonical(request.body ?? {})}`)
+    .digest();
+}
+
+function keyOf(request: FastifyRequest): string | undefined {
+  const raw = request.headers[HEADER];
+  if (raw === undefined) return undefined;
+  const key = Array.isArray(raw) ? raw.join(', ') : raw;
+  if (key.length < 1 || key.length > 255) {
+    throw new AppError('validation_failed', 'Idempotency-Key must be 1 to 255 characters.', {
+      details: [{ field: 'Idempotency-Key', issue: 'must be 1 to 255 characters' }],
+    });
+  }
+  return key;
+}
+
+const conflict = (why: string) => new AppError('idempotency_conflict', why);
+
+async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  if (request.method !== 'POST') return undefined;
+  const key = keyOf(request);
+  if (key === undefined || !request.principal) return undefined;
+  const { db } = request.server.ctx;
+  const ref: repo.KeyRef = { merchantId: request.principal.merchantId, mode: request.principal.mode, key };
+  const now = new Date();
+  const fields = {
+    fingerprint: fingerprint(request),
+    lockedUntil: new Date(now.getTime() + LOCK_MS),
+    expiresAt: new Date(now.getTime() + KEEP_MS),
+  };
+  if (await repo.insertRunning(db, ref, fields)) {
+    claims.set(request, ref);
+    return undefined;
+  }
+  const row = await repo.findKey(db, ref);
+  const expired = !row || row.expires_at <= now;
+  const abandoned = row && row.response_status === null && row.locked_until <= now;
+  if (expired || abandoned) {
+    if (await repo.takeOver(db, ref, fields, now)) {
+      claims.set(request, ref);
+      return undefined;
+    }
+    throw conflict('Another request with this Idempotency-Key is in progress; retry later.');
+  }
+  if (!row.fingerprint.equals(fields.fingerprint)) {
+    throw conflict('This Idempotency-Key was used with a different request.');
+  }
+  if (row.response_status === null || row.response_body === null) {
+    throw conflict('The first request with this Idempotency-Key is still in progress; retry later.');
+  }
+  if (row.response_type) void reply.type(row.response_type);
+  return reply.code(row.response_status).header('idempotent-replayed', 'true').send(row.response_body);
+}
+
+async function storeAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  const ref = claims.get(request);
+  if (!ref) return payload;
+  claims.delete(request);
+  const { db } = request.server.ctx;
+  try {
+    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : null;
+    if (reply.statusCode >= 500 || body === null) {
+      await repo.deleteKey(db, ref);
+    } else {
+      const type = reply.getHeader('content-type');
+      await repo.storeAnswer(db, ref, {
+        status: reply.statusCode,
+        type: typeof type === 'string' ? type : null,
+        body,
+      });
+    }
+  } catch (err) {
+    // The answer goes out regardless; the claim lapses after LOCK_MS and a retry then runs again.
+    request.log.warn({ err }, 'could not store the idempotent answer');
+  }
+  return payload;
+}
+
+/** Installs the hooks in a scope (the public interface). */
+export function registerIdempotency(scope: FastifyInstance): void {
+  scope.addHook('preValidation', claimKey);
+  scope.addHook('onSend', storeAnswer);
+}
+
+export async function purgeExpiredIdempotencyKeys(ctx: Context, now: Date = new Date()): Promise<number> {
+  return repo.deleteExpired(ctx.db, now);
+}

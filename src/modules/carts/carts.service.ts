@@ -1,0 +1,62 @@
+// Carts of the public interface (API.md section 6). A cart belongs to a store of the caller's merchant and to
+// the caller's mode; one idle for `cartAbandonAfter` seconds becomes `abandoned`, announced by `cart.abandoned`
+// in the same transaction (the outbox), once however many processes sweep.
+import type { Context } from '../../context.ts';
+import type { PublicPrincipal } from '../../http/request.ts';
+import { notFound } from '../../lib/errors.ts';
+import { isId, newId } from '../../lib/ids.ts';
+import { iso } from '../../lib/time.ts';
+import { emitEvent } from '../events/index.ts';
+import { findMerchantStore } from '../merchants/index.ts';
+import * as repo from './carts.repository.ts';
+
+export function presentCart(row: repo.CartRow) {
+  return {
+    id: row.id,
+    store_id: row.store_id,
+    status: row.status,
+    // No item routes exist yet (seed: other areas of the public interface are not shown).
+    items: [] as unknown[],
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+export async function createCart(ctx: Context, principal: PublicPrincipal, storeId: string) {
+  const store = isId('store', storeId)
+    ? await findMerchantStore(ctx.db, principal.merchantId, storeId)
+    : undefined;
+  if (!store) throw notFound('store');
+  const row = await repo.insertCart(ctx.db, {
+    id: newId('cart'),
+    merchant_id: principal.merchantId,
+    mode: principal.mode,
+    store_id: store.id,
+  });
+  return presentCart(row);
+}
+
+// One batch per transaction keeps each transaction short; the loop drains a backlog in one sweep.
+const BATCH = 200;
+
+/** Abandons every cart idle since before `now - cartAbandonAfter`; returns how many. */
+export async function sweepAbandonedCarts(ctx: Context, now: Date = new Date()): Promise<number> {
+  const idleSince = new Date(now.getTime() - ctx.config.cartAbandonAfter * 1000);
+  let total = 0;
+  for (;;) {
+    const done = await ctx.db.transaction().execute(async (trx) => {
+      const carts = await repo.abandonIdleCarts(trx, idleSince, now, BATCH);
+      for (const cart of carts) {
+        await emitEvent(trx, {
+          merchantId: cart.merchant_id,
+          mode: cart.mode,
+          type: 'cart.abandoned',
+          data: presentCart(cart),
+        });
+      }
+      return carts.length;
+    });
+    total += done;
+    if (done < BATCH) return total;
+  }
+}

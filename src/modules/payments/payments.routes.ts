@@ -1,0 +1,24 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { errors } from '../../http/schemas.ts';
+import { CountryList } from './payments.schemas.ts';
+import { SUPPORTED_COUNTRIES_JSON } from './payments.service.ts';
+
+export const paymentRoutes: FastifyPluginAsync = async (plugin) => {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(
+    '/payments/supported-countries',
+    {
+      schema: {
+        tags: ['Payments'],
+        summary: 'List supported countries',
+        description: 'Any credential with public:read (a publishable key is enough). All in one page.',
+        security: [{ credential: [] }],
+        response: { 200: CountryList, ...errors(400, 401, 403) },
+      },
+    },
+    // A string body with a JSON content type is sent as is: the list is serialised once, at startup.
+    async (_request, reply) =>
+      reply.type('application/json; charset=utf-8').send(SUPPORTED_COUNTRIES_JSON as never),
+  );
+};

@@ -1,0 +1,33 @@
+// The countries payments are supported in: every ISO 3166-1 alpha-2 code with its English short name, from
+// i18n-iso-countries (kept current with the ISO list). Computed once: the answer never changes while the
+// process runs, so it is serialised once too and the hot path only writes bytes.
+import countries from 'i18n-iso-countries';
+import en from 'i18n-iso-countries/langs/en.json' with { type: 'json' };
+
+countries.registerLocale(en);
+
+// XK (Kosovo) is a user-assigned code, not part of ISO 3166-1. "United States" is the name the contract
+// shows (API.md section 6) where the package's first English name is "United States of America".
+const NOT_ISO = new Set(['XK']);
+const NAMES: Record<string, string> = { US: 'United States' };
+
+export interface Country {
+  code: string;
+  name: string;
+}
+
+export const SUPPORTED_COUNTRIES: readonly Country[] = Object.freeze(
+  Object.entries(countries.getNames('en', { select: 'official' }))
+    .filter(([code]) => !NOT_ISO.has(code))
+    .map(([code, name]) => Object.freeze({ code, name: NAMES[code] ?? name }))
+    .sort((a, b) => a.code.localeCompare(b.code)),
+);
+
+export const SUPPORTED_COUNTRIES_JSON = JSON.stringify({
+  data: {
+    items: SUPPORTED_COUNTRIES,
+    count: SUPPORTED_COUNTRIES.length,
+    has_more: false,
+    next_cursor: null,
+  },
+});
