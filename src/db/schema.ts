@@ -48,6 +48,14 @@ export interface AuditLogsTable {
   created_at: Date;
 }
 
+export interface AuditCountsTable {
+  merchant_id: string;
+  mode: Mode;
+  key: string;
+  shard: number;
+  n: number;
+}
+
 export interface EventsTable {
   id: string;
   merchant_id: string;
@@ -63,6 +71,7 @@ export interface FoundationTables {
   stores: StoresTable;
   sessions: SessionsTable;
   audit_logs: AuditLogsTable;
+  audit_counts: AuditCountsTable;
   events: EventsTable;
 }
 

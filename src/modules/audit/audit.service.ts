@@ -53,6 +53,7 @@ export async function writeAudit(trx: Executor, ctx: AuditContext, entry: AuditE
     merchant_id: ctx.merchantId,
     mode: ctx.mode,
     action: entry.action,
+    family: entry.action.split('.')[0]!,
     entity_type: entry.entityType,
     entity_id: entry.entityId,
     metadata,
