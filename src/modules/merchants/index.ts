@@ -1,5 +1,6 @@
 import type { Module } from '../registry.ts';
 import { merchantRoutes } from './merchants.routes.ts';
+import { purgeExpiredSessions } from './merchants.service.ts';
 
 export {
   authenticateSession,
@@ -11,4 +12,17 @@ export {
   type SessionPrincipal,
 } from './merchants.service.ts';
 
-export const merchantsModule: Module = { name: 'merchants', merchantRoutes };
+const PURGE_EVERY_MS = 10 * 60 * 1000;
+
+export const merchantsModule: Module = {
+  name: 'merchants',
+  merchantRoutes,
+  // Expired sessions are refused by their expiry alone; the purge only keeps the table from growing.
+  async start(ctx) {
+    const timer = setInterval(() => {
+      purgeExpiredSessions(ctx).catch((err: unknown) => ctx.log.warn({ err }, 'session purge failed'));
+    }, PURGE_EVERY_MS);
+    timer.unref();
+    return async () => clearInterval(timer);
+  },
+};
