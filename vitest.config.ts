@@ -28,6 +28,21 @@ export default defineConfig({
           globalSetup: ['test/support/global-setup-pg.ts'],
         },
       },
+      {
+        // The dashboard in a real browser (Debian's Chromium) against a listening service on PGlite: one
+        // process is all a browser walk needs, and the files run one at a time so two Chromiums never
+        // compete for the machine's cores.
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          env: { SVC_TEST_DB: 'pglite' },
+          globalSetup: ['test/e2e/support/global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

@@ -7,9 +7,14 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Context } from '../context.ts';
 import { merchantsModule } from './merchants/index.ts';
 import { auditModule } from './audit/index.ts';
+import { oauthAppsModule } from './oauth-apps/index.ts';
+import { oauthModule } from './oauth/index.ts';
+import { eventsModule } from './events/index.ts';
+import { webhooksModule } from './webhooks/index.ts';
 import { apiKeysModule } from './api-keys/index.ts';
 import { cartsModule } from './carts/index.ts';
 import { paymentsModule } from './payments/index.ts';
+import { dashboardModule } from './dashboard/index.ts';
 
 export interface Module {
   name: string;
@@ -22,7 +27,12 @@ export interface Module {
 export const MODULES: readonly Module[] = [
   merchantsModule,
   auditModule,
+  oauthAppsModule,
+  oauthModule,
+  eventsModule,
+  webhooksModule,
   apiKeysModule,
   cartsModule,
   paymentsModule,
+  dashboardModule,
 ];

@@ -1,0 +1,74 @@
+// Debian's Chromium driven by playwright-core (the machine cannot download Playwright's browsers), a fresh
+// profile per launch (Playwright makes a temporary one), and every console error or page error collected so a test can fail on it.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { AxeBuilder } from '@axe-core/playwright';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const SCREENSHOTS = join(import.meta.dirname, '../../../test-results/screenshots');
+export const DESKTOP = { width: 1280, height: 900 };
+export const PHONE = { width: 375, height: 740 };
+
+export interface Session {
+  context: BrowserContext;
+  page: Page;
+  /** Console errors, page errors and failed requests seen so far. */
+  errors: string[];
+  close(): Promise<void>;
+}
+
+export interface Launched {
+  browser: Browser;
+  open(options?: { viewport?: { width: number; height: number } }): Promise<Session>;
+  close(): Promise<void>;
+}
+
+export async function launchBrowser(): Promise<Launched> {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  return {
+    browser,
+    async open(options = {}) {
+      const context = await browser.newContext({ viewport: options.viewport ?? DESKTOP, locale: 'en-US' });
+      await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('console', (m) => {
+        if (m.type() === 'error') errors.push(`console: ${m.text()} (${m.location().url})`);
+      });
+      page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+      return { context, page, errors, close: () => context.close() };
+    },
+    async close() {
+      await browser.close();
+    },
+  };
+}
+
+/** Serious and critical axe-core violations of the page as it is now, as readable lines. */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'])
+    .analyze();
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}

@@ -1,0 +1,79 @@
+// The shell: who is signed in, which view the URL names, and the signed-out pages.
+import { useCallback, useEffect, useState } from 'react';
+import { api, onSignedOut } from './lib/api.ts';
+import { BASE, navigate, parse, usePath } from './lib/router.ts';
+import { session } from './lib/session.ts';
+import type { Me } from './lib/types.ts';
+import { AuthPage } from './pages/auth/auth-page.tsx';
+import { Shell } from './pages/shell.tsx';
+
+const NEXT = 'svc.after-signin';
+
+type SessionState = { status: 'checking' } | { status: 'out' } | { status: 'in'; me: Me };
+
+export function App() {
+  const route = parse(usePath());
+  const [state, setState] = useState<SessionState>(() =>
+    session.hinted() ? { status: 'checking' } : { status: 'out' },
+  );
+
+  useEffect(() => {
+    if (state.status !== 'checking') return;
+    api<Me>('GET', '/me').then(
+      (me) => setState({ status: 'in', me }),
+      () => {
+        session.clear();
+        setState({ status: 'out' });
+      },
+    );
+  }, [state.status]);
+
+  useEffect(
+    () =>
+      onSignedOut(() => {
+        session.clear();
+        setState({ status: 'out' });
+      }),
+    [],
+  );
+
+  const signedIn = useCallback((me: Me) => {
+    session.set();
+    setState({ status: 'in', me });
+  }, []);
+
+  const isAuthRoute = route.name === 'signin' || route.name === 'signup';
+  useEffect(() => {
+    if (state.status === 'out' && !isAuthRoute) {
+      // Come back to the page asked for once signed in.
+      if (route.name !== 'home') sessionStorage.setItem(NEXT, location.pathname.slice(BASE.length));
+      navigate('/signin', { replace: true });
+    } else if (state.status === 'in' && (isAuthRoute || route.name === 'home')) {
+      const next = sessionStorage.getItem(NEXT);
+      sessionStorage.removeItem(NEXT);
+      navigate(next ?? '/settings/developers/apps', { replace: true });
+    }
+  }, [state.status, isAuthRoute, route.name]);
+
+  if (state.status === 'checking') {
+    return (
+      <div className="loading page-loading" role="status">
+        <span className="spinner" aria-hidden="true" />
+        Loading your dashboard…
+      </div>
+    );
+  }
+  if (state.status === 'out') {
+    return <AuthPage kind={route.name === 'signup' ? 'signup' : 'signin'} onSignedIn={signedIn} />;
+  }
+  return (
+    <Shell
+      me={state.me}
+      route={route}
+      onSignedOut={() => {
+        session.clear();
+        setState({ status: 'out' });
+      }}
+    />
+  );
+}

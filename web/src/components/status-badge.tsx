@@ -1,0 +1,16 @@
+const TONES: Record<string, string> = {
+  active: 'green',
+  enabled: 'green',
+  succeeded: 'green',
+  expiring: 'amber',
+  pending: 'amber',
+  disabled: 'grey',
+  cancelled: 'grey',
+  expired: 'grey',
+  revoked: 'red',
+  failed: 'red',
+};
+
+export function StatusBadge({ status }: { status: string }) {
+  return <span className={`badge badge-${TONES[status] ?? 'grey'}`}>{status}</span>;
+}

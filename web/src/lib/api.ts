@@ -1,0 +1,89 @@
+// The one way the dashboard talks to the service: the merchant interface, same origin, with the session
+// cookie and the selected mode. Errors keep the envelope's code, message and request id for display.
+import { getMode } from './mode.ts';
+
+export const API = '/api/v1/merchant';
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly requestId: string | null;
+  readonly details: { field: string; issue: string }[];
+
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    requestId: string | null,
+    details: { field: string; issue: string }[] = [],
+  ) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.requestId = requestId;
+    this.details = details;
+  }
+}
+
+type Listener = () => void;
+const signedOutListeners = new Set<Listener>();
+/** Called when the service says the session is gone (expired, signed out elsewhere). */
+export function onSignedOut(listener: Listener): () => void {
+  signedOutListeners.add(listener);
+  return () => signedOutListeners.delete(listener);
+}
+
+interface ErrorBody {
+  error?: {
+    code?: string;
+    message?: string;
+    request_id?: string;
+    details?: { field: string; issue: string }[];
+  };
+}
+
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json', 'x-svc-mode': getMode() };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(API + path, {
+      method,
+      credentials: 'same-origin',
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, 'network_error', 'The service could not be reached. Check your connection.', null);
+  }
+  const requestId = res.headers.get('x-request-id');
+  if (res.status === 204) return undefined as T;
+  const text = await res.text();
+  let json: unknown = undefined;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    // A proxy's HTML error page: reported below with the status.
+  }
+  if (!res.ok) {
+    const err = (json as ErrorBody | undefined)?.error;
+    const error = new ApiError(
+      res.status,
+      err?.code ?? 'http_error',
+      err?.message ?? `The service answered ${res.status}.`,
+      err?.request_id ?? requestId,
+      err?.details ?? [],
+    );
+    if (res.status === 401 && !path.startsWith('/auth/')) signedOutListeners.forEach((l) => l());
+    throw error;
+  }
+  return (json as { data: T }).data;
+}
+
+export function query(params: Record<string, string | number | undefined | null>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params))
+    if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}

@@ -1,0 +1,110 @@
+// A small history router: every view has its own URL under /dashboard, and the back button works.
+import { useSyncExternalStore } from 'react';
+
+export const BASE = '/dashboard';
+export const DEV = '/settings/developers';
+
+export type Route =
+  | { name: 'signin' }
+  | { name: 'signup' }
+  | { name: 'apps' }
+  | { name: 'app-new' }
+  | { name: 'app'; id: string }
+  | { name: 'connections' }
+  | { name: 'keys' }
+  | { name: 'webhooks' }
+  | { name: 'webhook-new' }
+  | { name: 'webhook'; id: string }
+  | { name: 'delivery'; webhookId: string; id: string }
+  | { name: 'logs' }
+  | { name: 'home' }
+  | { name: 'not-found' };
+
+export type Tab = 'apps' | 'keys' | 'webhooks' | 'logs';
+
+const listeners = new Set<() => void>();
+window.addEventListener('popstate', () => listeners.forEach((l) => l()));
+
+export function navigate(to: string, options: { replace?: boolean } = {}): void {
+  const url = BASE + to;
+  if (options.replace) history.replaceState(null, '', url);
+  else history.pushState(null, '', url);
+  window.scrollTo(0, 0);
+  listeners.forEach((l) => l());
+}
+
+function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+const getPath = () => location.pathname;
+
+export function usePath(): string {
+  return useSyncExternalStore(subscribe, getPath);
+}
+
+export function parse(pathname: string): Route {
+  const path = pathname.replace(/\/+$/, '');
+  if (path !== BASE && !path.startsWith(`${BASE}/`)) return { name: 'not-found' };
+  const parts = path
+    .slice(BASE.length)
+    .split('/')
+    .filter(Boolean)
+    .map((p) => decodeURIComponent(p));
+  if (parts.length === 0) return { name: 'home' };
+  if (parts[0] === 'signin' && parts.length === 1) return { name: 'signin' };
+  if (parts[0] === 'signup' && parts.length === 1) return { name: 'signup' };
+  if (parts[0] !== 'settings' || parts[1] !== 'developers') return { name: 'not-found' };
+  const [section, a, b, c] = parts.slice(2);
+  switch (section) {
+    case undefined:
+      return { name: 'home' };
+    case 'apps':
+      if (a === undefined) return { name: 'apps' };
+      if (a === 'new' && b === undefined) return { name: 'app-new' };
+      if (b === undefined) return { name: 'app', id: a };
+      break;
+    case 'connected-apps':
+      if (a === undefined) return { name: 'connections' };
+      break;
+    case 'keys':
+      if (a === undefined) return { name: 'keys' };
+      break;
+    case 'webhooks':
+      if (a === undefined) return { name: 'webhooks' };
+      if (a === 'new' && b === undefined) return { name: 'webhook-new' };
+      if (b === undefined) return { name: 'webhook', id: a };
+      if (b === 'deliveries' && c !== undefined && parts.length === 6)
+        return { name: 'delivery', webhookId: a, id: c };
+      break;
+    case 'logs':
+      if (a === undefined) return { name: 'logs' };
+      break;
+  }
+  return { name: 'not-found' };
+}
+
+export function tabOf(route: Route): Tab | null {
+  switch (route.name) {
+    case 'apps':
+    case 'app-new':
+    case 'app':
+    case 'connections':
+      return 'apps';
+    case 'keys':
+      return 'keys';
+    case 'webhooks':
+    case 'webhook-new':
+    case 'webhook':
+    case 'delivery':
+      return 'webhooks';
+    case 'logs':
+      return 'logs';
+    case 'signin':
+    case 'signup':
+    case 'home':
+    case 'not-found':
+      return null;
+  }
+}

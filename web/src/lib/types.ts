@@ -1,0 +1,110 @@
+// The objects of the merchant interface (API.md sections 2, 3, 4, 7, 8), as the dashboard reads them.
+export type Mode = 'test' | 'live';
+export type Scope = 'public:read' | 'public:write' | 'public:*';
+export const SCOPES: readonly Scope[] = ['public:read', 'public:write', 'public:*'];
+
+export interface ListPage<T> {
+  items: T[];
+  count: number;
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export interface Me {
+  user: { id: string; email: string; role: string };
+  merchant: { id: string; name: string };
+  stores: { id: string; name: string }[];
+}
+
+export interface App {
+  id: string;
+  client_id: string;
+  name: string;
+  description: string | null;
+  redirect_uris: string[];
+  allowed_scopes: Scope[];
+  mode: Mode;
+  client_secret_last4: string;
+  created_at: string;
+  updated_at: string;
+  client_secret?: string;
+}
+
+export interface Connection {
+  id: string;
+  app: { id: string; name: string; client_id: string };
+  scopes: Scope[];
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export type KeyStatus = 'active' | 'expiring' | 'revoked' | 'expired';
+export interface KeyPair {
+  id: string;
+  name: string | null;
+  mode: Mode;
+  publishable_key: string;
+  secret_key_last4: string;
+  scopes: Scope[];
+  status: KeyStatus;
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+  secret_key?: string;
+  rotated_from?: string | null;
+}
+
+export interface Webhook {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  status: 'enabled' | 'disabled';
+  mode: Mode;
+  created_at: string;
+  updated_at: string;
+  disabled_reason: string | null;
+  secret?: string;
+}
+
+export interface EventDefinition {
+  id: string;
+  name: string;
+  category: string;
+  description: string;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
+export interface Attempt {
+  number: number;
+  started_at: string;
+  duration_ms: number | null;
+  response_status: number | null;
+  response_body: string | null;
+  error: string | null;
+}
+export interface Delivery {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: string | null;
+  last_attempt_at: string | null;
+  last_response_status: number | null;
+  last_error: string | null;
+  test: boolean;
+  created_at: string;
+  attempts?: Attempt[];
+}
+
+export interface LogEntry {
+  id: string;
+  action: string;
+  entity_type: string;
+  entity_id: string;
+  metadata: string;
+  created_at: string;
+}

@@ -1,0 +1,103 @@
+import type { KeyPair } from '../../lib/types.ts';
+import { CopyButton } from '../../components/copy-button.tsx';
+import { StatusBadge } from '../../components/status-badge.tsx';
+import { TimeText } from '../../components/time-text.tsx';
+
+interface Props {
+  keys: KeyPair[];
+  onRotate: (key: KeyPair) => void;
+  onRevoke: (key: KeyPair) => void;
+}
+
+export function KeysTable({ keys, onRotate, onRevoke }: Props) {
+  return (
+    <div className="table-wrap">
+      <table className="table">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Publishable key</th>
+            <th scope="col">Secret key</th>
+            <th scope="col">Status</th>
+            <th scope="col">Created</th>
+            <th scope="col">Last used</th>
+            <th scope="col">
+              <span className="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((key) => {
+            const name = key.name || 'Unnamed key';
+            const usable = key.status === 'active';
+            return (
+              <tr key={key.id} data-key-id={key.id}>
+                <td>
+                  <div>{name}</div>
+                  <div className="muted small">{key.scopes.join(', ')}</div>
+                </td>
+                <td>
+                  <div className="copy-row">
+                    <code className="mono-small truncate" title={key.publishable_key}>
+                      {key.publishable_key}
+                    </code>
+                    <CopyButton value={key.publishable_key} label={`Copy publishable key of ${name}`} />
+                  </div>
+                </td>
+                <td>
+                  <code className="mono-small">{`${key.mode === 'live' ? 'svc_live_sk_' : 'svc_test_sk_'}••••${key.secret_key_last4}`}</code>
+                </td>
+                <td>
+                  <StatusBadge status={key.status} />
+                  {key.status === 'expiring' && key.expires_at && (
+                    <div className="muted small">
+                      until <TimeText value={key.expires_at} />
+                    </div>
+                  )}
+                </td>
+                <td>
+                  <TimeText value={key.created_at} />
+                </td>
+                <td>
+                  <TimeText value={key.last_used_at} />
+                </td>
+                <td className="cell-actions">
+                  {usable && (
+                    <>
+                      <button
+                        type="button"
+                        className="btn btn-small"
+                        aria-label={`Rotate ${name}`}
+                        onClick={() => onRotate(key)}
+                      >
+                        Rotate
+                      </button>
+                      <button
+                        type="button"
+                        className="btn btn-small btn-danger-outline"
+                        aria-label={`Revoke ${name}`}
+                        onClick={() => onRevoke(key)}
+                      >
+                        Revoke
+                      </button>
+                    </>
+                  )}
+                  {key.status === 'expiring' && (
+                    <button
+                      type="button"
+                      className="btn btn-small btn-danger-outline"
+                      aria-label={`Revoke ${name}`}
+                      onClick={() => onRevoke(key)}
+                    >
+                      Revoke
+                    </button>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}

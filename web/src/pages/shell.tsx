@@ -1,0 +1,66 @@
+// Signed-in frame: top bar (merchant, test/live switch, sign-out), the test-mode banner, Settings ->
+// Developers with its four tabs, and the view the URL names. Views remount when the mode changes, so
+// nothing of one mode lingers in the other.
+import { useEffect, useRef } from 'react';
+import { useMode } from '../lib/mode.ts';
+import { tabOf, type Route } from '../lib/router.ts';
+import type { Me } from '../lib/types.ts';
+import { ModeSwitch } from '../components/mode-switch.tsx';
+import { SignOutButton } from '../components/sign-out-button.tsx';
+import { TestBanner } from '../components/test-banner.tsx';
+import { DeveloperTabs } from './developer-tabs.tsx';
+import { View } from './view.tsx';
+
+interface Props {
+  me: Me;
+  route: Route;
+  onSignedOut: () => void;
+}
+
+const TITLES = { apps: 'OAuth apps', keys: 'Credentials', webhooks: 'Webhooks', logs: 'Logs' } as const;
+
+export function Shell({ me, route, onSignedOut }: Props) {
+  const mode = useMode();
+  const tab = tabOf(route);
+  const main = useRef<HTMLElement>(null);
+
+  useEffect(() => {
+    document.title = `${tab ? TITLES[tab] : 'Developers'} · Developers${mode === 'test' ? ' (test mode)' : ''} · svc`;
+  }, [tab, mode]);
+
+  return (
+    <div className={mode === 'test' ? 'app app-test' : 'app'}>
+      <a className="skip-link" href="#main" onClick={() => main.current?.focus()}>
+        Skip to content
+      </a>
+      {mode === 'test' && <TestBanner />}
+      <header className="topbar">
+        <div className="topbar-inner">
+          <span className="logo" aria-hidden="true">
+            svc
+          </span>
+          <span className="merchant-name" title={me.user.email}>
+            {me.merchant.name}
+          </span>
+          <div className="topbar-actions">
+            <ModeSwitch tab={tab} />
+            <SignOutButton onSignedOut={onSignedOut} />
+          </div>
+        </div>
+      </header>
+      <main id="main" ref={main} tabIndex={-1} className="container">
+        <nav aria-label="Breadcrumb" className="breadcrumb">
+          <ol>
+            <li>Settings</li>
+            <li aria-current="page">Developers</li>
+          </ol>
+        </nav>
+        <h1 className="page-title">Developers</h1>
+        <DeveloperTabs current={tab} />
+        <div className="tab-panel">
+          <View key={mode} route={route} me={me} />
+        </div>
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,49 @@
+import type { Route } from '../lib/router.ts';
+import type { Me } from '../lib/types.ts';
+import { EmptyState } from '../components/empty-state.tsx';
+import { Link } from '../components/link.tsx';
+import { AppsPage } from './apps/apps-page.tsx';
+import { AppCreatePage } from './apps/app-create-page.tsx';
+import { AppDetailPage } from './apps/app-detail-page.tsx';
+import { ConnectionsPage } from './apps/connections-page.tsx';
+import { KeysPage } from './keys/keys-page.tsx';
+import { WebhooksPage } from './webhooks/webhooks-page.tsx';
+import { WebhookCreatePage } from './webhooks/webhook-create-page.tsx';
+import { WebhookDetailPage } from './webhooks/webhook-detail-page.tsx';
+import { DeliveryPage } from './webhooks/delivery-page.tsx';
+import { LogsPage } from './logs/logs-page.tsx';
+
+export function View({ route }: { route: Route; me: Me }) {
+  switch (route.name) {
+    case 'apps':
+      return <AppsPage />;
+    case 'app-new':
+      return <AppCreatePage />;
+    case 'app':
+      return <AppDetailPage id={route.id} />;
+    case 'connections':
+      return <ConnectionsPage />;
+    case 'keys':
+      return <KeysPage />;
+    case 'webhooks':
+      return <WebhooksPage />;
+    case 'webhook-new':
+      return <WebhookCreatePage />;
+    case 'webhook':
+      return <WebhookDetailPage id={route.id} />;
+    case 'delivery':
+      return <DeliveryPage webhookId={route.webhookId} id={route.id} />;
+    case 'logs':
+      return <LogsPage />;
+    case 'home':
+    case 'signin':
+    case 'signup':
+      return null;
+    case 'not-found':
+      return (
+        <EmptyState title="This page does not exist.">
+          <Link to="/settings/developers/apps">Go to OAuth Apps</Link>
+        </EmptyState>
+      );
+  }
+}

@@ -1,0 +1,129 @@
+import { useState } from 'react';
+import { api, query } from '../../lib/api.ts';
+import type { Delivery, DeliveryStatus, ListPage } from '../../lib/types.ts';
+import { useAsync } from '../../lib/use-async.ts';
+import { AsyncView } from '../../components/async-view.tsx';
+import { EmptyState } from '../../components/empty-state.tsx';
+import { Link } from '../../components/link.tsx';
+import { StatusBadge } from '../../components/status-badge.tsx';
+import { TimeText } from '../../components/time-text.tsx';
+
+const PAGE = 20;
+const STATUSES: DeliveryStatus[] = ['pending', 'succeeded', 'failed', 'cancelled'];
+
+/** Deliveries, newest first, filtered by status, paged by cursor (a stack of cursors for "Previous"). */
+export function DeliveriesList({ webhookId }: { webhookId: string }) {
+  const [status, setStatus] = useState<DeliveryStatus | ''>('');
+  const [cursors, setCursors] = useState<string[]>([]);
+  const after = cursors[cursors.length - 1];
+  const { state, reload } = useAsync(
+    () =>
+      api<ListPage<Delivery>>(
+        'GET',
+        `/webhooks/${encodeURIComponent(webhookId)}/deliveries${query({ limit: PAGE, status, starting_after: after })}`,
+      ),
+    [webhookId, status, after],
+  );
+
+  return (
+    <section className="card" aria-labelledby="deliveries-title">
+      <div className="card-header">
+        <h3 className="card-title" id="deliveries-title">
+          Deliveries
+        </h3>
+        <div className="toolbar">
+          <label className="inline-field">
+            <span className="label">Status</span>
+            <select
+              className="input input-small"
+              value={status}
+              onChange={(e) => {
+                setStatus(e.target.value as DeliveryStatus | '');
+                setCursors([]);
+              }}
+            >
+              <option value="">All</option>
+              {STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="button" className="btn btn-small" onClick={() => reload()}>
+            Refresh
+          </button>
+        </div>
+      </div>
+      <AsyncView state={state} onRetry={reload} label="deliveries">
+        {(page) =>
+          page.items.length === 0 ? (
+            <EmptyState title={status ? `No ${status} deliveries.` : 'No deliveries yet.'}>
+              {!status && 'Send a test event to see one here.'}
+            </EmptyState>
+          ) : (
+            <>
+              <div className="table-wrap">
+                <table className="table">
+                  <thead>
+                    <tr>
+                      <th scope="col">Event</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">Attempts</th>
+                      <th scope="col">Last response</th>
+                      <th scope="col">Created</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {page.items.map((d) => (
+                      <tr key={d.id}>
+                        <td>
+                          <Link to={`/settings/developers/webhooks/${webhookId}/deliveries/${d.id}`}>
+                            <code>{d.event_type}</code>
+                          </Link>
+                          {d.test && <span className="badge badge-grey badge-inline">test</span>}
+                        </td>
+                        <td>
+                          <StatusBadge status={d.status} />
+                        </td>
+                        <td>{d.attempt_count}</td>
+                        <td>
+                          {d.last_response_status ??
+                            (d.last_error ? <span className="muted">error</span> : '—')}
+                        </td>
+                        <td>
+                          <TimeText value={d.created_at} />
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <div className="pager">
+                <span className="muted small">
+                  {page.count} deliver{page.count === 1 ? 'y' : 'ies'}
+                </span>
+                <button
+                  type="button"
+                  className="btn btn-small"
+                  disabled={cursors.length === 0}
+                  onClick={() => setCursors(cursors.slice(0, -1))}
+                >
+                  Previous
+                </button>
+                <button
+                  type="button"
+                  className="btn btn-small"
+                  disabled={!page.has_more || !page.next_cursor}
+                  onClick={() => page.next_cursor && setCursors([...cursors, page.next_cursor])}
+                >
+                  Next
+                </button>
+              </div>
+            </>
+          )
+        }
+      </AsyncView>
+    </section>
+  );
+}

@@ -1,0 +1,100 @@
+import { useState } from 'react';
+import { api } from '../../lib/api.ts';
+import type { Delivery } from '../../lib/types.ts';
+import { useAsync } from '../../lib/use-async.ts';
+import { AsyncView } from '../../components/async-view.tsx';
+import { EmptyState } from '../../components/empty-state.tsx';
+import { ErrorBox } from '../../components/error-box.tsx';
+import { PageHeader } from '../../components/page-header.tsx';
+import { StatusBadge } from '../../components/status-badge.tsx';
+import { TimeText } from '../../components/time-text.tsx';
+import { AttemptResult } from './attempt-result.tsx';
+
+export function DeliveryPage({ webhookId, id }: { webhookId: string; id: string }) {
+  const path = `/webhooks/${encodeURIComponent(webhookId)}/deliveries/${encodeURIComponent(id)}`;
+  const { state, reload } = useAsync(() => api<Delivery>('GET', path), [path]);
+  const [retrying, setRetrying] = useState(false);
+  const [retryError, setRetryError] = useState<unknown>(null);
+
+  const retry = () => {
+    setRetrying(true);
+    setRetryError(null);
+    api<Delivery>('POST', `${path}/retry`).then(
+      () => {
+        setRetrying(false);
+        // The new attempt is made at once; read the delivery again to show it.
+        setTimeout(() => reload(true), 800);
+      },
+      (err: unknown) => {
+        setRetrying(false);
+        setRetryError(err);
+      },
+    );
+  };
+
+  return (
+    <section aria-labelledby="section-title">
+      <AsyncView state={state} onRetry={reload} label="the delivery">
+        {(d) => (
+          <>
+            <PageHeader
+              title={`Delivery of ${d.event_type}`}
+              description={<code>{d.id}</code>}
+              back={{ to: `/settings/developers/webhooks/${webhookId}`, label: 'Webhook endpoint' }}
+              actions={
+                <>
+                  <button type="button" className="btn" onClick={() => reload()}>
+                    Refresh
+                  </button>
+                  <button type="button" className="btn btn-primary" onClick={retry} disabled={retrying}>
+                    {retrying ? 'Retrying…' : 'Retry now'}
+                  </button>
+                </>
+              }
+            />
+            {retryError !== null && <ErrorBox error={retryError} />}
+            <div className="card card-padded">
+              <dl className="props">
+                <dt>Status</dt>
+                <dd>
+                  <StatusBadge status={d.status} />
+                  {d.test && <span className="badge badge-grey badge-inline">test event</span>}
+                </dd>
+                <dt>Event</dt>
+                <dd>
+                  <code>{d.event_id}</code>
+                </dd>
+                <dt>Attempts</dt>
+                <dd>{d.attempt_count}</dd>
+                <dt>Next attempt</dt>
+                <dd>
+                  <TimeText value={d.next_attempt_at} />
+                </dd>
+                <dt>Created</dt>
+                <dd>
+                  <TimeText value={d.created_at} />
+                </dd>
+              </dl>
+            </div>
+            <section className="card card-padded" aria-labelledby="attempts-title">
+              <h3 className="card-title" id="attempts-title">
+                Attempts
+              </h3>
+              {!d.attempts || d.attempts.length === 0 ? (
+                <EmptyState title="No attempt yet." />
+              ) : (
+                <ol className="attempts">
+                  {[...d.attempts].reverse().map((a) => (
+                    <li key={a.number}>
+                      <AttemptResult attempt={a} />
+                    </li>
+                  ))}
+                </ol>
+              )}
+            </section>
+          </>
+        )}
+      </AsyncView>
+    </section>
+  );
+}

@@ -1,0 +1,119 @@
+import { useState } from 'react';
+import { api } from '../../lib/api.ts';
+import { useMode } from '../../lib/mode.ts';
+import { navigate } from '../../lib/router.ts';
+import type { EventDefinition, ListPage, Webhook } from '../../lib/types.ts';
+import { useAsync } from '../../lib/use-async.ts';
+import { AsyncView } from '../../components/async-view.tsx';
+import { ErrorBox } from '../../components/error-box.tsx';
+import { PageHeader } from '../../components/page-header.tsx';
+import { SecretDialog } from '../../components/secret-dialog.tsx';
+import { EventPicker } from './event-picker.tsx';
+
+type Catalog = ListPage<EventDefinition> | EventDefinition[];
+export const catalogItems = (c: Catalog) => (Array.isArray(c) ? c : c.items);
+
+export function WebhookCreatePage() {
+  const mode = useMode();
+  const catalog = useAsync(() => api<Catalog>('GET', '/webhooks/events'), []);
+  const [url, setUrl] = useState('');
+  const [description, setDescription] = useState('');
+  const [events, setEvents] = useState<string[]>([]);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [eventsError, setEventsError] = useState(false);
+  const [created, setCreated] = useState<Webhook | null>(null);
+
+  return (
+    <section aria-labelledby="section-title">
+      <PageHeader
+        title="Add a webhook endpoint"
+        back={{ to: '/settings/developers/webhooks', label: 'Webhooks' }}
+      />
+      <form
+        className="card card-padded stack"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (events.length === 0) {
+            setEventsError(true);
+            return;
+          }
+          setBusy(true);
+          setError(null);
+          api<Webhook>('POST', '/webhooks', {
+            url: url.trim(),
+            events,
+            ...(description ? { description } : {}),
+          }).then(setCreated, (err: unknown) => {
+            setBusy(false);
+            setError(err);
+          });
+        }}
+      >
+        <label className="field">
+          <span className="label">Endpoint URL</span>
+          <input
+            className="input"
+            type="url"
+            required
+            value={url}
+            placeholder="https://example.com/webhooks"
+            onChange={(e) => setUrl(e.target.value)}
+            aria-describedby="url-hint"
+          />
+          <span className="hint" id="url-hint">
+            {mode === 'live' ? 'Must be HTTPS in live mode.' : 'HTTPS, or HTTP while in test mode.'}
+          </span>
+        </label>
+        <label className="field">
+          <span className="label">
+            Description <span className="muted">(optional)</span>
+          </span>
+          <input
+            className="input"
+            value={description}
+            maxLength={500}
+            onChange={(e) => setDescription(e.target.value)}
+          />
+        </label>
+        <fieldset className="choices">
+          <legend className="label">Events to send</legend>
+          <AsyncView state={catalog.state} onRetry={catalog.reload} label="the event catalog">
+            {(c) => (
+              <EventPicker
+                catalog={catalogItems(c)}
+                selected={events}
+                onChange={(next) => {
+                  setEventsError(false);
+                  setEvents(next);
+                }}
+              />
+            )}
+          </AsyncView>
+          {eventsError && (
+            <p className="field-error" role="alert">
+              Choose at least one event.
+            </p>
+          )}
+        </fieldset>
+        {error !== null && <ErrorBox error={error} />}
+        <div className="form-actions">
+          <button type="button" className="btn" onClick={() => navigate('/settings/developers/webhooks')}>
+            Cancel
+          </button>
+          <button type="submit" className="btn btn-primary" disabled={busy}>
+            {busy ? 'Adding…' : 'Add endpoint'}
+          </button>
+        </div>
+      </form>
+      {created && (
+        <SecretDialog
+          title="Endpoint added"
+          secrets={[{ label: 'Signing secret', value: created.secret ?? '' }]}
+          note="Your endpoint verifies each delivery's webhook-signature header with this secret (Standard Webhooks)."
+          onDone={() => navigate(`/settings/developers/webhooks/${created.id}`, { replace: true })}
+        />
+      )}
+    </section>
+  );
+}

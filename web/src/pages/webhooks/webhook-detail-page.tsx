@@ -1,0 +1,165 @@
+import { useState } from 'react';
+import { api } from '../../lib/api.ts';
+import { navigate } from '../../lib/router.ts';
+import type { Webhook } from '../../lib/types.ts';
+import { useAsync } from '../../lib/use-async.ts';
+import { AsyncView } from '../../components/async-view.tsx';
+import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
+import { ErrorBox } from '../../components/error-box.tsx';
+import { GraceDialog } from '../../components/grace-dialog.tsx';
+import { PageHeader } from '../../components/page-header.tsx';
+import { SecretDialog } from '../../components/secret-dialog.tsx';
+import { StatusBadge } from '../../components/status-badge.tsx';
+import { TimeText } from '../../components/time-text.tsx';
+import { DeliveriesList } from './deliveries-list.tsx';
+import { TestEventPanel } from './test-event-panel.tsx';
+
+type Open = null | 'rotate' | 'delete' | 'disable' | { secret: string };
+
+export function WebhookDetailPage({ id }: { id: string }) {
+  const path = `/webhooks/${encodeURIComponent(id)}`;
+  const { state, reload, setData } = useAsync(() => api<Webhook>('GET', path), [path]);
+  const [open, setOpen] = useState<Open>(null);
+  const [toggleError, setToggleError] = useState<unknown>(null);
+  const [deliveriesVersion, setDeliveriesVersion] = useState(0);
+
+  const enable = () => {
+    setToggleError(null);
+    api<Webhook>('POST', `${path}/enable`).then(setData, setToggleError);
+  };
+
+  return (
+    <section aria-labelledby="section-title">
+      <AsyncView state={state} onRetry={reload} label="the webhook">
+        {(wh) => (
+          <>
+            <PageHeader
+              title="Webhook endpoint"
+              description={<span className="break">{wh.url}</span>}
+              back={{ to: '/settings/developers/webhooks', label: 'Webhooks' }}
+              actions={
+                <>
+                  {wh.status === 'enabled' ? (
+                    <button type="button" className="btn" onClick={() => setOpen('disable')}>
+                      Disable
+                    </button>
+                  ) : (
+                    <button type="button" className="btn" onClick={enable}>
+                      Enable
+                    </button>
+                  )}
+                  <button type="button" className="btn" onClick={() => setOpen('rotate')}>
+                    Rotate secret
+                  </button>
+                  <button type="button" className="btn btn-danger-outline" onClick={() => setOpen('delete')}>
+                    Delete
+                  </button>
+                </>
+              }
+            />
+            {toggleError !== null && <ErrorBox error={toggleError} />}
+            <div className="grid-2">
+              <div className="card card-padded">
+                <h3 className="card-title">Details</h3>
+                <dl className="props">
+                  <dt>Status</dt>
+                  <dd>
+                    <StatusBadge status={wh.status} />
+                    {wh.disabled_reason && <div className="muted small">{wh.disabled_reason}</div>}
+                  </dd>
+                  <dt>URL</dt>
+                  <dd className="break">
+                    <code>{wh.url}</code>
+                  </dd>
+                  {wh.description && (
+                    <>
+                      <dt>Description</dt>
+                      <dd>{wh.description}</dd>
+                    </>
+                  )}
+                  <dt>ID</dt>
+                  <dd>
+                    <code>{wh.id}</code>
+                  </dd>
+                  <dt>Created</dt>
+                  <dd>
+                    <TimeText value={wh.created_at} />
+                  </dd>
+                  <dt>Events</dt>
+                  <dd>
+                    <ul className="tag-list" aria-label="Subscribed events">
+                      {wh.events.map((e) => (
+                        <li key={e}>
+                          <code>{e}</code>
+                        </li>
+                      ))}
+                    </ul>
+                  </dd>
+                </dl>
+              </div>
+              <TestEventPanel webhook={wh} onSent={() => setDeliveriesVersion((v) => v + 1)} />
+            </div>
+            <DeliveriesList key={deliveriesVersion} webhookId={wh.id} />
+            {open === 'rotate' && (
+              <GraceDialog
+                title="Rotate signing secret"
+                intro="A new secret is made and shown once. While the old one still works, every delivery carries both signatures."
+                question="The old secret stops working"
+                confirmLabel="Rotate secret"
+                defaultSeconds={86_400}
+                onClose={() => setOpen(null)}
+                onConfirm={async (seconds) => {
+                  const rotated = await api<Webhook>('POST', `${path}/rotate-secret`, {
+                    previous_secret_expires_in: seconds,
+                  });
+                  setData({ ...rotated, secret: undefined });
+                  setOpen({ secret: rotated.secret ?? '' });
+                }}
+              />
+            )}
+            {open !== null && typeof open === 'object' && (
+              <SecretDialog
+                title="New signing secret"
+                secrets={[{ label: 'Signing secret', value: open.secret }]}
+                onDone={() => setOpen(null)}
+              />
+            )}
+            {open === 'disable' && (
+              <ConfirmDialog
+                title="Disable endpoint"
+                confirmLabel="Disable"
+                onClose={() => setOpen(null)}
+                onConfirm={async () => {
+                  setData(await api<Webhook>('POST', `${path}/disable`));
+                  setOpen(null);
+                }}
+              >
+                <p>
+                  Events that happen while the endpoint is disabled are not delivered to it, even after you
+                  enable it again.
+                </p>
+              </ConfirmDialog>
+            )}
+            {open === 'delete' && (
+              <ConfirmDialog
+                title="Delete endpoint"
+                confirmLabel="Delete endpoint"
+                typed="delete"
+                onClose={() => setOpen(null)}
+                onConfirm={async () => {
+                  await api('DELETE', path);
+                  navigate('/settings/developers/webhooks', { replace: true });
+                }}
+              >
+                <p>
+                  Deliveries still pending for <code className="break">{wh.url}</code> are cancelled. This
+                  cannot be undone.
+                </p>
+              </ConfirmDialog>
+            )}
+          </>
+        )}
+      </AsyncView>
+    </section>
+  );
+}
