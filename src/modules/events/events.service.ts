@@ -1,8 +1,19 @@
-// The event outbox: an event is recorded in the caller's transaction, with the change it announces.
+// The event outbox: an event is recorded in the caller's transaction together with one delivery per enabled
+// webhook of its merchant and mode subscribed to its type, so nothing is announced that did not happen and
+// nothing that happened goes unannounced. The commit wakes the delivery workers of every process.
+import type { Context } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
+import { AppError, invalid } from '../../lib/errors.ts';
+import { merchantName } from '../merchants/index.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import { newId } from '../../lib/ids.ts';
-import { insertEvent } from './events.repository.ts';
+import { isEventType } from './event-catalog.ts';
+import { insertEvent, insertEventWithDeliveries, type EventRow } from './events.repository.ts';
+
+/** LISTEN/NOTIFY channel on which the delivery workers wait for new deliveries. */
+export const DELIVERY_CHANNEL = 'svc_webhook_deliveries';
+
+export const EVENT_ID = /^evt_[A-Za-z0-9_-]{1,64}$/;
 
 export interface NewEvent {
   merchantId: string;
@@ -21,8 +32,9 @@ export interface EmittedEvent {
   duplicate: boolean;
 }
 
-export async function emitEvent(trx: Executor, event: NewEvent): Promise<EmittedEvent> {
-  const now = new Date();
+function buildEvent(event: NewEvent, now: Date): EventRow {
+  if (!isEventType(event.type)) throw new Error(`event type ${event.type} is not in the catalog`);
+  if (event.id !== undefined && !EVENT_ID.test(event.id)) throw new Error(`malformed event id ${event.id}`);
   const id = event.id ?? newId('evt', now);
   // Serialised once: every attempt of every delivery sends, and signs, these exact bytes.
   const payload = JSON.stringify({
@@ -34,14 +46,37 @@ export async function emitEvent(trx: Executor, event: NewEvent): Promise<Emitted
     merchant_id: event.merchantId,
     data: event.data,
   });
-  const inserted = await insertEvent(trx, {
-    id,
-    merchant_id: event.merchantId,
-    mode: event.mode,
-    type: event.type,
-    payload,
-    created_at: now,
-  });
-  if (!inserted) return { id, deliveries: 0, duplicate: true };
-  return { id, deliveries: 0, duplicate: false };
+  return { id, merchantId: event.merchantId, mode: event.mode, type: event.type, payload, createdAt: now };
+}
+
+/** Records the event and its deliveries in `trx`; a repeated id records nothing and reports a duplicate. */
+export async function emitEvent(trx: Executor, event: NewEvent): Promise<EmittedEvent> {
+  const row = buildEvent(event, new Date());
+  const { inserted, deliveries } = await insertEventWithDeliveries(trx, row, DELIVERY_CHANNEL);
+  if (!inserted) return { id: row.id, deliveries: 0, duplicate: true };
+  return { id: row.id, deliveries, duplicate: false };
+}
+
+/** Records an event without fanning it out, for a delivery the caller makes itself (a webhook test). */
+export async function recordEvent(trx: Executor, event: NewEvent): Promise<{ id: string; payload: string }> {
+  const row = buildEvent(event, new Date());
+  await insertEvent(trx, row);
+  return { id: row.id, payload: row.payload };
+}
+
+/** Ingestion from outside the process (HTTP route, CLI): checks what a caller can get wrong, then emits. */
+export async function ingestEvent(ctx: Context, event: NewEvent): Promise<EmittedEvent> {
+  if (!isEventType(event.type)) {
+    throw new AppError('validation_failed', `type ${event.type} is not an event of the catalog.`, {
+      details: [{ field: 'type', issue: 'is not an event of the catalog' }],
+    });
+  }
+  if (event.id !== undefined && !EVENT_ID.test(event.id))
+    throw invalid('id', 'must be evt_ + 1-64 of [A-Za-z0-9_-]');
+  if ((await merchantName(ctx.db, event.merchantId)) === undefined) {
+    throw new AppError('validation_failed', 'merchant_id is not a known merchant.', {
+      details: [{ field: 'merchant_id', issue: 'is not a known merchant' }],
+    });
+  }
+  return ctx.db.transaction().execute((trx) => emitEvent(trx, event));
 }

@@ -1,1 +1,14 @@
-export { emitEvent, type EmittedEvent, type NewEvent } from './events.service.ts';
+import type { Module } from '../registry.ts';
+import { eventRoutes } from './events.routes.ts';
+
+export {
+  DELIVERY_CHANNEL,
+  emitEvent,
+  ingestEvent,
+  recordEvent,
+  type EmittedEvent,
+  type NewEvent,
+} from './events.service.ts';
+export { EVENT_CATALOG, isEventType, sampleData, type EventDefinition } from './event-catalog.ts';
+
+export const eventsModule: Module = { name: 'events', routes: eventRoutes };

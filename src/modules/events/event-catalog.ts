@@ -1,0 +1,98 @@
+// The event catalog of seed section 6, as data: the one list that subscriptions, ingestion and the catalog
+// route read. Descriptions are the seed's "Triggered when" words. Event ids are stable; new types are added
+// at the end, never renamed or removed.
+export interface EventDefinition {
+  id: string;
+  name: string;
+  category: string;
+  description: string;
+}
+
+export const EVENT_CATALOG: readonly EventDefinition[] = Object.freeze([
+  { id: 'order.created', name: 'Order created', category: 'orders', description: 'a new order is created' },
+  { id: 'order.paid', name: 'Order paid', category: 'orders', description: 'an order payment is completed' },
+  {
+    id: 'order.cancelled',
+    name: 'Order cancelled',
+    category: 'orders',
+    description: 'an order is cancelled',
+  },
+  {
+    id: 'order.fulfilled',
+    name: 'Order fulfilled',
+    category: 'orders',
+    description: 'an order is marked fulfilled',
+  },
+  {
+    id: 'cart.abandoned',
+    name: 'Cart abandoned',
+    category: 'carts',
+    description: 'an active cart becomes abandoned',
+  },
+  {
+    id: 'customer.created',
+    name: 'Customer created',
+    category: 'customers',
+    description: 'a customer profile is created',
+  },
+  {
+    id: 'customer.updated',
+    name: 'Customer updated',
+    category: 'customers',
+    description: 'a customer profile is updated',
+  },
+  {
+    id: 'product.created',
+    name: 'Product created',
+    category: 'catalog',
+    description: 'a product is created',
+  },
+  {
+    id: 'product.updated',
+    name: 'Product updated',
+    category: 'catalog',
+    description: 'a product is updated',
+  },
+  {
+    id: 'product.deleted',
+    name: 'Product deleted',
+    category: 'catalog',
+    description: 'a product is deleted',
+  },
+  {
+    id: 'inventory.low_stock',
+    name: 'Inventory low stock',
+    category: 'inventory',
+    description: 'stock drops below threshold',
+  },
+  {
+    id: 'discount.redeemed',
+    name: 'Discount redeemed',
+    category: 'discounts',
+    description: 'a discount code is redeemed',
+  },
+  {
+    id: 'payout.processed',
+    name: 'Payout processed',
+    category: 'finance',
+    description: 'a payout is processed',
+  },
+  {
+    id: 'subscription.renewed',
+    name: 'Subscription renewed',
+    category: 'billing',
+    description: 'a subscription renews successfully',
+  },
+]);
+
+const IDS = new Set(EVENT_CATALOG.map((e) => e.id));
+
+export function isEventType(type: string): boolean {
+  return IDS.has(type);
+}
+
+/** The `data` of a sample event of this type, sent by the test route. */
+export function sampleData(type: string, merchantId: string): Record<string, unknown> {
+  const [resource] = type.split('.');
+  return { object: resource, id: `${resource}_sample`, merchant_id: merchantId, sample: true };
+}

@@ -1,0 +1,50 @@
+// POST /internal/v1/events: event ingestion for the rest of the platform (API.md section 7), authenticated
+// by the service's internal token. With no token configured the route does not exist (404).
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { bearerToken } from '../../http/merchant-auth.ts';
+import { errors } from '../../http/schemas.ts';
+import { AppError } from '../../lib/errors.ts';
+import { IngestBody, Ingested } from './events.schemas.ts';
+import { ingestEvent } from './events.service.ts';
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+function checkInternalToken(request: FastifyRequest): void {
+  const expected = request.server.ctx.config.internalToken;
+  if (!expected) throw new AppError('not_found', 'No such path.');
+  const token = bearerToken(request);
+  if (token === undefined)
+    throw new AppError('unauthenticated', 'Send the internal token as a Bearer token.');
+  // Digests of equal length, compared in constant time: the answer time says nothing about the token.
+  if (!timingSafeEqual(digest(token), digest(expected)))
+    throw new AppError('invalid_credential', 'The internal token is wrong.');
+}
+
+export const eventRoutes: FastifyPluginAsync = async (plugin) => {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+  app.post(
+    '/internal/v1/events',
+    {
+      onRequest: async (request) => checkInternalToken(request),
+      schema: {
+        tags: ['Events (internal)'],
+        body: IngestBody,
+        response: { 200: Ingested, 202: Ingested, ...errors(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const b = request.body;
+      const result = await ingestEvent(app.ctx, {
+        merchantId: b.merchant_id,
+        mode: b.mode,
+        type: b.type,
+        data: b.data,
+        ...(b.id !== undefined ? { id: b.id } : {}),
+      });
+      if (result.duplicate) return reply.code(200).send({ data: result });
+      return reply.code(202).send({ data: { id: result.id, deliveries: result.deliveries } });
+    },
+  );
+};

@@ -1,0 +1,84 @@
+// SQL of deliveries as merchants see them (the queue's own queries are in delivery/).
+import type { Insertable, Selectable } from 'kysely';
+import type { Executor } from '../../db/database.ts';
+import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryStatus } from './webhooks.table.ts';
+
+export type DeliveryRow = Selectable<DeliveriesTable>;
+export type AttemptRow = Selectable<DeliveryAttemptsTable>;
+
+export async function insertDelivery(db: Executor, row: Insertable<DeliveriesTable>): Promise<DeliveryRow> {
+  return db.insertInto('deliveries').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Scoped by webhook, which the caller found within the merchant and mode. */
+export async function findDelivery(
+  db: Executor,
+  webhookId: string,
+  id: string,
+): Promise<DeliveryRow | undefined> {
+  return db
+    .selectFrom('deliveries')
+    .selectAll()
+    .where('webhook_id', '=', webhookId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function listAttempts(db: Executor, deliveryId: string): Promise<AttemptRow[]> {
+  return db
+    .selectFrom('delivery_attempts')
+    .selectAll()
+    .where('delivery_id', '=', deliveryId)
+    .orderBy('number')
+    .execute();
+}
+
+export async function listDeliveries(
+  db: Executor,
+  webhookId: string,
+  f: { limit: number; startingAfter?: string | undefined; status?: DeliveryStatus | undefined },
+): Promise<{ rows: DeliveryRow[]; count: number }> {
+  let q = db.selectFrom('deliveries').where('webhook_id', '=', webhookId);
+  if (f.status) q = q.where('status', '=', f.status);
+  const page = f.startingAfter ? q.where('id', '<', f.startingAfter) : q;
+  const [rows, total] = await Promise.all([
+    page
+      .selectAll()
+      .orderBy('id', 'desc')
+      .limit(f.limit + 1)
+      .execute(),
+    q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, count: Number(total.count) };
+}
+
+/** A manual retry: due at once, one more attempt (`step` past the schedule unless it was still pending). */
+export async function requeueDelivery(db: Executor, id: string, step: number): Promise<DeliveryRow> {
+  const now = new Date();
+  return db
+    .updateTable('deliveries')
+    .set({
+      status: 'pending',
+      step,
+      next_attempt_at: now,
+      locked_until: null,
+      locked_by: null,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Pending deliveries of a webhook that no worker holds are cancelled; one in flight finishes its attempt. */
+export async function cancelPendingDeliveries(db: Executor, webhookId: string): Promise<number> {
+  const now = new Date();
+  const result = await db
+    .updateTable('deliveries')
+    .set({ status: 'cancelled', next_attempt_at: null, updated_at: now })
+    .where('webhook_id', '=', webhookId)
+    .where('status', '=', 'pending')
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

@@ -1,0 +1,113 @@
+// Merchant interface, deliveries and the test route (API.md section 7): thin handlers over deliveries.service.ts.
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { auditContext } from '../../http/request.ts';
+import { EmptyBody, errors, page } from '../../http/schemas.ts';
+import {
+  DeliveriesQuery,
+  DeliveryAttemptsData,
+  DeliveryData,
+  DeliveryPage,
+  DeliveryParams,
+  TestWebhookBody,
+  WebhookParams,
+} from './webhooks.schemas.ts';
+import * as service from './deliveries.service.ts';
+
+const tags = ['Webhooks'];
+const security = [{ session: [] }];
+
+export const deliveryRoutes: FastifyPluginAsync = async (plugin) => {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.post(
+    '/webhooks/:webhookID/test',
+    {
+      schema: {
+        tags,
+        security,
+        params: WebhookParams,
+        body: Type.Optional(TestWebhookBody),
+        response: { 200: DeliveryAttemptsData, ...errors(400, 401, 404) },
+      },
+    },
+    async (request) => ({
+      data: await service.testWebhook(
+        app.ctx,
+        auditContext(request),
+        request.params.webhookID,
+        request.body?.event,
+      ),
+    }),
+  );
+
+  app.get(
+    '/webhooks/:webhookID/deliveries',
+    {
+      schema: {
+        tags,
+        security,
+        params: WebhookParams,
+        querystring: DeliveriesQuery,
+        response: { 200: DeliveryPage, ...errors(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const limit = request.query.limit ?? 50;
+      const { rows, count } = await service.listDeliveries(
+        app.ctx,
+        auditContext(request),
+        request.params.webhookID,
+        {
+          limit,
+          startingAfter: request.query.starting_after,
+          status: request.query.status,
+        },
+      );
+      return { data: page(rows, limit, count) };
+    },
+  );
+
+  app.get(
+    '/webhooks/:webhookID/deliveries/:deliveryID',
+    {
+      schema: {
+        tags,
+        security,
+        params: DeliveryParams,
+        response: { 200: DeliveryAttemptsData, ...errors(401, 404) },
+      },
+    },
+    async (request) => ({
+      data: await service.getDelivery(
+        app.ctx,
+        auditContext(request),
+        request.params.webhookID,
+        request.params.deliveryID,
+      ),
+    }),
+  );
+
+  app.post(
+    '/webhooks/:webhookID/deliveries/:deliveryID/retry',
+    {
+      schema: {
+        tags,
+        security,
+        params: DeliveryParams,
+        body: Type.Optional(EmptyBody),
+        response: { 202: DeliveryData, ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const data = await service.retryDelivery(
+        app.ctx,
+        auditContext(request),
+        request.params.webhookID,
+        request.params.deliveryID,
+      );
+      return reply.code(202).send({ data });
+    },
+  );
+};

@@ -1,0 +1,111 @@
+// One attempt of one claimed delivery, and what it leaves behind: shared by the workers and by the test
+// route, which sends its delivery's first attempt itself and answers with the outcome.
+import type { Agent } from 'undici';
+import type { Context } from '../../../context.ts';
+import { decryptSecret } from '../../../lib/secrets.ts';
+import { systemContext, writeAudit } from '../../audit/index.ts';
+import { cancelPendingDeliveries } from '../deliveries.repository.ts';
+import { sendOnce } from '../sender.ts';
+import { signedHeaders, signingKey } from '../signing.ts';
+import type { ClaimedDelivery } from './claim-deliveries.repository.ts';
+import { disableFailing } from './disable-failing.repository.ts';
+import { recordOutcomes, type OutcomeRow } from './record-outcomes.repository.ts';
+import { decide } from './retry-schedule.ts';
+
+// Decrypting costs ~5 us but a hot webhook is signed thousands of times a second: keep the keys per process,
+// keyed by the sealed text (a rotation seals a new one, so a stale key is never used).
+const keyCache = new Map<string, Buffer>();
+
+function keyOf(ctx: Context, sealed: string): Buffer {
+  let key = keyCache.get(sealed);
+  if (!key) {
+    if (keyCache.size > 10_000) keyCache.clear();
+    key = signingKey(decryptSecret(ctx.config.masterKey, sealed));
+    keyCache.set(sealed, key);
+  }
+  return key;
+}
+
+/** The current secret, and the previous one while its overlap lasts: both sign every delivery then. */
+export function signingKeys(ctx: Context, row: ClaimedDelivery, now: Date): Buffer[] {
+  const keys = [keyOf(ctx, row.secret_sealed)];
+  if (row.previous_secret_sealed && row.previous_secret_expires_at && row.previous_secret_expires_at > now)
+    keys.push(keyOf(ctx, row.previous_secret_sealed));
+  return keys;
+}
+
+export async function runAttempt(
+  ctx: Context,
+  agent: Agent,
+  row: ClaimedDelivery,
+): Promise<OutcomeRow & { gone: boolean }> {
+  const number = row.attempt_count + 1;
+  const base = { id: row.id, webhook_id: row.webhook_id, test: row.test, number };
+  const now = new Date();
+  if (!row.deliverable) {
+    return {
+      ...base,
+      attempted: false,
+      started_at: now.toISOString(),
+      duration_ms: 0,
+      response_status: null,
+      response_body: null,
+      error: null,
+      status: 'cancelled',
+      step: row.step,
+      next_attempt_at: null,
+      ok: false,
+      gone: false,
+    };
+  }
+  const headers = signedHeaders(signingKeys(ctx, row, now), row.event_id, row.payload, now);
+  const result = await sendOnce(agent, row.url, { ...headers }, row.payload, ctx.config.webhookTimeoutMs);
+  const decision = decide(ctx.config.webhookRetrySchedule, row.step, result, new Date());
+  return {
+    ...base,
+    attempted: true,
+    started_at: result.startedAt.toISOString(),
+    duration_ms: result.durationMs,
+    response_status: result.status,
+    response_body: result.body,
+    error: result.error,
+    status: decision.status,
+    step: decision.step,
+    next_attempt_at: decision.nextAttemptAt?.toISOString() ?? null,
+    ok: decision.status === 'succeeded',
+    gone: decision.gone && !row.test,
+  };
+}
+
+/**
+ * Records outcomes (one statement), then, only when some failed, disables the webhooks that answered 410 or
+ * have failed for five days, cancels their pending deliveries and audits it, in one transaction.
+ */
+export async function applyOutcomes(
+  ctx: Context,
+  worker: string,
+  outcomes: (OutcomeRow & { gone: boolean })[],
+): Promise<void> {
+  if (outcomes.length === 0) return;
+  await recordOutcomes(
+    ctx.db,
+    worker,
+    outcomes.map(({ gone: _gone, ...row }) => row),
+  );
+  const failing = [
+    ...new Set(outcomes.filter((o) => o.attempted && !o.ok && !o.test).map((o) => o.webhook_id)),
+  ];
+  const gone = [...new Set(outcomes.filter((o) => o.gone).map((o) => o.webhook_id))];
+  if (failing.length === 0 && gone.length === 0) return;
+  await ctx.db.transaction().execute(async (trx) => {
+    for (const webhook of await disableFailing(trx, failing, gone)) {
+      await cancelPendingDeliveries(trx, webhook.id);
+      await writeAudit(trx, systemContext(webhook.merchant_id, webhook.mode), {
+        action: 'webhook.auto_disabled',
+        entityType: 'webhook',
+        entityId: webhook.id,
+        fields: { reason: webhook.disabled_reason },
+      });
+    }
+  });
+}

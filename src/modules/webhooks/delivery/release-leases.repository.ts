@@ -1,0 +1,15 @@
+// On a clean stop, leases of claims this worker will not send are given back at once instead of waiting
+// for them to run out.
+import type { Executor } from '../../../db/database.ts';
+
+export async function releaseLeases(db: Executor, worker: string, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const now = new Date();
+  await db
+    .updateTable('deliveries')
+    .set({ next_attempt_at: now, locked_until: null, locked_by: null, updated_at: now })
+    .where('id', 'in', ids)
+    .where('locked_by', '=', worker)
+    .where('status', '=', 'pending')
+    .execute();
+}

@@ -1,0 +1,201 @@
+// The delivery worker of one process. The deliveries table is the queue: the worker claims due deliveries
+// in batches (claim-deliveries), sends each at once, and records the outcomes in batches (record-outcomes).
+// It wakes on NOTIFY from event ingestion (so a new event is sent within milliseconds, not at the next
+// poll), on a 1 s poll (retries that fall due, other processes' expired leases, a lost notification), and
+// when a send finishes while work may be waiting.
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Agent } from 'undici';
+import type { Context } from '../../../context.ts';
+import { DELIVERY_CHANNEL } from '../../events/index.ts';
+import { createAgent } from '../sender.ts';
+import { applyOutcomes, runAttempt } from './attempt.ts';
+import { claimDeliveries, type ClaimedDelivery } from './claim-deliveries.repository.ts';
+import type { OutcomeRow } from './record-outcomes.repository.ts';
+import { releaseLeases } from './release-leases.repository.ts';
+import { purgeExpired } from './purge-expired.repository.ts';
+
+// At most 8 attempts in flight per webhook in one process: an endpoint that answers in 15 s then holds 8
+// slots, while the other 248 keep flowing to everyone else.
+export const PER_WEBHOOK = 8;
+const CAPACITY = 256;
+const BATCH = 100;
+const POLL_MS = 1000;
+const PURGE_MS = 10 * 60_000;
+const RECORD_BATCH = 500;
+
+export interface Worker {
+  id: string;
+  agent: Agent;
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+/** A lease outlives the longest possible attempt (the timeout) with a margin for recording its outcome. */
+export function leaseMs(ctx: Context): number {
+  return ctx.config.webhookTimeoutMs * 2 + 2000;
+}
+
+export function workerId(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+}
+
+export async function startWorker(ctx: Context): Promise<Worker> {
+  const id = workerId();
+  const agent = createAgent({
+    timeoutMs: ctx.config.webhookTimeoutMs,
+    allowPrivate: ctx.config.webhookAllowPrivate,
+  });
+  const inFlight = new Map<string, number>();
+  const active = new Map<string, Promise<void>>();
+  let total = 0;
+  let stopped = false;
+  let claiming = false;
+  let again = false;
+  let lastClaimed = 0;
+  const buffer: (OutcomeRow & { gone: boolean })[] = [];
+  let flushing: Promise<void> | undefined;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let retryAt = Infinity;
+
+  function scheduleWake(at: number): void {
+    if (stopped || at >= retryAt) return;
+    clearTimeout(retryTimer);
+    retryAt = at;
+    retryTimer = setTimeout(
+      () => {
+        retryAt = Infinity;
+        wake();
+      },
+      Math.max(0, at - Date.now()),
+    );
+    retryTimer.unref();
+  }
+
+  async function flush(): Promise<void> {
+    while (buffer.length > 0) {
+      const batch = buffer.splice(0, RECORD_BATCH);
+      try {
+        await applyOutcomes(ctx, id, batch);
+        for (const o of batch) if (o.next_attempt_at) scheduleWake(Date.parse(o.next_attempt_at));
+      } catch (err) {
+        // The attempts happened but are not recorded: their leases run out and they are sent again, which
+        // at-least-once delivery allows and receivers deduplicate by webhook-id.
+        ctx.log.warn({ err: String(err).split('\n')[0], worker: id }, 'recording delivery outcomes failed');
+      }
+    }
+  }
+
+  function record(outcome: OutcomeRow & { gone: boolean }): void {
+    buffer.push(outcome);
+    kick();
+  }
+
+  // Outcomes that arrive while a batch is being written wait for the next one: group commit, so the number
+  // of statements follows the database's speed rather than the number of deliveries.
+  function kick(): void {
+    if (flushing || buffer.length === 0) return;
+    flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(flush).finally(() => {
+      flushing = undefined;
+      kick();
+    });
+  }
+
+  function attempt(row: ClaimedDelivery): void {
+    total++;
+    inFlight.set(row.webhook_id, (inFlight.get(row.webhook_id) ?? 0) + 1);
+    const run = runAttempt(ctx, agent, row)
+      .then(record, (err: unknown) => {
+        ctx.log.warn({ err: String(err).split('\n')[0], delivery: row.id }, 'delivery attempt failed');
+      })
+      .finally(() => {
+        total--;
+        const n = (inFlight.get(row.webhook_id) ?? 1) - 1;
+        if (n === 0) inFlight.delete(row.webhook_id);
+        else inFlight.set(row.webhook_id, n);
+        active.delete(row.id);
+        if (lastClaimed > 0 || inFlight.size > 0) wake();
+      });
+    active.set(row.id, run);
+  }
+
+  async function claimLoop(): Promise<void> {
+    do {
+      again = false;
+      const free = CAPACITY - total;
+      if (free <= 0 || stopped) return;
+      const rows = await claimDeliveries(ctx.db, {
+        worker: id,
+        limit: Math.min(BATCH, free),
+        leaseMs: leaseMs(ctx),
+        perWebhook: PER_WEBHOOK,
+        inFlight: Object.fromEntries(inFlight),
+      });
+      lastClaimed = rows.length;
+      for (const row of rows) attempt(row);
+      if (rows.length === Math.min(BATCH, free)) again = true;
+    } while (again && !stopped);
+  }
+
+  function wake(): void {
+    if (stopped) return;
+    if (claiming) {
+      again = true;
+      return;
+    }
+    claiming = true;
+    claimLoop()
+      .catch((err: unknown) => {
+        ctx.log.warn({ err: String(err).split('\n')[0], worker: id }, 'claiming deliveries failed');
+      })
+      .finally(() => {
+        claiming = false;
+      });
+  }
+
+  async function purge(): Promise<void> {
+    const before = new Date(Date.now() - ctx.config.webhookRetentionDays * 86_400_000);
+    try {
+      while (!stopped && (await purgeExpired(ctx.db, before)) > 0);
+    } catch (err) {
+      ctx.log.warn({ err: String(err).split('\n')[0] }, 'purging old deliveries failed');
+    }
+  }
+
+  const unlisten = await ctx.bus.listen(DELIVERY_CHANNEL, wake);
+  ctx.bus.onReset(wake);
+  const poll = setInterval(wake, POLL_MS);
+  poll.unref();
+  const purgeTimer = setInterval(() => void purge(), PURGE_MS);
+  purgeTimer.unref();
+  const firstPurge = setTimeout(() => void purge(), 5000);
+  firstPurge.unref();
+  wake();
+
+  return {
+    id,
+    agent,
+    wake,
+    async stop() {
+      stopped = true;
+      unlisten();
+      clearInterval(poll);
+      clearInterval(purgeTimer);
+      clearTimeout(firstPurge);
+      clearTimeout(retryTimer);
+      // In-flight sends finish (each is bounded by the attempt timeout, capped here so a stop stays prompt);
+      // what is still running after that gives its lease back and is sent again by another worker.
+      let timer: NodeJS.Timeout | undefined;
+      const cap = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, Math.min(ctx.config.webhookTimeoutMs, 10_000));
+      });
+      await Promise.race([Promise.allSettled([...active.values()]), cap]);
+      clearTimeout(timer);
+      const unfinished = [...active.keys()];
+      await agent.destroy().catch(() => {});
+      await Promise.allSettled([...active.values()]);
+      while (flushing) await flushing;
+      await releaseLeases(ctx.db, id, unfinished).catch(() => {});
+    },
+  };
+}

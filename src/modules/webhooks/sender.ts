@@ -1,0 +1,143 @@
+// Outbound HTTP for deliveries: one undici Agent per process (keep-alive connections pooled per origin),
+// redirects never followed (undici's request does not follow them; a 3xx is a failure), a hard per-attempt
+// timeout, and the SSRF guard inside the connector: the DNS answer is checked and the socket connects to
+// exactly the addresses that passed, so a name cannot resolve to a public address at check time and a
+// private one at connect time. Global fetch is not used: it was about 7x slower than an undici Agent here.
+import dns, { type LookupAddress, type LookupOptions } from 'node:dns';
+import { Agent, buildConnector, request } from 'undici';
+import { BlockedAddressError, isBlockedAddress } from './url-guard.ts';
+
+/** The first 16 KiB of an answer are kept with the attempt (API.md section 7). */
+export const RESPONSE_BODY_LIMIT = 16 * 1024;
+// Bodies up to 256 KiB are drained so the connection can be reused; a bigger one costs a new connection.
+const DRAIN_LIMIT = 256 * 1024;
+
+export interface SendResult {
+  startedAt: Date;
+  durationMs: number;
+  status: number | null;
+  body: string | null;
+  error: string | null;
+  /** Seconds from a Retry-After header of a 429 or 503, if any. */
+  retryAfter: number | null;
+}
+
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, []);
+    if (addresses.length === 0 || addresses.some((a) => isBlockedAddress(a.address))) {
+      return callback(new BlockedAddressError(`${hostname} resolves to a private or reserved address`), []);
+    }
+    if (options.all) return callback(null, addresses);
+    callback(null, addresses[0]!.address, addresses[0]!.family);
+  });
+}
+
+export function createAgent(options: { timeoutMs: number; allowPrivate: boolean }): Agent {
+  const base = buildConnector({
+    timeout: options.timeoutMs,
+    ...(options.allowPrivate ? {} : { lookup: guardedLookup }),
+  });
+  const connect: buildConnector.connector = (opts, callback) => {
+    // A literal address never goes through lookup: check it here.
+    if (!options.allowPrivate && isBlockedAddress(opts.hostname)) {
+      callback(new BlockedAddressError(`${opts.hostname} is a private or reserved address`), null);
+      return;
+    }
+    base(opts, callback);
+  };
+  return new Agent({
+    connect,
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+    keepAliveTimeout: 30_000,
+    pipelining: 1,
+  });
+}
+
+function retryAfterSeconds(status: number, header: string | string[] | undefined): number | null {
+  if ((status !== 429 && status !== 503) || header === undefined) return null;
+  const raw = Array.isArray(header) ? header[0]! : header;
+  if (/^\d+$/.test(raw.trim())) return Number(raw.trim());
+  const date = Date.parse(raw);
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+function describe(err: unknown): string {
+  if (err instanceof BlockedAddressError) return `blocked_address: ${err.message}`;
+  const e = err as { name?: string; code?: string; message?: string };
+  if (
+    e?.name === 'TimeoutError' ||
+    e?.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    e?.code === 'UND_ERR_BODY_TIMEOUT'
+  )
+    return 'timeout: no complete answer in time';
+  const code = e?.code ?? e?.name ?? 'error';
+  return `${code}: ${String(e?.message ?? err)
+    .split('\n')[0]!
+    .slice(0, 300)}`;
+}
+
+async function readBody(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let total = 0;
+  for await (const chunk of body) {
+    if (keptBytes < RESPONSE_BODY_LIMIT) {
+      const part = chunk.subarray(0, RESPONSE_BODY_LIMIT - keptBytes);
+      kept.push(part);
+      keptBytes += part.length;
+    }
+    total += chunk.length;
+    if (total > DRAIN_LIMIT) break; // leaving the loop destroys the stream
+  }
+  // PostgreSQL text cannot hold NUL characters.
+  return Buffer.concat(kept).toString('utf8').replace(/\0/g, '');
+}
+
+export async function sendOnce(
+  agent: Agent,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+): Promise<SendResult> {
+  const startedAt = new Date();
+  const t0 = performance.now();
+  const done = (partial: Omit<SendResult, 'startedAt' | 'durationMs'>): SendResult => ({
+    startedAt,
+    durationMs: Math.round(performance.now() - t0),
+    ...partial,
+  });
+  try {
+    const res = await request(url, {
+      dispatcher: agent,
+      method: 'POST',
+      headers,
+      body,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    let text: string | null = null;
+    let error: string | null = null;
+    try {
+      text = await readBody(res.body);
+    } catch (err) {
+      error = describe(err);
+    }
+    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    return done({
+      status: res.statusCode,
+      body: text,
+      error: error ?? (ok ? null : `http_status: the endpoint answered ${res.statusCode}`),
+      retryAfter: retryAfterSeconds(res.statusCode, res.headers['retry-after']),
+    });
+  } catch (err) {
+    return done({ status: null, body: null, error: describe(err), retryAfter: null });
+  }
+}

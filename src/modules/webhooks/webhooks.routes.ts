@@ -1,0 +1,160 @@
+// Merchant interface, webhooks (API.md section 7): thin handlers over webhooks.service.ts.
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { auditContext } from '../../http/request.ts';
+import { EmptyBody, PageQuery, errors, page } from '../../http/schemas.ts';
+import { EVENT_CATALOG } from '../events/index.ts';
+import { closeRequestAgent } from './delivery/agents.ts';
+import {
+  CreateWebhookBody,
+  EventCatalog,
+  RotateSecretBody,
+  UpdateWebhookBody,
+  WebhookData,
+  WebhookPage,
+  WebhookParams,
+  WebhookSecretData,
+} from './webhooks.schemas.ts';
+import * as service from './webhooks.service.ts';
+
+const tags = ['Webhooks'];
+const security = [{ session: [] }];
+
+export const webhookRoutes: FastifyPluginAsync = async (plugin) => {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+  app.addHook('onClose', async () => closeRequestAgent(app.ctx));
+
+  // Static, so it wins over /webhooks/:webhookID.
+  app.get(
+    '/webhooks/events',
+    { schema: { tags, security, response: { 200: EventCatalog, ...errors(401) } } },
+    async () => ({
+      data: { items: [...EVENT_CATALOG], count: EVENT_CATALOG.length, has_more: false, next_cursor: null },
+    }),
+  );
+
+  app.post(
+    '/webhooks',
+    {
+      schema: {
+        tags,
+        security,
+        body: CreateWebhookBody,
+        response: { 201: WebhookSecretData, ...errors(400, 401) },
+      },
+    },
+    async (request, reply) => {
+      const data = await service.createWebhook(app.ctx, auditContext(request), request.body);
+      return reply.code(201).send({ data });
+    },
+  );
+
+  app.get(
+    '/webhooks',
+    {
+      schema: {
+        tags,
+        security,
+        querystring: Type.Object(PageQuery),
+        response: { 200: WebhookPage, ...errors(400, 401) },
+      },
+    },
+    async (request) => {
+      const limit = request.query.limit ?? 50;
+      const { rows, count } = await service.listWebhooks(
+        app.ctx,
+        auditContext(request),
+        limit,
+        request.query.starting_after,
+      );
+      return { data: page(rows, limit, count) };
+    },
+  );
+
+  app.get(
+    '/webhooks/:webhookID',
+    {
+      schema: { tags, security, params: WebhookParams, response: { 200: WebhookData, ...errors(401, 404) } },
+    },
+    async (request) => ({
+      data: await service.getWebhook(app.ctx, auditContext(request), request.params.webhookID),
+    }),
+  );
+
+  app.patch(
+    '/webhooks/:webhookID',
+    {
+      schema: {
+        tags,
+        security,
+        params: WebhookParams,
+        body: UpdateWebhookBody,
+        response: { 200: WebhookData, ...errors(400, 401, 404) },
+      },
+    },
+    async (request) => ({
+      data: await service.updateWebhook(
+        app.ctx,
+        auditContext(request),
+        request.params.webhookID,
+        request.body,
+      ),
+    }),
+  );
+
+  app.delete(
+    '/webhooks/:webhookID',
+    {
+      schema: { tags, security, params: WebhookParams, response: { 204: Type.Null(), ...errors(401, 404) } },
+    },
+    async (request, reply) => {
+      await service.deleteWebhook(app.ctx, auditContext(request), request.params.webhookID);
+      return reply.code(204).send(null);
+    },
+  );
+
+  for (const action of ['enable', 'disable'] as const) {
+    app.post(
+      `/webhooks/:webhookID/${action}`,
+      {
+        schema: {
+          tags,
+          security,
+          params: WebhookParams,
+          body: Type.Optional(EmptyBody),
+          response: { 200: WebhookData, ...errors(400, 401, 404) },
+        },
+      },
+      async (request) => ({
+        data: await service.setEnabled(
+          app.ctx,
+          auditContext(request),
+          request.params.webhookID,
+          action === 'enable',
+        ),
+      }),
+    );
+  }
+
+  app.post(
+    '/webhooks/:webhookID/rotate-secret',
+    {
+      schema: {
+        tags,
+        security,
+        params: WebhookParams,
+        body: Type.Optional(RotateSecretBody),
+        response: { 200: WebhookSecretData, ...errors(400, 401, 404) },
+      },
+    },
+    async (request) => ({
+      data: await service.rotateSecret(
+        app.ctx,
+        auditContext(request),
+        request.params.webhookID,
+        request.body?.previous_secret_expires_in ?? 86_400,
+      ),
+    }),
+  );
+};

@@ -1,0 +1,181 @@
+// Webhook subscriptions (API.md section 7): each change and its audit entry commit together.
+import type { Context } from '../../context.ts';
+import type { Executor } from '../../db/database.ts';
+import { notFound } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { encryptSecret } from '../../lib/secrets.ts';
+import { writeAudit, type AuditContext } from '../audit/index.ts';
+import { cancelPendingDeliveries } from './deliveries.repository.ts';
+import { presentWebhook } from './webhooks.presenters.ts';
+import * as repo from './webhooks.repository.ts';
+import { checkEvents, checkUrl } from './webhook-rules.ts';
+import { newWebhookSecret } from './signing.ts';
+
+export type Webhook = ReturnType<typeof presentWebhook>;
+
+/** URLs go to the audit log without userinfo or query, where endpoints sometimes carry a token. */
+function loggableUrl(raw: string): string {
+  const url = new URL(raw);
+  return `${url.protocol}//${url.host}${url.pathname}`;
+}
+
+const scopeOf = (audit: AuditContext): repo.Scope => ({ merchantId: audit.merchantId, mode: audit.mode });
+
+async function locked(trx: Executor, audit: AuditContext, id: string): Promise<repo.WebhookRow> {
+  const row = await repo.lockWebhook(trx, scopeOf(audit), id);
+  if (!row) throw notFound('webhook');
+  return row;
+}
+
+function audited(
+  trx: Executor,
+  audit: AuditContext,
+  action: string,
+  id: string,
+  fields?: Record<string, unknown>,
+) {
+  return writeAudit(trx, audit, {
+    action,
+    entityType: 'webhook',
+    entityId: id,
+    ...(fields ? { fields } : {}),
+  });
+}
+
+export async function createWebhook(
+  ctx: Context,
+  audit: AuditContext,
+  input: { url: string; events: string[]; description?: string | undefined },
+): Promise<Webhook & { secret: string }> {
+  const events = checkEvents(input.events);
+  const url = await checkUrl(ctx.config, audit.mode, input.url);
+  const secret = newWebhookSecret();
+  return ctx.db.transaction().execute(async (trx) => {
+    const now = new Date();
+    const row = await repo.insertWebhook(trx, {
+      id: newId('wh', now),
+      merchant_id: audit.merchantId,
+      mode: audit.mode,
+      url,
+      events,
+      description: input.description ?? null,
+      disabled_reason: null,
+      secret_sealed: encryptSecret(ctx.config.masterKey, secret),
+      previous_secret_sealed: null,
+      previous_secret_expires_at: null,
+      failing_since: null,
+      deleted_at: null,
+      created_at: now,
+      updated_at: now,
+    });
+    await audited(trx, audit, 'webhook.created', row.id, { url: loggableUrl(url), events });
+    return { ...presentWebhook(row), secret };
+  });
+}
+
+export async function getWebhook(ctx: Context, audit: AuditContext, id: string): Promise<Webhook> {
+  const row = await repo.findWebhook(ctx.db, scopeOf(audit), id);
+  if (!row) throw notFound('webhook');
+  return presentWebhook(row);
+}
+
+export async function listWebhooks(
+  ctx: Context,
+  audit: AuditContext,
+  limit: number,
+  startingAfter: string | undefined,
+) {
+  const { rows, count } = await repo.listWebhooks(ctx.db, scopeOf(audit), limit, startingAfter);
+  return { rows: rows.map(presentWebhook), count };
+}
+
+export async function updateWebhook(
+  ctx: Context,
+  audit: AuditContext,
+  id: string,
+  input: { url?: string | undefined; events?: string[] | undefined; description?: string | null | undefined },
+): Promise<Webhook> {
+  const events = input.events ? checkEvents(input.events) : undefined;
+  const url = input.url !== undefined ? await checkUrl(ctx.config, audit.mode, input.url) : undefined;
+  return ctx.db.transaction().execute(async (trx) => {
+    await locked(trx, audit, id);
+    const changes = {
+      ...(url !== undefined ? { url } : {}),
+      ...(events !== undefined ? { events } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+    };
+    const row = await repo.updateWebhook(trx, scopeOf(audit), id, changes);
+    await audited(trx, audit, 'webhook.updated', id, {
+      changed: Object.keys(changes),
+      ...changes,
+      ...(url !== undefined ? { url: loggableUrl(url) } : {}),
+    });
+    return presentWebhook(row);
+  });
+}
+
+export async function setEnabled(
+  ctx: Context,
+  audit: AuditContext,
+  id: string,
+  enabled: boolean,
+): Promise<Webhook> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const current = await locked(trx, audit, id);
+    if ((current.status === 'enabled') === enabled) return presentWebhook(current);
+    const row = await repo.updateWebhook(
+      trx,
+      scopeOf(audit),
+      id,
+      enabled
+        ? { status: 'enabled', disabled_reason: null, failing_since: null }
+        : { status: 'disabled', disabled_reason: 'Disabled by the merchant.' },
+    );
+    // Disabled means nothing more is sent: pending retries are cancelled with it.
+    if (!enabled) await cancelPendingDeliveries(trx, id);
+    await audited(trx, audit, enabled ? 'webhook.enabled' : 'webhook.disabled', id);
+    return presentWebhook(row);
+  });
+}
+
+export async function rotateSecret(
+  ctx: Context,
+  audit: AuditContext,
+  id: string,
+  previousExpiresIn: number,
+): Promise<Webhook & { secret: string }> {
+  const secret = newWebhookSecret();
+  return ctx.db.transaction().execute(async (trx) => {
+    const current = await locked(trx, audit, id);
+    const expiresAt = previousExpiresIn > 0 ? new Date(Date.now() + previousExpiresIn * 1000) : null;
+    const row = await repo.updateWebhook(trx, scopeOf(audit), id, {
+      secret_sealed: encryptSecret(ctx.config.masterKey, secret),
+      previous_secret_sealed: expiresAt ? current.secret_sealed : null,
+      previous_secret_expires_at: expiresAt,
+    });
+    await audited(trx, audit, 'webhook.secret_rotated', id, {
+      previous_secret_expires_at: expiresAt?.toISOString() ?? null,
+    });
+    return { ...presentWebhook(row), secret };
+  });
+}
+
+export async function deleteWebhook(ctx: Context, audit: AuditContext, id: string): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    await locked(trx, audit, id);
+    await repo.updateWebhook(trx, scopeOf(audit), id, { status: 'disabled', deleted_at: new Date() });
+    const cancelled = await cancelPendingDeliveries(trx, id);
+    await audited(trx, audit, 'webhook.deleted', id, { cancelled_deliveries: cancelled });
+  });
+}
+
+/** For the delivery routes: the webhook row, within the caller's merchant and mode. */
+export async function findOwnWebhook(
+  db: Executor,
+  audit: AuditContext,
+  id: string,
+): Promise<repo.WebhookRow> {
+  const row = await repo.findWebhook(db, scopeOf(audit), id);
+  if (!row) throw notFound('webhook');
+  return row;
+}

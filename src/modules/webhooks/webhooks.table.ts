@@ -1,0 +1,61 @@
+// Row types of the webhook tables (src/db/migrations/0004_webhooks.sql).
+import type { Generated } from 'kysely';
+import type { Mode } from '../../lib/credentials.ts';
+
+export type WebhookStatus = 'enabled' | 'disabled';
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface WebhooksTable {
+  id: string;
+  merchant_id: string;
+  mode: Mode;
+  url: string;
+  events: string[];
+  description: string | null;
+  status: Generated<WebhookStatus>;
+  disabled_reason: string | null;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Date | null;
+  failing_since: Date | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+  deleted_at: Date | null;
+}
+
+export interface DeliveriesTable {
+  id: string;
+  webhook_id: string;
+  merchant_id: string;
+  mode: Mode;
+  event_id: string;
+  event_type: string;
+  status: Generated<DeliveryStatus>;
+  test: Generated<boolean>;
+  attempt_count: Generated<number>;
+  step: Generated<number>;
+  next_attempt_at: Date | null;
+  locked_until: Date | null;
+  locked_by: string | null;
+  last_attempt_at: Date | null;
+  last_response_status: number | null;
+  last_error: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface DeliveryAttemptsTable {
+  delivery_id: string;
+  number: number;
+  started_at: Date;
+  duration_ms: number;
+  response_status: number | null;
+  response_body: string | null;
+  error: string | null;
+}
+
+export interface WebhooksTables {
+  webhooks: WebhooksTable;
+  deliveries: DeliveriesTable;
+  delivery_attempts: DeliveryAttemptsTable;
+}

@@ -1,0 +1,78 @@
+// A real local HTTP receiver for delivery tests: records every request, answers as the test says, and
+// tracks requests in flight per webhook-id (an attempt sent twice at once would show up as 2).
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
+
+export interface Answer {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string;
+  delayMs?: number;
+}
+
+export interface Receiver {
+  url: string;
+  received: Received[];
+  /** The highest number of requests with one webhook-id in flight at the same time. */
+  maxConcurrentPerId: number;
+  respond: (req: Received) => Answer;
+  waitFor(count: number, timeoutMs?: number, filter?: (r: Received) => boolean): Promise<Received[]>;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(
+  respond: (req: Received) => Answer = () => ({ status: 200 }),
+): Promise<Receiver> {
+  const inFlight = new Map<string, number>();
+  const r: Receiver = {
+    url: '',
+    received: [],
+    maxConcurrentPerId: 0,
+    respond,
+    async waitFor(count, timeoutMs = 10_000, filter = () => true) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const matching = r.received.filter(filter);
+        if (matching.length >= count) return matching;
+        if (Date.now() > deadline)
+          throw new Error(`receiver got ${matching.length} of ${count} expected requests in ${timeoutMs} ms`);
+        await new Promise((res) => setTimeout(res, 20));
+      }
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const id = String(req.headers['webhook-id']);
+      const n = (inFlight.get(id) ?? 0) + 1;
+      inFlight.set(id, n);
+      r.maxConcurrentPerId = Math.max(r.maxConcurrentPerId, n);
+      const received = {
+        path: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
+      r.received.push(received);
+      const answer = r.respond(received);
+      setTimeout(() => {
+        inFlight.set(id, (inFlight.get(id) ?? 1) - 1);
+        res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
+        res.end(answer.body ?? 'ok');
+      }, answer.delayMs ?? 0);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return r;
+}
