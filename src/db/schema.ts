@@ -1,10 +1,12 @@
 // Row types of every table, composed from each module's `*.table.ts`. Kysely checks every query against them.
 import type { Generated } from 'kysely';
 import type { Mode } from '../lib/credentials.ts';
-import type { WebhooksTables } from '../modules/webhooks/webhooks.table.ts';
+import type { OAuthAppsTables } from '../modules/oauth-apps/oauth-apps.table.ts';
+import type { OAuthTables } from '../modules/oauth/oauth.table.ts';
 import type { ApiKeysTables } from '../modules/api-keys/api-keys.table.ts';
 import type { CartsTables } from '../modules/carts/carts.table.ts';
 import type { IdempotencyTables } from '../http/idempotency.table.ts';
+import type { WebhooksTables } from '../modules/webhooks/webhooks.table.ts';
 
 export interface MerchantsTable {
   id: string;
@@ -77,4 +79,10 @@ export interface FoundationTables {
 }
 
 // Each feature module adds its tables here (one line each).
-export type DB = FoundationTables & ApiKeysTables & CartsTables & IdempotencyTables & WebhooksTables;
+export type DB = FoundationTables &
+  ApiKeysTables &
+  CartsTables &
+  IdempotencyTables &
+  OAuthAppsTables &
+  OAuthTables &
+  WebhooksTables;

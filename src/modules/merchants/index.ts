@@ -7,6 +7,8 @@ export {
   createMerchant,
   findMerchantStore,
   isEmptyDatabase,
+  login,
+  me,
   merchantName,
   purgeExpiredSessions,
   type SessionPrincipal,

@@ -1,0 +1,100 @@
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import type { Executor } from '../../db/database.ts';
+import type { Mode } from '../../lib/credentials.ts';
+import type { OAuthAppsTable } from './oauth-apps.table.ts';
+
+export type AppRow = Selectable<OAuthAppsTable>;
+
+export async function insertApp(db: Executor, row: Insertable<OAuthAppsTable>): Promise<AppRow> {
+  return db.insertInto('oauth_apps').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findApp(db: Executor, merchantId: string, mode: Mode, appId: string) {
+  return db
+    .selectFrom('oauth_apps')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('mode', '=', mode)
+    .where('id', '=', appId)
+    .executeTakeFirst();
+}
+
+export async function listApps(
+  db: Executor,
+  merchantId: string,
+  mode: Mode,
+  limit: number,
+  startingAfter: string | undefined,
+) {
+  const base = db.selectFrom('oauth_apps').where('merchant_id', '=', merchantId).where('mode', '=', mode);
+  const paged = startingAfter ? base.where('id', '<', startingAfter) : base;
+  const [rows, total] = await Promise.all([
+    paged
+      .selectAll()
+      .orderBy('id', 'desc')
+      .limit(limit + 1)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, count: Number(total.n) };
+}
+
+export async function updateApp(
+  db: Executor,
+  merchantId: string,
+  appId: string,
+  changes: Updateable<OAuthAppsTable>,
+): Promise<AppRow | undefined> {
+  return db
+    .updateTable('oauth_apps')
+    .set({ ...changes, updated_at: sql<Date>`now()` })
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', appId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** A rotation without grace also cuts every code and token issued before it (tokens_valid_after). */
+export async function rotateSecret(
+  db: Executor,
+  merchantId: string,
+  appId: string,
+  secret: { hash: Buffer; last4: string },
+  previous: { hash: Buffer; expiresAt: Date } | null,
+): Promise<AppRow | undefined> {
+  return db
+    .updateTable('oauth_apps')
+    .set({
+      secret_hash: secret.hash,
+      secret_last4: secret.last4,
+      previous_secret_hash: previous?.hash ?? null,
+      previous_secret_expires_at: previous?.expiresAt ?? null,
+      updated_at: sql<Date>`now()`,
+      // Rounded up to the next millisecond: the caches compare in JavaScript Dates, which drop microseconds.
+      ...(previous
+        ? {}
+        : { tokens_valid_after: sql<Date>`date_trunc('milliseconds', now()) + interval '1 millisecond'` }),
+    })
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', appId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function deleteApp(db: Executor, merchantId: string, mode: Mode, appId: string) {
+  return db
+    .deleteFrom('oauth_apps')
+    .where('merchant_id', '=', merchantId)
+    .where('mode', '=', mode)
+    .where('id', '=', appId)
+    .returning(['id', 'name', 'client_id'])
+    .executeTakeFirst();
+}
+
+export async function findAppByClientId(db: Executor, clientId: string) {
+  return db.selectFrom('oauth_apps').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+}
+
+export async function findAppById(db: Executor, appId: string) {
+  return db.selectFrom('oauth_apps').selectAll().where('id', '=', appId).executeTakeFirst();
+}

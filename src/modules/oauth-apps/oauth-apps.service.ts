@@ -1,0 +1,207 @@
+// OAuth apps (API.md section 3): a merchant registers an app that any merchant may then install. The client
+// secret is shown once (create, rotate) and stored as SHA-256. Every change notifies the app cache of every
+// process in its transaction; deletion cascades to grants, codes and tokens in the database.
+import type { Context } from '../../context.ts';
+import type { Mode } from '../../lib/credentials.ts';
+import { makeCredential } from '../../lib/credentials.ts';
+import { AppError, notFound, type ErrorDetail } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { iso } from '../../lib/time.ts';
+import { writeAudit, type AuditContext } from '../audit/index.ts';
+import { announceAppChange, forgetApp } from './oauth-apps.cache.ts';
+import * as repo from './oauth-apps.repository.ts';
+import { joinScopes, splitScopes } from './scopes.ts';
+import { randomBytes } from 'node:crypto';
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+export function presentApp(row: repo.AppRow) {
+  return {
+    id: row.id,
+    client_id: row.client_id,
+    name: row.name,
+    description: row.description,
+    redirect_uris: JSON.parse(row.redirect_uris) as string[],
+    allowed_scopes: splitScopes(row.allowed_scopes),
+    mode: row.mode,
+    client_secret_last4: row.secret_last4,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+/** Why a redirect URI is refused (RFC 9700 2.1: exact match, no fragment; RFC 8252 8.3: loopback http). */
+export function redirectUriIssue(raw: string): string | undefined {
+  if (raw.includes('#')) return 'must not contain a fragment';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'must be an absolute URI';
+  }
+  if (url.protocol === 'https:') return url.hostname ? undefined : 'must name a host';
+  if (url.protocol === 'http:') {
+    return LOOPBACK.has(url.hostname) ? undefined : 'must use https (http only for localhost)';
+  }
+  return 'must use https (http only for localhost)';
+}
+
+function checkRedirectUris(uris: readonly string[]): void {
+  const details: ErrorDetail[] = [];
+  uris.forEach((uri, i) => {
+    const issue = redirectUriIssue(uri);
+    if (issue) details.push({ field: `redirect_uris[${i}]`, issue });
+  });
+  const first = details[0];
+  if (first) {
+    throw new AppError('validation_failed', `${first.field} ${first.issue}.`, { details });
+  }
+}
+
+function newClientId(): string {
+  let out = 'svc_ca_';
+  for (const byte of randomBytes(40)) if (byte < 248 && out.length < 7 + 24) out += BASE62[byte % 62];
+  return out.length === 31 ? out : newClientId();
+}
+
+export interface CreateApp {
+  name: string;
+  description?: string | null | undefined;
+  redirect_uris: string[];
+  allowed_scopes: string[];
+}
+
+export async function createApp(ctx: Context, audit: AuditContext, input: CreateApp) {
+  checkRedirectUris(input.redirect_uris);
+  const secret = makeCredential('client_secret', audit.mode);
+  return ctx.db.transaction().execute(async (trx) => {
+    const row = await repo.insertApp(trx, {
+      id: newId('app'),
+      merchant_id: audit.merchantId,
+      mode: audit.mode,
+      client_id: newClientId(),
+      name: input.name,
+      description: input.description ?? null,
+      redirect_uris: JSON.stringify(input.redirect_uris),
+      allowed_scopes: joinScopes(input.allowed_scopes),
+      secret_hash: secret.hash,
+      secret_last4: secret.last4,
+    });
+    await writeAudit(trx, audit, {
+      action: 'developer_app.created',
+      entityType: 'developer_app',
+      entityId: row.id,
+      fields: {
+        name: row.name,
+        client_id: row.client_id,
+        redirect_uris: input.redirect_uris,
+        allowed_scopes: input.allowed_scopes,
+      },
+    });
+    return { ...presentApp(row), client_secret: secret.token };
+  });
+}
+
+export async function listApps(
+  ctx: Context,
+  merchantId: string,
+  mode: Mode,
+  limit: number,
+  startingAfter?: string,
+) {
+  const { rows, count } = await repo.listApps(ctx.db, merchantId, mode, limit, startingAfter);
+  return { rows: rows.map(presentApp), count };
+}
+
+export async function getApp(ctx: Context, merchantId: string, mode: Mode, appId: string) {
+  const row = await repo.findApp(ctx.db, merchantId, mode, appId);
+  if (!row) throw notFound('app');
+  return presentApp(row);
+}
+
+export interface UpdateApp {
+  name?: string | undefined;
+  description?: string | null | undefined;
+  redirect_uris?: string[] | undefined;
+  allowed_scopes?: string[] | undefined;
+}
+
+export async function updateApp(ctx: Context, audit: AuditContext, appId: string, input: UpdateApp) {
+  if (input.redirect_uris) checkRedirectUris(input.redirect_uris);
+  const result = await ctx.db.transaction().execute(async (trx) => {
+    const current = await repo.findApp(trx, audit.merchantId, audit.mode, appId);
+    if (!current) throw notFound('app');
+    const row = await repo.updateApp(trx, audit.merchantId, appId, {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      ...(input.redirect_uris ? { redirect_uris: JSON.stringify(input.redirect_uris) } : {}),
+      ...(input.allowed_scopes ? { allowed_scopes: joinScopes(input.allowed_scopes) } : {}),
+    });
+    if (!row) throw notFound('app');
+    await writeAudit(trx, audit, {
+      action: 'developer_app.updated',
+      entityType: 'developer_app',
+      entityId: row.id,
+      fields: {
+        changed: Object.keys(input).filter((k) => input[k as keyof UpdateApp] !== undefined),
+        ...input,
+      },
+    });
+    // Narrowed scopes and removed redirect URIs must bind every process at once.
+    await announceAppChange(trx, row.id);
+    return presentApp(row);
+  });
+  forgetApp(ctx, appId);
+  return result;
+}
+
+export async function rotateAppSecret(
+  ctx: Context,
+  audit: AuditContext,
+  appId: string,
+  previousExpiresIn: number,
+) {
+  const secret = makeCredential('client_secret', audit.mode);
+  const result = await ctx.db.transaction().execute(async (trx) => {
+    const current = await repo.findApp(trx, audit.merchantId, audit.mode, appId);
+    if (!current) throw notFound('app');
+    const previous =
+      previousExpiresIn > 0
+        ? { hash: current.secret_hash, expiresAt: new Date(Date.now() + previousExpiresIn * 1000) }
+        : null;
+    const row = await repo.rotateSecret(trx, audit.merchantId, appId, secret, previous);
+    if (!row) throw notFound('app');
+    await writeAudit(trx, audit, {
+      action: 'developer_app.secret_rotated',
+      entityType: 'developer_app',
+      entityId: row.id,
+      fields: {
+        client_id: row.client_id,
+        previous_secret_expires_in: previousExpiresIn,
+        previous_secret_expires_at: previous ? iso(previous.expiresAt) : null,
+        // Without grace the old secret is treated as compromised: its codes and tokens stop too.
+        tokens_revoked: previous === null,
+      },
+    });
+    await announceAppChange(trx, row.id);
+    return { ...presentApp(row), client_secret: secret.token };
+  });
+  forgetApp(ctx, appId);
+  return result;
+}
+
+export async function deleteApp(ctx: Context, audit: AuditContext, appId: string): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const row = await repo.deleteApp(trx, audit.merchantId, audit.mode, appId);
+    if (!row) throw notFound('app');
+    await writeAudit(trx, audit, {
+      action: 'developer_app.deleted',
+      entityType: 'developer_app',
+      entityId: row.id,
+      fields: { name: row.name, client_id: row.client_id },
+    });
+    await announceAppChange(trx, row.id);
+  });
+  forgetApp(ctx, appId);
+}

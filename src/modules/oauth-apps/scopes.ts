@@ -1,0 +1,33 @@
+// The three scopes of seed 2.1 as sets of rights: `public:*` is read and write. Requests, grants and the
+// app's allowed scopes are compared as rights, so `public:*` and `public:read public:write` are the same.
+export const SCOPES = ['public:read', 'public:write', 'public:*'] as const;
+export type ScopeName = (typeof SCOPES)[number];
+
+type Right = 'read' | 'write';
+
+export function isScope(value: string): value is ScopeName {
+  return (SCOPES as readonly string[]).includes(value);
+}
+
+export function rights(scopes: readonly string[]): Set<Right> {
+  const out = new Set<Right>();
+  for (const s of scopes) {
+    if (s === 'public:read' || s === 'public:*') out.add('read');
+    if (s === 'public:write' || s === 'public:*') out.add('write');
+  }
+  return out;
+}
+
+export function within(requested: readonly string[], allowed: readonly string[]): boolean {
+  const have = rights(allowed);
+  return [...rights(requested)].every((r) => have.has(r));
+}
+
+/** The scopes of both, as the principal's list (`public:read`, `public:write`). */
+export function intersect(a: readonly string[], b: readonly string[]): string[] {
+  const rb = rights(b);
+  return [...rights(a)].filter((r) => rb.has(r)).map((r) => `public:${r}`);
+}
+
+export const splitScopes = (text: string): string[] => text.split(' ').filter(Boolean);
+export const joinScopes = (scopes: readonly string[]): string => [...new Set(scopes)].join(' ');

@@ -1,0 +1,263 @@
+// GET /oauth/authorize, its sign-in step, and POST /oauth/authorize/consent. These routes authenticate the
+// merchant themselves (session cookie or Bearer session), render our own pages, and may not be framed.
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { checkOrigin, resolveMerchant, SESSION_COOKIE } from '../../http/merchant-auth.ts';
+import type { MerchantPrincipal } from '../../http/request.ts';
+import { requestMeta } from '../../http/request.ts';
+import { errors } from '../../http/schemas.ts';
+import { AppError } from '../../lib/errors.ts';
+import { login, me, merchantName } from '../merchants/index.ts';
+import { clientById } from '../oauth-apps/index.ts';
+import {
+  checkAuthorizationRequest,
+  consentCsrfToken,
+  csrfTokenValid,
+  decideConsent,
+  openConsent,
+  type AuthorizationRequest,
+} from './oauth-authorize.service.ts';
+import { acceptForms, isForm } from './oauth-forms.ts';
+import { consentPage, describeScopes, errorPage, signInPage } from './oauth.pages.ts';
+import { AuthorizeQuery, ConsentAnswer, ConsentBody, ConsentInfo } from './oauth.schemas.ts';
+
+export const AUTHORIZE_PATH = '/api/public/v1/oauth/authorize';
+const CONSENT_PATH = `${AUTHORIZE_PATH}/consent`;
+const LOGIN_PATH = `${AUTHORIZE_PATH}/login`;
+const SIGN_IN_LIMIT = { rateLimit: { max: 20, timeWindow: '1 minute' } };
+const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-frame-options': 'DENY',
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; frame-ancestors 'none'",
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+};
+
+function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
+  return reply.code(status).headers(PAGE_HEADERS).send(html);
+}
+
+function wantsJson(request: FastifyRequest): boolean {
+  const accept = request.headers.accept ?? '';
+  return accept.includes('application/json') && !accept.includes('text/html');
+}
+
+/** A session that does not verify counts as none here: the page offers to sign in again. */
+async function signedIn(request: FastifyRequest): Promise<MerchantPrincipal | null> {
+  try {
+    return await resolveMerchant(request);
+  } catch {
+    return null;
+  }
+}
+
+export const authorizeRoutes: FastifyPluginAsync = async (plugin) => {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+  acceptForms(app);
+  const tags = ['OAuth 2'];
+  const ctx = app.ctx;
+
+  async function renderConsent(
+    reply: FastifyReply,
+    merchant: MerchantPrincipal,
+    consentId: string,
+    authz: AuthorizationRequest,
+  ) {
+    const [developer, mine] = await Promise.all([
+      merchantName(ctx.db, authz.app.merchantId),
+      me(ctx, merchant),
+    ]);
+    return sendPage(
+      reply,
+      200,
+      consentPage({
+        action: CONSENT_PATH,
+        consentId,
+        csrfToken: consentCsrfToken(ctx, consentId, merchant.sessionId),
+        appName: authz.app.name,
+        developer: developer ?? 'an unknown developer',
+        testMode: authz.app.mode === 'test',
+        scopes: describeScopes(authz.scopes),
+        stores: mine.stores.map((s) => s.name),
+        merchantName: mine.merchant.name,
+        redirectHost: new URL(authz.redirectUri).host,
+      }),
+    );
+  }
+
+  app.get(
+    AUTHORIZE_PATH,
+    {
+      schema: {
+        tags,
+        summary: 'Start the consent flow (RFC 6749 4.1.1, PKCE S256 required).',
+        querystring: AuthorizeQuery,
+        response: { 200: ConsentInfo, ...errors(400, 401) },
+      },
+    },
+    async (request, reply) => {
+      const check = await checkAuthorizationRequest(ctx, request.query);
+      if (check.kind === 'page') {
+        if (wantsJson(request)) throw new AppError('validation_failed', check.message);
+        return sendPage(reply, 400, errorPage(check.title, check.message));
+      }
+      if (check.kind === 'redirect') {
+        return reply.headers({ 'cache-control': 'no-store' }).redirect(check.location, 302);
+      }
+      const authz = check.request;
+      const merchant = await signedIn(request);
+      if (!merchant) {
+        if (wantsJson(request)) throw new AppError('unauthenticated', 'Sign in first.');
+        return sendPage(
+          reply,
+          200,
+          signInPage({ action: LOGIN_PATH, returnTo: request.url, appName: authz.app.name }),
+        );
+      }
+      const consentId = await openConsent(ctx, authz, merchant.merchantId);
+      if (!wantsJson(request)) return renderConsent(reply, merchant, consentId, authz);
+      const developer = await merchantName(ctx.db, authz.app.merchantId);
+      void reply.header('cache-control', 'no-store');
+      return {
+        data: {
+          consent_id: consentId,
+          app: {
+            id: authz.app.id,
+            name: authz.app.name,
+            client_id: authz.app.clientId,
+            developer: developer ?? '',
+            mode: authz.app.mode,
+          },
+          scopes: authz.scopes,
+          redirect_uri: authz.redirectUri,
+        },
+      };
+    },
+  );
+
+  app.post(
+    LOGIN_PATH,
+    {
+      config: SIGN_IN_LIMIT,
+      schema: { tags, hide: true, body: Type.Object({}, { additionalProperties: true }) },
+    },
+    async (request, reply) => {
+      const body = request.body as Record<string, unknown>;
+      const text = (name: string) => (typeof body[name] === 'string' ? body[name] : '');
+      const returnTo = text('return_to');
+      const origin = request.headers.origin;
+      if (
+        !returnTo.startsWith(`${AUTHORIZE_PATH}?`) ||
+        (origin !== undefined && origin !== new URL(ctx.config.publicUrl).origin)
+      ) {
+        return sendPage(
+          reply,
+          400,
+          errorPage('Sign-in failed', 'This sign-in form is not valid. Start again from the app.'),
+        );
+      }
+      const clientId = new URLSearchParams(returnTo.slice(AUTHORIZE_PATH.length + 1)).get('client_id');
+      const appName = (clientId && (await clientById(ctx, clientId))?.name) || 'An app';
+      try {
+        const session = await login(ctx, text('email'), text('password'));
+        void reply.setCookie(SESSION_COOKIE, session.token, {
+          httpOnly: true,
+          sameSite: 'lax',
+          secure: ctx.config.publicUrl.startsWith('https:'),
+          path: '/',
+          expires: new Date(session.expires_at),
+        });
+        return reply.headers({ 'cache-control': 'no-store' }).redirect(returnTo, 303);
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code !== 'invalid_credentials') throw err;
+        return sendPage(
+          reply,
+          401,
+          signInPage({
+            action: LOGIN_PATH,
+            returnTo,
+            appName,
+            email: text('email'),
+            error: 'The email or password is wrong.',
+          }),
+        );
+      }
+    },
+  );
+
+  app.post(
+    CONSENT_PATH,
+    {
+      schema: {
+        tags,
+        summary: 'Approve or deny a consent (JSON, or the form of the consent page).',
+        consumes: ['application/json', 'application/x-www-form-urlencoded'],
+        body: ConsentBody,
+        response: { 200: ConsentAnswer, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const form = isForm(request.headers['content-type']);
+      const body = request.body as Record<string, unknown>;
+      const fail = (status: number, title: string, message: string, error: AppError) => {
+        if (form) return sendPage(reply, status, errorPage(title, message));
+        throw error;
+      };
+      let merchant: MerchantPrincipal | null;
+      try {
+        merchant = await resolveMerchant(request);
+        if (merchant) checkOrigin(request, merchant);
+      } catch (err) {
+        if (err instanceof AppError) return fail(err.status, 'Not allowed', err.message, err);
+        throw err;
+      }
+      if (!merchant) {
+        const err = new AppError('unauthenticated', 'Sign in first.');
+        return fail(401, 'Signed out', 'Your session ended. Start again from the app.', err);
+      }
+      const consentId = typeof body.consent_id === 'string' ? body.consent_id : '';
+      let approve: boolean;
+      if (form) {
+        const csrf = typeof body.csrf_token === 'string' ? body.csrf_token : '';
+        if (!consentId || !csrfTokenValid(ctx, consentId, merchant.sessionId, csrf)) {
+          return fail(
+            403,
+            'Not allowed',
+            'This form is not valid. Start again from the app.',
+            new AppError('forbidden', 'Bad form.'),
+          );
+        }
+        approve = body.approve === 'true';
+      } else {
+        const unknown = Object.keys(body).find((k) => !['consent_id', 'approve', 'csrf_token'].includes(k));
+        if (unknown) {
+          throw new AppError('validation_failed', `${unknown} is not an allowed field.`, {
+            details: [{ field: unknown, issue: 'is not an allowed field' }],
+          });
+        }
+        if (!consentId || typeof body.approve !== 'boolean') {
+          const field = consentId ? 'approve' : 'consent_id';
+          throw new AppError('validation_failed', `${field} is required.`, {
+            details: [{ field, issue: consentId ? 'must be a boolean' : 'is required' }],
+          });
+        }
+        approve = body.approve;
+      }
+      const redirectTo = await decideConsent(ctx, merchant, consentId, approve, requestMeta(request));
+      if (!redirectTo) {
+        return fail(
+          400,
+          'Request expired',
+          'This authorization request expired or was already answered. Start again from the app.',
+          new AppError('not_found', 'No such consent: unknown, expired or already decided.'),
+        );
+      }
+      if (form) return reply.headers({ 'cache-control': 'no-store' }).redirect(redirectTo, 303);
+      void reply.header('cache-control', 'no-store');
+      return { data: { redirect_to: redirectTo } };
+    },
+  );
+};

@@ -1,0 +1,51 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { auditContext, merchantOf } from '../../http/request.ts';
+import { PageQuery, errors, page } from '../../http/schemas.ts';
+import { ConnectionsPage, GrantParams } from './oauth.schemas.ts';
+import { disconnect, listConnections } from './oauth-connections.service.ts';
+
+export const connectionsRoutes: FastifyPluginAsync = async (plugin) => {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['OAuth connections'];
+  const security = [{ session: [] }];
+
+  app.get(
+    '/developer/connections',
+    {
+      schema: {
+        tags,
+        security,
+        querystring: Type.Object(PageQuery),
+        response: { 200: ConnectionsPage, ...errors(400, 401) },
+      },
+    },
+    async (request) => {
+      const limit = request.query.limit ?? 50;
+      const { rows, count } = await listConnections(
+        app.ctx,
+        merchantOf(request).merchantId,
+        limit,
+        request.query.starting_after,
+      );
+      return { data: page(rows, limit, count) };
+    },
+  );
+
+  app.delete(
+    '/developer/connections/:grantID',
+    {
+      schema: {
+        tags,
+        security,
+        params: GrantParams,
+        response: { 204: Type.Null(), ...errors(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await disconnect(app.ctx, auditContext(request), request.params.grantID);
+      return reply.code(204).send(null);
+    },
+  );
+};

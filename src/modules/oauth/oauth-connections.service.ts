@@ -1,0 +1,49 @@
+// Connections (API.md section 3): the grants through which apps reach a merchant's data, as that merchant
+// sees them. Disconnecting deletes the grant, which cascades to its codes and tokens.
+import type { Context } from '../../context.ts';
+import { notFound } from '../../lib/errors.ts';
+import { iso } from '../../lib/time.ts';
+import { writeAudit, type AuditContext } from '../audit/index.ts';
+import { splitScopes } from '../oauth-apps/index.ts';
+import { announceGrantRevocation, forgetGrant } from './oauth-bearer.service.ts';
+import * as repo from './oauth.repository.ts';
+
+export async function listConnections(
+  ctx: Context,
+  merchantId: string,
+  limit: number,
+  startingAfter: string | undefined,
+) {
+  const { rows, count } = await repo.listGrants(ctx.db, merchantId, limit, startingAfter);
+  return {
+    count,
+    rows: rows.map((r) => ({
+      id: r.id,
+      app: { id: r.app_id, name: r.app_name, client_id: r.client_id },
+      scopes: splitScopes(r.scopes),
+      mode: r.mode,
+      created_at: iso(r.created_at),
+      last_used_at: iso(r.last_used_at),
+    })),
+  };
+}
+
+/** The audit entry goes to the disconnecting merchant's log, in the mode of the app's tokens. */
+export async function disconnect(ctx: Context, audit: AuditContext, grantId: string): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const grant = await repo.deleteGrant(trx, audit.merchantId, grantId);
+    if (!grant) throw notFound('connection');
+    await writeAudit(
+      trx,
+      { ...audit, mode: grant.mode },
+      {
+        action: 'oauth.connection_revoked',
+        entityType: 'oauth_grant',
+        entityId: grant.id,
+        fields: { app_id: grant.app_id, scope: grant.scopes },
+      },
+    );
+    await announceGrantRevocation(trx, grant.id);
+  });
+  forgetGrant(ctx, grantId);
+}

@@ -1,0 +1,34 @@
+// Expired codes, tokens and consents are purged continuously in bounded batches, so the tables stay the
+// size of what is live and one sweep never holds locks for long. Expiry alone already refuses them.
+import type { Context } from '../../context.ts';
+import { purgeExpired, purgeOrphanFamilies } from './oauth.repository.ts';
+
+const SWEEP_EVERY_MS = 60_000;
+const BATCH = 1000;
+// A sweep stops after this many batches per table and resumes on the next tick.
+const MAX_BATCHES = 50;
+
+export async function sweepExpired(ctx: Context): Promise<number> {
+  let total = 0;
+  for (const table of ['oauth_tokens', 'oauth_codes', 'oauth_consents'] as const) {
+    for (let i = 0; i < MAX_BATCHES; i++) {
+      const n = await purgeExpired(ctx.db, table, BATCH);
+      total += n;
+      if (n < BATCH) break;
+    }
+  }
+  total += await purgeOrphanFamilies(ctx.db, BATCH);
+  return total;
+}
+
+export async function startHousekeeping(ctx: Context): Promise<() => Promise<void>> {
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = sweepExpired(ctx).catch((err: unknown) => ctx.log.warn({ err }, 'oauth purge failed'));
+  }, SWEEP_EVERY_MS);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}

@@ -1,0 +1,36 @@
+// RFC 8414 metadata, also at the OpenID discovery path where common clients look first.
+import type { FastifyPluginAsync } from 'fastify';
+import type { Context } from '../../context.ts';
+import { SCOPES } from '../oauth-apps/index.ts';
+import { Metadata } from './oauth.schemas.ts';
+
+export function authorizationServerMetadata(ctx: Context) {
+  const issuer = ctx.config.publicUrl;
+  const auth = ['client_secret_basic', 'client_secret_post'];
+  return {
+    issuer,
+    authorization_endpoint: `${issuer}/api/public/v1/oauth/authorize`,
+    token_endpoint: `${issuer}/api/public/v1/oauth/token`,
+    revocation_endpoint: `${issuer}/api/public/v1/oauth/revoke`,
+    scopes_supported: [...SCOPES],
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: auth,
+    revocation_endpoint_auth_methods_supported: auth,
+    authorization_response_iss_parameter_supported: true,
+    service_documentation: `${issuer}/docs`,
+  };
+}
+
+export const metadataRoutes: FastifyPluginAsync = async (app) => {
+  const document = authorizationServerMetadata(app.ctx);
+  const schema = { tags: ['OAuth 2'], response: { 200: Metadata } };
+  for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+    app.get(path, { schema }, async (_request, reply) => {
+      void reply.header('cache-control', 'public, max-age=300');
+      return document;
+    });
+  }
+};

@@ -1,0 +1,117 @@
+// POST /oauth/token and /oauth/revoke: form or JSON in, RFC 6749 JSON out (`{"error","error_description"}`
+// rather than the API envelope), never cached. This plugin scope has its own body parser and error handler.
+import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { requestMeta } from '../../http/request.ts';
+import { AppError } from '../../lib/errors.ts';
+import { authenticateClient, checkFailureBudget, param, recordFailure } from './oauth-client-auth.ts';
+import { acceptForms } from './oauth-forms.ts';
+import { OAuthError } from './oauth.errors.ts';
+import { OAuthErrorBody, RevokeBody, TokenBody, TokenResponse } from './oauth.schemas.ts';
+import { exchangeCode, refreshTokens, revokeToken } from './oauth-token.service.ts';
+
+const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
+
+function toOAuthError(err: FastifyError | Error, request: FastifyRequest): OAuthError {
+  if (err instanceof OAuthError) return err;
+  const fe = err as FastifyError & { validation?: { instancePath: string }[] };
+  if (fe.validation) {
+    const field = fe.validation[0]?.instancePath.replace(/^\//, '') || 'body';
+    return new OAuthError('invalid_request', `${field} must be given once, as a string.`);
+  }
+  if (err instanceof AppError && err.status < 500) return new OAuthError('invalid_request', err.message);
+  if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return new OAuthError('invalid_request', 'Send the body as application/x-www-form-urlencoded or JSON.');
+  }
+  if (fe.statusCode === 429) return new OAuthError('rate_limited', 'Too many requests; retry later.');
+  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return new OAuthError('invalid_request', 'The request is malformed.');
+  }
+  request.log.error({ err }, 'oauth request failed');
+  return new OAuthError('server_error', 'Something went wrong on our side; retry later.');
+}
+
+function rfcErrors(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const error = toOAuthError(err, request);
+    if (error.error === 'invalid_client' || error.error === 'invalid_grant') {
+      recordFailure(app.ctx, request.ip);
+    }
+    return reply
+      .code(error.status)
+      .headers({ ...error.headers, ...NO_STORE })
+      .type('application/json; charset=utf-8')
+      .send(error.toJSON());
+  });
+}
+
+export const tokenRoutes: FastifyPluginAsync = async (plugin) => {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+  acceptForms(app);
+  rfcErrors(app);
+  const tags = ['OAuth 2'];
+  const rfcErrorsDoc = { 400: OAuthErrorBody, 401: OAuthErrorBody, 429: OAuthErrorBody };
+
+  app.post(
+    '/api/public/v1/oauth/token',
+    {
+      schema: {
+        tags,
+        summary: 'Exchange a code or a refresh token for tokens (RFC 6749 4.1.3, 6).',
+        consumes: ['application/x-www-form-urlencoded', 'application/json'],
+        body: TokenBody,
+        response: { 200: TokenResponse, ...rfcErrorsDoc },
+      },
+    },
+    async (request, reply) => {
+      void reply.headers(NO_STORE);
+      checkFailureBudget(app.ctx, request.ip);
+      const params = request.body as Record<string, unknown>;
+      const client = await authenticateClient(app.ctx, params, request.headers.authorization);
+      const grantType = param(params, 'grant_type');
+      if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required.');
+      const mode = request.headers['x-svc-mode'];
+      if (mode !== undefined && mode !== client.mode) {
+        // A test app's code never yields a live token, and the reverse (API.md section 5).
+        throw new OAuthError(
+          'unauthorized_client',
+          `This is a ${client.mode}-mode client: it only gets ${client.mode} tokens.`,
+        );
+      }
+      const meta = requestMeta(request);
+      switch (grantType) {
+        case 'authorization_code':
+          return exchangeCode(app.ctx, client, params, meta);
+        case 'refresh_token':
+          return refreshTokens(app.ctx, client, params, meta);
+        default:
+          throw new OAuthError(
+            'unsupported_grant_type',
+            'grant_type must be authorization_code or refresh_token.',
+          );
+      }
+    },
+  );
+
+  app.post(
+    '/api/public/v1/oauth/revoke',
+    {
+      schema: {
+        tags,
+        summary: 'Revoke an access or refresh token (RFC 7009).',
+        consumes: ['application/x-www-form-urlencoded', 'application/json'],
+        body: RevokeBody,
+        response: { 200: Type.String({ description: 'Empty.' }), ...rfcErrorsDoc },
+      },
+    },
+    async (request, reply) => {
+      void reply.headers(NO_STORE);
+      checkFailureBudget(app.ctx, request.ip);
+      const params = request.body as Record<string, unknown>;
+      const client = await authenticateClient(app.ctx, params, request.headers.authorization);
+      await revokeToken(app.ctx, client, params, requestMeta(request));
+      return reply.code(200).send('');
+    },
+  );
+};

@@ -1,0 +1,310 @@
+// The token and revocation endpoints (RFC 6749 4.1.3 and 6, RFC 7636 4.6, RFC 7009, RFC 9700 2.2.2 and
+// 4.14). Protocol failures are OAuthError values; where a failure must also revoke something (a code or a
+// refresh token used twice), the revocation commits and the error is returned, not thrown, so that the
+// transaction does not roll it back.
+import { createHash } from 'node:crypto';
+import type { Context } from '../../context.ts';
+import { hashCredential, makeCredential, parseCredential } from '../../lib/credentials.ts';
+import { newId } from '../../lib/ids.ts';
+import { writeAudit, type AuditContext } from '../audit/index.ts';
+import { isScope, joinScopes, splitScopes, within, type ClientApp } from '../oauth-apps/index.ts';
+import { announceGrantRevocation, forgetGrant } from './oauth-bearer.service.ts';
+import { OAuthError } from './oauth.errors.ts';
+import { param, type Params } from './oauth-client-auth.ts';
+import * as repo from './oauth.repository.ts';
+
+/** A rotated refresh token presented again this soon is taken for a lost response, not theft. */
+export const REFRESH_GRACE_MS = 60_000;
+const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+
+export interface RequestMeta {
+  ip: string | null;
+  userAgent: string | null;
+  requestId: string | null;
+}
+
+export interface TokenAnswer {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+}
+
+type Outcome = { ok: TokenAnswer; revokedGrant?: string } | { error: OAuthError; revokedGrant?: string };
+
+function appAudit(client: ClientApp, merchantId: string, meta: RequestMeta): AuditContext {
+  return { merchantId, mode: client.mode, actor: { type: 'app', id: client.id }, ...meta };
+}
+
+function newPair(ctx: Context) {
+  const access = makeCredential('access_token');
+  const refresh = makeCredential('refresh_token');
+  return {
+    access,
+    refresh,
+    pair: {
+      accessHash: access.hash,
+      refreshHash: refresh.hash,
+      accessTtl: ctx.config.oauth.accessTokenTtl,
+      refreshTtl: ctx.config.oauth.refreshTokenTtl,
+    },
+  };
+}
+
+function answer(ctx: Context, tokens: ReturnType<typeof newPair>, scopes: string): TokenAnswer {
+  return {
+    access_token: tokens.access.token,
+    token_type: 'Bearer',
+    expires_in: ctx.config.oauth.accessTokenTtl,
+    refresh_token: tokens.refresh.token,
+    scope: scopes,
+  };
+}
+
+const invalidGrant = (why: string) => new OAuthError('invalid_grant', why);
+
+function pkceMatches(verifier: string, challenge: string): boolean {
+  return createHash('sha256').update(verifier).digest('base64url') === challenge;
+}
+
+async function settle(ctx: Context, run: () => Promise<Outcome>): Promise<TokenAnswer> {
+  const outcome = await run();
+  if (outcome.revokedGrant) forgetGrant(ctx, outcome.revokedGrant);
+  if ('error' in outcome) throw outcome.error;
+  return outcome.ok;
+}
+
+export async function exchangeCode(
+  ctx: Context,
+  client: ClientApp,
+  params: Params,
+  meta: RequestMeta,
+): Promise<TokenAnswer> {
+  const code = param(params, 'code');
+  const redirectUri = param(params, 'redirect_uri');
+  const verifier = param(params, 'code_verifier');
+  if (!code) throw new OAuthError('invalid_request', 'code is required.');
+  if (!redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is required.');
+  if (parseCredential(code)?.kind !== 'authorization_code') throw invalidGrant('The code is not valid.');
+  const hash = hashCredential(code);
+  const tokens = newPair(ctx);
+
+  return settle(ctx, () =>
+    ctx.db.transaction().execute(async (trx): Promise<Outcome> => {
+      const row = await repo.lockCode(trx, hash);
+      if (!row || row.app_id !== client.id || row.mode !== client.mode) {
+        return { error: invalidGrant('The code is unknown, expired or was issued to another client.') };
+      }
+      const audit = appAudit(client, row.merchant_id, meta);
+      if (row.used_at) {
+        // RFC 6749 4.1.2 and RFC 9700 4.5: a second use means the code leaked; what it issued is revoked.
+        await repo.deleteFamily(trx, row.family_id);
+        await writeAudit(trx, audit, {
+          action: 'oauth.code_reuse_detected',
+          entityType: 'oauth_grant',
+          entityId: row.grant_id,
+          fields: { app_id: client.id, client_id: client.clientId, tokens_revoked: true },
+        });
+        await announceGrantRevocation(trx, row.grant_id);
+        return {
+          error: invalidGrant('The code was already used; the tokens issued from it are revoked.'),
+          revokedGrant: row.grant_id,
+        };
+      }
+      if (row.expires_at.getTime() <= Date.now() || row.created_at.getTime() < client.tokensValidAfter) {
+        return { error: invalidGrant('The code is unknown, expired or was issued to another client.') };
+      }
+      if (row.redirect_uri !== redirectUri) {
+        return { error: invalidGrant('redirect_uri differs from the one of the authorization request.') };
+      }
+      if (!verifier || !VERIFIER.test(verifier) || !pkceMatches(verifier, row.code_challenge)) {
+        return { error: invalidGrant('code_verifier does not match the code_challenge (PKCE, S256).') };
+      }
+      await repo.markCodeUsed(trx, hash);
+      await repo.insertFamily(trx, row.family_id, row.grant_id);
+      await repo.insertPair(
+        trx,
+        {
+          familyId: row.family_id,
+          grantId: row.grant_id,
+          appId: client.id,
+          merchantId: row.merchant_id,
+          mode: row.mode,
+          scopes: row.scopes,
+          accessScopes: row.scopes,
+        },
+        tokens.pair,
+      );
+      await repo.touchGrants(trx, [row.grant_id]);
+      await writeAudit(trx, audit, {
+        action: 'oauth.token_issued',
+        entityType: 'oauth_grant',
+        entityId: row.grant_id,
+        fields: {
+          app_id: client.id,
+          client_id: client.clientId,
+          grant_type: 'authorization_code',
+          scope: row.scopes,
+        },
+      });
+      return { ok: answer(ctx, tokens, row.scopes) };
+    }),
+  );
+}
+
+/** The audit entry of a refresh, made before the statement so that the statement can write it. */
+function refreshAudit(client: ClientApp, meta: RequestMeta, scope: string | null) {
+  const metadata = JSON.stringify({
+    actor: { type: 'app', id: client.id },
+    ip: meta.ip,
+    user_agent: meta.userAgent,
+    request_id: meta.requestId,
+    app_id: client.id,
+    client_id: client.clientId,
+    grant_type: 'refresh_token',
+    ...(scope ? { scope } : {}),
+  });
+  return { id: newId('log'), metadata };
+}
+
+export async function refreshTokens(
+  ctx: Context,
+  client: ClientApp,
+  params: Params,
+  meta: RequestMeta,
+): Promise<TokenAnswer> {
+  const token = param(params, 'refresh_token');
+  const scope = param(params, 'scope');
+  if (!token) throw new OAuthError('invalid_request', 'refresh_token is required.');
+  if (parseCredential(token)?.kind !== 'refresh_token') throw invalidGrant('The refresh token is not valid.');
+  const hash = hashCredential(token);
+
+  let accessScopes: string | null = null;
+  if (scope !== undefined) {
+    const requested = splitScopes(scope);
+    if (requested.length === 0 || !requested.every(isScope)) {
+      throw new OAuthError('invalid_scope', 'scope holds an unknown scope.');
+    }
+    const row = await repo.findToken(ctx.db, hash);
+    if (!row || row.kind !== 'refresh' || row.app_id !== client.id) {
+      throw invalidGrant('The refresh token is unknown, expired, revoked or was issued to another client.');
+    }
+    if (!within(requested, splitScopes(row.scopes))) {
+      throw new OAuthError('invalid_scope', 'scope may only narrow what the refresh token was granted.');
+    }
+    accessScopes = joinScopes(requested);
+  }
+
+  const tokens = newPair(ctx);
+  const rotated = await repo.rotateRefresh(ctx.db, {
+    ...tokens.pair,
+    hash,
+    appId: client.id,
+    validAfter: new Date(client.tokensValidAfter),
+    accessScopes,
+    audit: refreshAudit(client, meta, accessScopes),
+  });
+  if (rotated) return answer(ctx, tokens, rotated.scopes);
+  return settle(ctx, () => refreshSlowPath(ctx, client, hash, tokens, accessScopes, meta));
+}
+
+/** The token was not live and unrotated: a lost response (grace), a replay (reuse) or just invalid. */
+async function refreshSlowPath(
+  ctx: Context,
+  client: ClientApp,
+  hash: Buffer,
+  tokens: ReturnType<typeof newPair>,
+  accessScopes: string | null,
+  meta: RequestMeta,
+): Promise<Outcome> {
+  return ctx.db.transaction().execute(async (trx): Promise<Outcome> => {
+    const unknown = invalidGrant(
+      'The refresh token is unknown, expired, revoked or was issued to another client.',
+    );
+    const row = await repo.lockToken(trx, hash);
+    // Another client's token is refused and left alone (RFC 6749 6: bound to the client it was issued to).
+    if (!row || row.kind !== 'refresh' || row.app_id !== client.id) return { error: unknown };
+    if (row.expires_at.getTime() <= Date.now() || row.created_at.getTime() < client.tokensValidAfter) {
+      return { error: unknown };
+    }
+    if (!row.rotated_at) return { error: unknown };
+    const audit = appAudit(client, row.merchant_id, meta);
+    const child = row.child_refresh ? await repo.findToken(trx, row.child_refresh) : undefined;
+    const inGrace = Date.now() - row.rotated_at.getTime() <= REFRESH_GRACE_MS;
+    if (inGrace && child && !child.rotated_at) {
+      // A lost response or two racing refreshes: a fresh pair, and the pair issued before it is revoked.
+      await repo.deleteTokens(
+        trx,
+        [row.child_access, row.child_refresh].filter((h) => h !== null),
+      );
+      const scopes = accessScopes ?? row.scopes;
+      await repo.insertPair(
+        trx,
+        {
+          familyId: row.family_id,
+          grantId: row.grant_id,
+          appId: client.id,
+          merchantId: row.merchant_id,
+          mode: row.mode,
+          scopes: row.scopes,
+          accessScopes: scopes,
+        },
+        tokens.pair,
+      );
+      await repo.setChildren(trx, hash, tokens.pair);
+      await writeAudit(trx, audit, {
+        action: 'oauth.token_refreshed',
+        entityType: 'oauth_grant',
+        entityId: row.grant_id,
+        fields: { app_id: client.id, client_id: client.clientId, grant_type: 'refresh_token', grace: true },
+      });
+      await announceGrantRevocation(trx, row.grant_id);
+      return { ok: answer(ctx, tokens, scopes), revokedGrant: row.grant_id };
+    }
+    // RFC 9700 4.14.2: a rotated refresh token used again means one of two parties holds a stolen copy.
+    await repo.deleteFamily(trx, row.family_id);
+    await writeAudit(trx, audit, {
+      action: 'oauth.refresh_reuse_detected',
+      entityType: 'oauth_grant',
+      entityId: row.grant_id,
+      fields: { app_id: client.id, client_id: client.clientId, family_revoked: true },
+    });
+    await announceGrantRevocation(trx, row.grant_id);
+    return {
+      error: invalidGrant('The refresh token was already used; every token of its family is revoked.'),
+      revokedGrant: row.grant_id,
+    };
+  });
+}
+
+/** RFC 7009: the answer is the same whether or not the token existed or belonged to the client. */
+export async function revokeToken(
+  ctx: Context,
+  client: ClientApp,
+  params: Params,
+  meta: RequestMeta,
+): Promise<void> {
+  const token = param(params, 'token');
+  param(params, 'token_type_hint'); // a hint only (RFC 7009 2.1): checked for repetition, then ignored
+  if (!token) throw new OAuthError('invalid_request', 'token is required.');
+  const kind = parseCredential(token)?.kind;
+  if (kind !== 'access_token' && kind !== 'refresh_token') return;
+  const hash = hashCredential(token);
+  const grantId = await ctx.db.transaction().execute(async (trx) => {
+    const row = await repo.lockToken(trx, hash);
+    if (!row || row.app_id !== client.id) return undefined;
+    // Revoking a refresh token revokes its whole family, access tokens included (RFC 7009 2.1).
+    if (row.kind === 'refresh') await repo.deleteFamily(trx, row.family_id);
+    else await repo.deleteTokens(trx, [hash]);
+    await writeAudit(trx, appAudit(client, row.merchant_id, meta), {
+      action: 'oauth.token_revoked',
+      entityType: 'oauth_grant',
+      entityId: row.grant_id,
+      fields: { app_id: client.id, client_id: client.clientId, token_type: `${row.kind}_token` },
+    });
+    await announceGrantRevocation(trx, row.grant_id);
+    return row.grant_id;
+  });
+  if (grantId) forgetGrant(ctx, grantId);
+}

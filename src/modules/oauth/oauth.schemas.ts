@@ -1,0 +1,97 @@
+import { Type } from 'typebox';
+import { Data, List, Mode, NullableTimestamp, Timestamp } from '../../http/schemas.ts';
+
+const param = (description: string) => Type.Optional(Type.String({ description }));
+
+/** Form or JSON, the same fields; unknown parameters are ignored (RFC 6749 3.2). */
+export const TokenBody = Type.Object(
+  {
+    grant_type: param('authorization_code or refresh_token'),
+    code: param('The authorization code (svc_oac_...).'),
+    redirect_uri: param('The redirect URI of the authorization request.'),
+    code_verifier: param('The PKCE verifier.'),
+    refresh_token: param('The refresh token (svc_ort_...).'),
+    scope: param('refresh_token grant: a subset of the granted scopes.'),
+    client_id: param('client_secret_post: the client id.'),
+    client_secret: param('client_secret_post: the client secret.'),
+  },
+  { additionalProperties: true },
+);
+
+export const RevokeBody = Type.Object(
+  {
+    token: param('The access or refresh token to revoke.'),
+    token_type_hint: param('access_token or refresh_token (a hint only).'),
+    client_id: param('client_secret_post: the client id.'),
+    client_secret: param('client_secret_post: the client secret.'),
+  },
+  { additionalProperties: true },
+);
+
+export const TokenResponse = Type.Object({
+  access_token: Type.String(),
+  token_type: Type.Literal('Bearer'),
+  expires_in: Type.Integer(),
+  refresh_token: Type.String(),
+  scope: Type.String(),
+});
+
+export const OAuthErrorBody = Type.Object({
+  error: Type.String(),
+  error_description: Type.Optional(Type.String()),
+});
+
+const queryParam = (description: string) => Type.Optional(Type.Unknown({ description }));
+
+/** Not typed: a malformed or repeated parameter must reach the handler, which answers per RFC 6749 4.1.2.1. */
+export const AuthorizeQuery = Type.Object(
+  {
+    response_type: queryParam('code'),
+    client_id: queryParam('The app client_id.'),
+    redirect_uri: queryParam('One of the app redirect URIs, exactly.'),
+    scope: queryParam('Space-separated; default: the app allowed scopes.'),
+    state: queryParam('Returned unchanged.'),
+    code_challenge: queryParam('base64url(SHA-256(code_verifier)).'),
+    code_challenge_method: queryParam('S256'),
+  },
+  { additionalProperties: true },
+);
+
+export const ConsentInfo = Data(
+  Type.Object({
+    consent_id: Type.String(),
+    app: Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      client_id: Type.String(),
+      developer: Type.String(),
+      mode: Mode,
+    }),
+    scopes: Type.Array(Type.String()),
+    redirect_uri: Type.String(),
+  }),
+);
+
+export const ConsentBody = Type.Object(
+  {
+    consent_id: Type.Optional(Type.String()),
+    approve: Type.Optional(Type.Union([Type.Boolean(), Type.String()])),
+    csrf_token: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+
+export const ConsentAnswer = Data(Type.Object({ redirect_to: Type.String() }));
+
+export const Metadata = Type.Object({}, { additionalProperties: true });
+
+export const Connection = Type.Object({
+  id: Type.String(),
+  app: Type.Object({ id: Type.String(), name: Type.String(), client_id: Type.String() }),
+  scopes: Type.Array(Type.String()),
+  mode: Mode,
+  created_at: Timestamp,
+  last_used_at: NullableTimestamp,
+});
+export const ConnectionsPage = List(Connection);
+export const GrantParams = Type.Object({ grantID: Type.String({ minLength: 1, maxLength: 64 }) });

@@ -1,0 +1,72 @@
+import type { Generated } from 'kysely';
+import type { Mode } from '../../lib/credentials.ts';
+
+export interface OAuthGrantsTable {
+  id: string;
+  app_id: string;
+  merchant_id: string;
+  mode: Mode;
+  /** Space-separated. */
+  scopes: string;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+  last_used_at: Date | null;
+}
+
+export interface OAuthConsentsTable {
+  id: string;
+  app_id: string;
+  merchant_id: string;
+  redirect_uri: string;
+  scopes: string;
+  state: string | null;
+  code_challenge: string;
+  expires_at: Date;
+}
+
+export interface OAuthCodesTable {
+  hash: Buffer;
+  grant_id: string;
+  app_id: string;
+  merchant_id: string;
+  mode: Mode;
+  redirect_uri: string;
+  scopes: string;
+  code_challenge: string;
+  family_id: string;
+  created_at: Generated<Date>;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+export interface OAuthFamiliesTable {
+  id: string;
+  grant_id: string;
+  created_at: Generated<Date>;
+}
+
+export type TokenKind = 'access' | 'refresh';
+
+export interface OAuthTokensTable {
+  hash: Buffer;
+  kind: TokenKind;
+  family_id: string;
+  grant_id: string;
+  app_id: string;
+  merchant_id: string;
+  mode: Mode;
+  scopes: string;
+  created_at: Generated<Date>;
+  expires_at: Date;
+  rotated_at: Date | null;
+  child_access: Buffer | null;
+  child_refresh: Buffer | null;
+}
+
+export interface OAuthTables {
+  oauth_grants: OAuthGrantsTable;
+  oauth_consents: OAuthConsentsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_families: OAuthFamiliesTable;
+  oauth_tokens: OAuthTokensTable;
+}
