@@ -1,0 +1,204 @@
+// The load generator, in its own process: autocannon for fixed requests, and small undici loops for what
+// autocannon cannot express (refresh chains where each request carries the previous answer's token, one-use
+// authorization codes, event ingestion at a steady rate). Every loop is bounded in time and in count.
+import autocannon from 'autocannon';
+import { Pool } from 'undici';
+import { serveCalls } from '../lib/child.ts';
+import { nowMs, sleep, summarise } from '../lib/stats.ts';
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  total: number;
+  errors: number;
+}
+
+interface CannonOptions {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  connections: number;
+  duration: number;
+}
+
+async function cannon(o: CannonOptions): Promise<LoadResult> {
+  const r = await autocannon({
+    url: o.url,
+    method: o.method ?? 'GET',
+    headers: o.headers,
+    body: o.body,
+    connections: o.connections,
+    // Bounded in time only: autocannon ignores `duration` when `amount` is set.
+    duration: o.duration,
+  });
+  return {
+    rps: r.requests.total / (r.duration || o.duration),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    total: r.requests.total,
+    errors: r.errors + r.timeouts + r.non2xx,
+  };
+}
+
+function poolFor(url: string, connections: number): Pool {
+  return new Pool(new URL(url).origin, { connections, pipelining: 1 });
+}
+
+interface TokenCall {
+  url: string;
+  /** Form fields common to every request (client authentication, grant type). */
+  fields: Record<string, string>;
+}
+
+async function postForm(pool: Pool, path: string, fields: Record<string, string>) {
+  const res = await pool.request({
+    path,
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+    body: new URLSearchParams(fields).toString(),
+  });
+  const text = await res.body.text();
+  return { status: res.statusCode, text };
+}
+
+/** N chains run concurrently; each is sequential, every request using the refresh token the last one returned. */
+async function chains(o: TokenCall & { tokens: string[]; duration: number; maxRequests: number }) {
+  const pool = poolFor(o.url, o.tokens.length);
+  const path = new URL(o.url).pathname;
+  const latencies: number[] = [];
+  let errors = 0;
+  let sent = 0;
+  const started = nowMs();
+  const deadline = started + o.duration * 1000;
+  await Promise.all(
+    o.tokens.map(async (first) => {
+      let token = first;
+      while (nowMs() < deadline && sent < o.maxRequests && errors < 100) {
+        sent++;
+        const t0 = nowMs();
+        const res = await postForm(pool, path, { ...o.fields, refresh_token: token });
+        if (res.status !== 200) {
+          errors++;
+          if (errors === 1) process.stderr.write(`refresh failed: ${res.status} ${res.text.slice(0, 200)}\n`);
+          return;
+        }
+        latencies.push(nowMs() - t0);
+        token = (JSON.parse(res.text) as { refresh_token: string }).refresh_token;
+      }
+    }),
+  );
+  const elapsed = (nowMs() - started) / 1000;
+  await pool.close();
+  const s = summarise(latencies);
+  return { rps: s.count / elapsed, p50: s.p50, p99: s.p99, total: s.count, errors } satisfies LoadResult;
+}
+
+/** One-use codes, each exchanged once, `concurrency` at a time. */
+async function exchange(o: TokenCall & { codes: { code: string; verifier: string }[]; concurrency: number }) {
+  const pool = poolFor(o.url, o.concurrency);
+  const path = new URL(o.url).pathname;
+  const latencies: number[] = [];
+  let errors = 0;
+  let nextIndex = 0;
+  const started = nowMs();
+  await Promise.all(
+    Array.from({ length: o.concurrency }, async () => {
+      for (let i = nextIndex++; i < o.codes.length; i = nextIndex++) {
+        const { code, verifier } = o.codes[i]!;
+        const t0 = nowMs();
+        const res = await postForm(pool, path, { ...o.fields, code, code_verifier: verifier });
+        if (res.status !== 200) {
+          if (errors++ === 0)
+            process.stderr.write(`exchange failed: ${res.status} ${res.text.slice(0, 200)}\n`);
+          continue;
+        }
+        latencies.push(nowMs() - t0);
+      }
+    }),
+  );
+  const elapsed = (nowMs() - started) / 1000;
+  await pool.close();
+  const s = summarise(latencies);
+  return { rps: s.count / elapsed, p50: s.p50, p99: s.p99, total: s.count, errors } satisfies LoadResult;
+}
+
+interface EventsCall {
+  url: string;
+  token: string;
+  merchantId: string;
+  type: string;
+  /** Event ids are `evt_<prefix><n>`, so the receiver's records can be joined to the send times. */
+  prefix: string;
+}
+
+function eventBody(o: EventsCall, n: number): string {
+  return JSON.stringify({
+    id: `evt_${o.prefix}${n}`,
+    merchant_id: o.merchantId,
+    mode: 'test',
+    type: o.type,
+    data: { id: `ord_${n}`, object: 'order', total: 4200, currency: 'USD', note: 'x'.repeat(600) },
+  });
+}
+
+async function ingest(pool: Pool, o: EventsCall, n: number): Promise<number> {
+  const res = await pool.request({
+    path: new URL(o.url).pathname,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${o.token}` },
+    body: eventBody(o, n),
+  });
+  await res.body.dump();
+  return res.statusCode;
+}
+
+/** As fast as the route takes them: `count` events, `concurrency` in flight. */
+async function burst(o: EventsCall & { count: number; concurrency: number }) {
+  const pool = poolFor(o.url, o.concurrency);
+  let nextIndex = 0;
+  let errors = 0;
+  const started = nowMs();
+  await Promise.all(
+    Array.from({ length: o.concurrency }, async () => {
+      for (let n = nextIndex++; n < o.count; n = nextIndex++) {
+        if ((await ingest(pool, o, n)) !== 202) errors++;
+      }
+    }),
+  );
+  const ended = nowMs();
+  await pool.close();
+  return { started, ended, errors };
+}
+
+/** Open loop at a fixed rate: an event every 1/rate s whatever the answers, send times kept per event. */
+async function steady(o: EventsCall & { rate: number; duration: number }) {
+  const pool = poolFor(o.url, 64);
+  const total = Math.round(o.rate * o.duration);
+  const sentAt: number[] = new Array<number>(total);
+  const inflight: Promise<void>[] = [];
+  let errors = 0;
+  const started = nowMs();
+  for (let n = 0; n < total; n++) {
+    const due = started + (n * 1000) / o.rate;
+    const wait = due - nowMs();
+    if (wait > 1) await sleep(wait);
+    sentAt[n] = nowMs();
+    inflight.push(
+      ingest(pool, o, n).then(
+        (status) => {
+          if (status !== 202) errors++;
+        },
+        () => {
+          errors++;
+        },
+      ),
+    );
+  }
+  await Promise.all(inflight);
+  await pool.close();
+  return { started, sentAt, errors, achievedRate: total / ((nowMs() - started) / 1000) };
+}
+
+serveCalls({}, { cannon, chains, exchange, burst, steady });

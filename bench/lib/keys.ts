@@ -1,0 +1,23 @@
+// The key pair of the public measures, made once per run through the merchant API.
+import type { Bench } from './bench.ts';
+
+export interface KeyPair {
+  publishable: string;
+  secret: string;
+}
+
+let pair: Promise<KeyPair | undefined> | undefined;
+
+/** `undefined` while the keys feature has not landed. */
+export function keyPair(b: Bench): Promise<KeyPair | undefined> {
+  pair ??= (async () => {
+    const res = await b.api.call('POST', '/api/v1/merchant/api-keys', {
+      token: b.merchant.token,
+      body: { name: 'bench' },
+    });
+    if (res.status === 404) return undefined;
+    if (res.status !== 201) throw new Error(`creating a key pair: ${res.status} ${res.text.slice(0, 200)}`);
+    return { publishable: res.body.data.publishable_key, secret: res.body.data.secret_key };
+  })();
+  return pair;
+}

@@ -1,0 +1,110 @@
+// The service under test, started as `node src/main.ts` in its own process (as in production), with its peak
+// resident memory tracked from /proc for the whole run.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { sleep } from './stats.ts';
+
+export interface RunningService {
+  url: string;
+  pid: number;
+  internalToken: string;
+  /** Peak resident set in MB: the larger of the polled VmRSS and the kernel's VmHWM. */
+  peakRssMb(): number;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const address = s.address();
+      s.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
+      readFileSync(`/proc/${pid}/status`, 'utf8'),
+    );
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0; // not Linux, or the process is gone
+  }
+}
+
+export async function startService(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<RunningService> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const internalToken = randomBytes(24).toString('base64url');
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const proc: ChildProcess = spawn(process.execPath, ['src/main.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SVC_PUBLIC_URL: url,
+      SVC_MASTER_KEY: randomBytes(32).toString('base64'),
+      SVC_LOG_LEVEL: 'warn',
+      SVC_RATE_LIMIT: 'off',
+      SVC_WEBHOOK_ALLOW_PRIVATE: '1',
+      SVC_INTERNAL_TOKEN: internalToken,
+      // Codes are minted in bulk before the exchange measure: give them time to wait their turn.
+      SVC_OAUTH_CODE_TTL: '600',
+      ...env,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const pid = proc.pid!;
+  let exited = false;
+  proc.once('exit', () => {
+    exited = true;
+  });
+
+  for (let i = 0; ; i++) {
+    if (exited) throw new Error('the service exited during start (see its output above)');
+    try {
+      const res = await fetch(`${url}/readyz`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (i > 300) throw new Error('the service did not become ready in 30 s');
+    await sleep(100);
+  }
+
+  let peakKb = 0;
+  const poll = setInterval(() => {
+    peakKb = Math.max(peakKb, statusKb(pid, 'VmRSS'));
+  }, 200);
+  poll.unref();
+
+  return {
+    url,
+    pid,
+    internalToken,
+    peakRssMb: () => Math.max(peakKb, statusKb(pid, 'VmHWM')) / 1024,
+    async stop() {
+      clearInterval(poll);
+      if (exited) return;
+      await new Promise<void>((resolve) => {
+        const force = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+        proc.once('exit', () => {
+          clearTimeout(force);
+          resolve();
+        });
+        proc.kill('SIGTERM');
+      });
+    },
+  };
+}

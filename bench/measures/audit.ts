@@ -1,0 +1,122 @@
+// Audit page: GET /developer/logs?limit=50 for a merchant with ENTRIES entries, seeded by one SQL statement
+// with valid time-sortable ids: the first page, a filtered page (`action=webhook.*`) and a page behind a deep
+// cursor, each under CONNECTIONS concurrent dashboard readers.
+import pg from 'pg';
+import type { LoadResult } from '../drivers/load.ts';
+import { missing, row, type Measure, type Row } from '../lib/bench.ts';
+
+const ENTRIES = 1_000_000;
+const CONNECTIONS = 4;
+const P99 = { of: 'value', op: '<=', limit: 20 } as const;
+const PATH = '/api/v1/merchant/developer/logs';
+
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+/** src/lib/ids.ts in SQL: 10 Crockford base32 characters of the millisecond time in `ms`. */
+const TIME_CHARS = Array.from(
+  { length: 10 },
+  (_, i) => `substr('${ALPHABET}', ((ms >> ${5 * (9 - i)}) & 31)::int + 1, 1)`,
+).join(' || ');
+
+const ACTIONS: [string, string][] = [
+  ['api_key.created', 'api_key'],
+  ['webhook.created', 'webhook'],
+  ['developer_app.updated', 'developer_app'],
+  ['oauth.token_refreshed', 'oauth_grant'],
+  ['webhook.delivery_retried', 'webhook_delivery'],
+  ['oauth.token_issued', 'oauth_grant'],
+  ['api_key.rotated', 'api_key'],
+  ['webhook.updated', 'webhook'],
+];
+
+// One entry every 500 ms up to a minute ago; the random part is hex (a subset of the alphabet) from md5.
+const SEED = `
+insert into audit_logs (id, merchant_id, mode, action, entity_type, entity_id, metadata, created_at)
+select 'log_' || ${TIME_CHARS} || substr(md5(g::text || $1), 1, 20),
+       $1, 'test',
+       (array[${ACTIONS.map(([a]) => `'${a}'`).join(',')}])[g % ${ACTIONS.length} + 1],
+       (array[${ACTIONS.map(([, t]) => `'${t}'`).join(',')}])[g % ${ACTIONS.length} + 1],
+       'ent_' || substr(md5(g::text), 1, 26),
+       '{"actor":{"type":"user","id":"usr_bench"},"ip":"127.0.0.1","user_agent":"bench/1.0","request_id":"req_' || g || '","name":"bench"}',
+       to_timestamp(ms / 1000.0)
+from generate_series(1, $2::int) g,
+     lateral (select ((extract(epoch from now()) * 1000)::bigint - 60000 - ($2::bigint - g) * 500) as ms) t`;
+
+const COUNTERS = `
+insert into audit_counts (merchant_id, mode, key, shard, n)
+select $1, 'test', key, 0, count(*)
+from audit_logs,
+     lateral unnest(array['*', 'family:' || family, 'action:' || action, 'entity_type:' || entity_type]) as key
+where merchant_id = $1 and mode = 'test'
+group by key
+on conflict (merchant_id, mode, key, shard) do update set n = audit_counts.n + excluded.n`;
+
+export const audit: Measure = {
+  name: 'audit',
+  async run(b) {
+    const probe = await b.api.call('GET', `${PATH}?limit=1`, { token: b.merchant.token });
+    if (probe.status !== 200) {
+      return [missing('audit page p99', 'ms', `feature missing (${probe.status})`, P99)];
+    }
+    const m = await b.api.signup('Bench audit');
+    const db = new pg.Client({ connectionString: b.cluster.url('svc') });
+    await db.connect();
+    let deepCursor: string;
+    try {
+      const t0 = performance.now();
+      await db.query(SEED, [m.merchantId, ENTRIES]);
+      // The service keeps page counts in counters (0005_audit_counts.sql) that its writes maintain: fill them
+      // for the seeded entries as those writes would have.
+      const counters = await db.query<{ t: string | null }>(`select to_regclass('audit_counts')::text as t`);
+      if (counters.rows[0]?.t) await db.query(COUNTERS, [m.merchantId]);
+      await db.query('analyze audit_logs');
+      b.log(`audit: ${ENTRIES} entries seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      const deep = await db.query<{ id: string }>(
+        `select id from audit_logs where merchant_id = $1 and mode = 'test' order by id desc offset $2 limit 1`,
+        [m.merchantId, Math.floor(ENTRIES * 0.9)],
+      );
+      deepCursor = deep.rows[0]!.id;
+    } finally {
+      await db.end();
+    }
+
+    const pages: [string, string][] = [
+      ['audit page p99', `${PATH}?limit=50`],
+      ['audit page webhook.* p99', `${PATH}?limit=50&action=webhook.*`],
+      ['audit page deep cursor p99', `${PATH}?limit=50&starting_after=${deepCursor}`],
+    ];
+    const headers = { authorization: `Bearer ${m.token}` };
+    const duration = Math.max(3, Math.round(b.duration / 2));
+    const rows: Row[] = [];
+    for (const [name, path] of pages) {
+      const check = await b.api.call('GET', path, { token: m.token });
+      if (check.status !== 200 || check.body.data.items.length !== 50) {
+        rows.push(missing(name, 'ms', `unexpected answer ${check.status}`, P99));
+        continue;
+      }
+      await b.load.call('cannon', {
+        url: b.service.url + path,
+        headers,
+        connections: CONNECTIONS,
+        duration: 1,
+      });
+      const r = await b.load.call<LoadResult>('cannon', {
+        url: b.service.url + path,
+        headers,
+        connections: CONNECTIONS,
+        duration,
+      });
+      b.log(`${name}: ${r.p99} ms, p50 ${r.p50} ms, ${r.rps.toFixed(0)} req/s`);
+      rows.push(
+        row(
+          name,
+          'ms',
+          r.p99,
+          null,
+          P99,
+          `p50 ${r.p50} ms, ${r.rps.toFixed(0)} req/s, ${CONNECTIONS} connections, ${ENTRIES} entries`,
+        ),
+      );
+    }
+    return rows;
+  },
+};

@@ -1,0 +1,65 @@
+// Delivery latency: a steady RATE events/s for SECONDS s (an open loop: events are sent on schedule whatever
+// the answers), each timed from the start of its ingestion request to its first receipt at the receiver.
+import { randomBytes } from 'node:crypto';
+import { missing, row, type Measure } from '../lib/bench.ts';
+import { summarise } from '../lib/stats.ts';
+import { createWebhook, eventsCall, receiver, waitFor, webhooksMissing } from '../lib/webhooks.ts';
+
+const RATE = 500;
+const SECONDS = 20;
+const P50 = { of: 'value', op: '<=', limit: 20 } as const;
+const P99 = { of: 'value', op: '<=', limit: 100 } as const;
+
+export const deliveryLatency: Measure = {
+  name: 'delivery-latency',
+  async run(b) {
+    const why = await webhooksMissing(b);
+    if (why) {
+      return [
+        missing('delivery latency p50', 'ms', why, P50),
+        missing('delivery latency p99', 'ms', why, P99),
+      ];
+    }
+    const rx = await receiver(b);
+    const m = await b.api.signup('Bench latency');
+    await createWebhook(b.api, m, `${rx.url}/latency`, 'order.paid');
+    const prefix = `evt_lt${randomBytes(3).toString('hex')}_`;
+    const seconds = Math.min(SECONDS, Math.max(5, b.duration * 2));
+    const sent = await b.load.call<{ sentAt: number[]; errors: number; achievedRate: number }>('steady', {
+      ...eventsCall(b, m, 'order.paid', prefix.slice(4)),
+      rate: RATE,
+      duration: seconds,
+    });
+    const total = sent.sentAt.length;
+    const arrived = await waitFor(
+      async () => Object.keys(await rx.child.call<Record<string, number>>('receipts', prefix)).length,
+      total,
+      30_000,
+      250,
+    );
+    const receipts = await rx.child.call<Record<string, number>>('receipts', prefix);
+    const latencies: number[] = [];
+    sent.sentAt.forEach((t, n) => {
+      const at = receipts[`${prefix}${n}`];
+      if (at !== undefined) latencies.push(at - t);
+    });
+    const s = summarise(latencies);
+    const lost = total - s.count;
+    b.log(`delivery latency: p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, ${lost} not received`);
+    const note =
+      `${RATE}/s for ${seconds} s (achieved ${sent.achievedRate.toFixed(0)}/s, ${sent.errors} ingestion errors)` +
+      (lost ? `; ${lost} not received within 30 s` : '');
+    const ok = arrived.at !== undefined || lost < total / 100;
+    return [
+      row('delivery latency p50', 'ms', ok ? s.p50 : null, null, P50, note),
+      row(
+        'delivery latency p99',
+        'ms',
+        ok ? s.p99 : null,
+        null,
+        P99,
+        ok ? `max ${s.max.toFixed(0)} ms` : note,
+      ),
+    ];
+  },
+};

@@ -1,0 +1,123 @@
+// `npm run bench [-- --only NAME[,NAME]] [--duration S]`: the hot paths of the service, each against a baseline
+// measured in the same run on the same machine (absolute figures drift on a shared machine; ratios much less).
+// A throwaway PostgreSQL, the service as its own process, and load from other processes on loopback.
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { startCluster, type Cluster } from '../test/support/postgres.ts';
+import { Api } from './lib/api.ts';
+import { helpers, missing, type Bench, type Measure, type Row } from './lib/bench.ts';
+import { startChild, type Child } from './lib/child.ts';
+import { machine, table, writeResults } from './lib/report.ts';
+import { startService, type RunningService } from './lib/service.ts';
+import { publicRead } from './measures/public-read.ts';
+import { publicWrite } from './measures/public-write.ts';
+import { token } from './measures/token.ts';
+import { audit } from './measures/audit.ts';
+import { deliveryThroughput } from './measures/delivery-throughput.ts';
+import { deliveryLatency } from './measures/delivery-latency.ts';
+import { fanout } from './measures/fanout.ts';
+import { memory } from './measures/memory.ts';
+
+// Memory last: it reports the peak over everything before it.
+const MEASURES: readonly Measure[] = [
+  publicRead,
+  publicWrite,
+  token,
+  audit,
+  deliveryThroughput,
+  deliveryLatency,
+  fanout,
+  memory,
+];
+
+function options() {
+  const { values } = parseArgs({
+    options: { only: { type: 'string' }, duration: { type: 'string', default: '10' } },
+    allowPositionals: false,
+  });
+  const duration = Number(values.duration);
+  if (!Number.isInteger(duration) || duration < 1 || duration > 60) {
+    throw new Error('--duration must be whole seconds between 1 and 60');
+  }
+  const names = values.only?.split(',').map((s) => s.trim());
+  const unknown = names?.filter((n) => !MEASURES.some((m) => m.name === n));
+  if (unknown?.length) {
+    throw new Error(
+      `unknown measure ${unknown.join(', ')}; one of ${MEASURES.map((m) => m.name).join(', ')}`,
+    );
+  }
+  return { duration, measures: names ? MEASURES.filter((m) => names.includes(m.name)) : MEASURES };
+}
+
+const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+async function createDatabases(cluster: Cluster) {
+  const admin = new pg.Client({ connectionString: cluster.url('postgres') });
+  await admin.connect();
+  await admin.query('create database svc');
+  await admin.query('create database bench_baseline');
+  await admin.end();
+}
+
+async function main() {
+  const { duration, measures } = options();
+  const started = Date.now();
+  const m = machine();
+  log(
+    `${m.nproc} CPUs (${m.cpu}), Node ${m.node}; ${measures.map((x) => x.name).join(', ')}; ${duration} s per run`,
+  );
+
+  let cluster: Cluster | undefined;
+  let service: RunningService | undefined;
+  let load: Child | undefined;
+  const children = helpers();
+  const cleanup = async () => {
+    await children.stopAll();
+    await load?.stop();
+    await service?.stop();
+    cluster?.stop();
+  };
+  process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+
+  const rows: Row[] = [];
+  try {
+    cluster = await startCluster();
+    await createDatabases(cluster);
+    service = await startService(cluster.url('svc'));
+    log(`service pid ${service.pid} at ${service.url}`);
+    load = await startChild('drivers/load.ts');
+    const api = new Api(service.url);
+    const bench: Bench = {
+      cluster,
+      service,
+      api,
+      merchant: await api.signup('Bench merchant'),
+      duration,
+      load,
+      helper: children.get,
+      log,
+    };
+    for (const measure of measures) {
+      const t0 = Date.now();
+      try {
+        rows.push(...(await measure.run(bench)));
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        log(`${measure.name} failed: ${message}`);
+        rows.push(missing(measure.name, '', `error: ${message.slice(0, 160)}`));
+      }
+      log(`${measure.name} done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    }
+  } finally {
+    await cleanup();
+  }
+  const seconds = Math.round((Date.now() - started) / 1000);
+  process.stdout.write(`\n${table(rows)}\n\n`);
+  const file = writeResults(rows, { duration, seconds, at: new Date().toISOString() });
+  process.stdout.write(`${m.nproc} CPUs (${m.cpu}), Node ${m.node}; ${seconds} s in all; ${file}\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
