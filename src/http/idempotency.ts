@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../context.ts';
+import { sameHash } from '../lib/credentials.ts';
 import { AppError } from '../lib/errors.ts';
 import * as repo from './idempotency.repository.ts';
 
@@ -74,7 +75,7 @@ async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<F
     }
     throw conflict('Another request with this Idempotency-Key is in progress; retry later.');
   }
-  if (!row.fingerprint.equals(fields.fingerprint)) {
+  if (!sameHash(row.fingerprint, fields.fingerprint)) {
     throw conflict('This Idempotency-Key was used with a different request.');
   }
   if (row.response_status === null || row.response_body === null) {

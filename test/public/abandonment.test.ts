@@ -1,0 +1,100 @@
+// Several processes sweep at once: every idle cart is abandoned, and announced, exactly once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../src/lib/ids.ts';
+import { sweepAbandonedCarts } from '../../src/modules/carts/index.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+import { signupMerchant } from '../support/merchants.ts';
+import { bearer, createKey } from '../api-keys/keys.ts';
+
+let a: TestService;
+let b: TestService;
+beforeAll(async () => {
+  const env = { SVC_CART_ABANDON_AFTER: '60' };
+  a = await startTestService({ env });
+  b = await startTestService({ env, shareWith: a });
+});
+afterAll(async () => {
+  await b?.close();
+  await a?.close();
+});
+
+describe('cart abandonment with two processes', () => {
+  it('emits cart.abandoned exactly once per cart when both sweep concurrently', async () => {
+    const m = await signupMerchant(a.app);
+    const key = await createKey(a.app, m);
+    const viaRoute = await b.app.inject({
+      method: 'POST',
+      url: `/api/public/v1/stores/${m.storeId}/cart`,
+      headers: bearer(key.secret_key),
+    });
+    expect(viaRoute.statusCode).toBe(201);
+    // More carts than one sweep batch (200), so that the sweepers interleave over several batches.
+    const rows = Array.from({ length: 699 }, (_, i) => ({
+      id: newId('cart'),
+      merchant_id: m.merchantId,
+      mode: i % 2 ? ('live' as const) : ('test' as const),
+      store_id: m.storeId,
+    }));
+    await a.ctx.db.insertInto('carts').values(rows).execute();
+    const ids = new Set([viaRoute.json().data.id as string, ...rows.map((r) => r.id)]);
+
+    const later = new Date(Date.now() + 61_000);
+    const counts = await Promise.all([
+      sweepAbandonedCarts(a.ctx, later),
+      sweepAbandonedCarts(b.ctx, later),
+      sweepAbandonedCarts(a.ctx, later),
+      sweepAbandonedCarts(b.ctx, later),
+    ]);
+    expect(counts.reduce((x, y) => x + y, 0)).toBe(ids.size);
+
+    const events = await a.ctx.db
+      .selectFrom('events')
+      .select(['payload', 'mode'])
+      .where('merchant_id', '=', m.merchantId)
+      .where('type', '=', 'cart.abandoned')
+      .execute();
+    expect(events).toHaveLength(ids.size);
+    const seen = events.map((e) => JSON.parse(e.payload).data as { id: string; status: string });
+    expect(new Set(seen.map((c) => c.id))).toEqual(ids);
+    expect(seen.every((c) => c.status === 'abandoned')).toBe(true);
+    const carts = await a.ctx.db
+      .selectFrom('carts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('merchant_id', '=', m.merchantId)
+      .where('status', '=', 'active')
+      .executeTakeFirstOrThrow();
+    expect(Number(carts.n)).toBe(0);
+
+    // and later sweeps find nothing more
+    expect(await sweepAbandonedCarts(b.ctx, new Date(later.getTime() + 3600_000))).toBe(0);
+  });
+
+  it('sweeps on its own from start(): a cart idle past the period is abandoned by the workers', async () => {
+    const svc = await startTestService({ env: { SVC_CART_ABANDON_AFTER: '1' }, workers: true });
+    try {
+      const m = await signupMerchant(svc.app);
+      const key = await createKey(svc.app, m);
+      const res = await svc.app.inject({
+        method: 'POST',
+        url: `/api/public/v1/stores/${m.storeId}/cart`,
+        headers: bearer(key.secret_key),
+      });
+      const id = res.json().data.id as string;
+      // abandonAfter 1 s: a sweep every 0.5 s, so within about 1.5 s
+      const deadline = Date.now() + 10_000;
+      let status = 'active';
+      while (status === 'active' && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        const row = await svc.ctx.db
+          .selectFrom('carts')
+          .select('status')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow();
+        status = row.status;
+      }
+      expect(status).toBe('abandoned');
+    } finally {
+      await svc.close();
+    }
+  });
+});
