@@ -1,10 +1,25 @@
 // The dashboard SPA under /dashboard: hashed assets cached for a year, and index.html (never cached) for
 // every other path below it, so each view's URL loads directly. `/` leads to the dashboard.
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
-import { existsSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { SESSION_COOKIE } from '../../http/merchant-auth.ts';
 import { DIST_DIR } from './build-web.ts';
+
+let cached: { mtimeMs: number; html: string } | undefined;
+
+/** index.html, read again only when a new build replaced it. */
+async function indexHtml(): Promise<string | undefined> {
+  const file = join(DIST_DIR, 'index.html');
+  try {
+    const { mtimeMs } = await stat(file);
+    if (cached?.mtimeMs !== mtimeMs) cached = { mtimeMs, html: await readFile(file, 'utf8') };
+    return cached.html;
+  } catch {
+    return undefined;
+  }
+}
 
 // The SPA loads only its own files and calls only its own origin; no framing (clickjacking of the
 // show-once secret dialogs and of destructive buttons).
@@ -26,22 +41,30 @@ const hidden = { schema: { hide: true } };
 export const dashboardRoutes: FastifyPluginAsync = async (app) => {
   await app.register(fastifyStatic, { root: DIST_DIR, serve: false, index: false });
 
-  const sendIndex = (reply: FastifyReply) => {
+  const sendIndex = async (request: FastifyRequest, reply: FastifyReply) => {
     void reply.headers(SECURITY_HEADERS);
-    if (!existsSync(join(DIST_DIR, 'index.html'))) return reply.code(503).type('text/html').send(NOT_BUILT);
-    return reply.header('cache-control', 'no-cache').sendFile('index.html', { cacheControl: false });
+    const html = await indexHtml();
+    if (html === undefined) return reply.code(503).type('text/html').send(NOT_BUILT);
+    // The session cookie is HttpOnly, so the page cannot see it: tell it whether one was sent, so a
+    // signed-out visitor goes straight to sign-in instead of through a 401 (a console error), and a
+    // merchant who signed in on the OAuth consent page is signed in here too.
+    const signedIn = request.cookies[SESSION_COOKIE] ? '1' : '0';
+    return reply
+      .header('cache-control', 'no-store')
+      .type('text/html; charset=utf-8')
+      .send(html.replace('<head>', `<head><meta name="svc-session" content="${signedIn}">`));
   };
 
   app.get('/', hidden, (_request, reply) => reply.redirect('/dashboard', 302));
   app.get('/favicon.ico', hidden, (_request, reply) =>
     reply.type('image/svg+xml').sendFile('favicon.svg', { maxAge: '1d' }),
   );
-  app.get('/dashboard', hidden, (_request, reply) => sendIndex(reply));
+  app.get('/dashboard', hidden, sendIndex);
   app.get<{ Params: { '*': string } }>('/dashboard/*', hidden, (request, reply) => {
     const rest = request.params['*'];
     // Vite names assets by content hash: a new build is a new name, so they can be cached for good.
     if (rest.startsWith('assets/')) return reply.sendFile(rest, { maxAge: '365d', immutable: true });
     if (rest === 'favicon.svg') return reply.sendFile(rest, { maxAge: '1d' });
-    return sendIndex(reply);
+    return sendIndex(request, reply);
   });
 };

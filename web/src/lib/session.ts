@@ -1,9 +1,14 @@
-// Whether this browser believes it is signed in. The session cookie is HttpOnly, so the page cannot read
-// it; this hint spares a signed-out visitor a 401 (and its console error) on every first load.
-const KEY = 'svc.signed-in';
+// Whether this browser holds a session cookie. The cookie is HttpOnly, so the page cannot read it; the
+// service says in a <meta> of index.html whether one came with the page request. A signed-out visitor is
+// thereby spared a 401 (and its console error) on every first load.
+let present = document.querySelector('meta[name="svc-session"]')?.getAttribute('content') === '1';
 
 export const session = {
-  hinted: () => localStorage.getItem(KEY) === '1',
-  set: () => localStorage.setItem(KEY, '1'),
-  clear: () => localStorage.removeItem(KEY),
+  hinted: () => present,
+  set: () => {
+    present = true;
+  },
+  clear: () => {
+    present = false;
+  },
 };
