@@ -5,7 +5,10 @@
 import { BlockList, isIP } from 'node:net';
 import { lookup } from 'node:dns/promises';
 
-const blocked = new BlockList();
+// Two lists: a BlockList matches IPv4 addresses against IPv6 rules through their mapped form, so one list
+// holding ::ffff:0:0/96 would refuse every IPv4 address.
+const blocked4 = new BlockList();
+const blocked6 = new BlockList();
 for (const [net, prefix] of [
   ['0.0.0.0', 8], // "this network", includes the unspecified address
   ['10.0.0.0', 8],
@@ -22,7 +25,7 @@ for (const [net, prefix] of [
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved and broadcast
 ] as const)
-  blocked.addSubnet(net, prefix, 'ipv4');
+  blocked4.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
   ['::', 128], // unspecified
   ['::1', 128], // loopback
@@ -37,14 +40,14 @@ for (const [net, prefix] of [
   ['fec0::', 10], // site-local (deprecated)
   ['ff00::', 8], // multicast
 ] as const)
-  blocked.addSubnet(net, prefix, 'ipv6');
+  blocked6.addSubnet(net, prefix, 'ipv6');
 
 /** A literal address from a URL host (`[::1]` has brackets) or from DNS. */
 export function isBlockedAddress(address: string): boolean {
   const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
   const family = isIP(bare);
   if (family === 0) return false;
-  return blocked.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+  return family === 4 ? blocked4.check(bare, 'ipv4') : blocked6.check(bare, 'ipv6');
 }
 
 export class BlockedAddressError extends Error {

@@ -1,0 +1,147 @@
+// Deleting cancels pending deliveries; five days of failures disable a webhook (test deliveries excepted);
+// old deliveries are purged.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { startTestService, type TestService } from '../support/service.ts';
+import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
+import { startReceiver, type Receiver } from './receiver.ts';
+import { INTERNAL_TOKEN, base, createWebhook, deliveries, emit, eventually, sleep } from './helpers.ts';
+import { purgeExpired } from '../../src/modules/webhooks/delivery/purge-expired.repository.ts';
+
+let svc: TestService;
+let m: TestMerchant;
+let rx: Receiver;
+beforeAll(async () => {
+  svc = await startTestService({
+    workers: true,
+    // the first retry comes after 30 s: long enough for a pending delivery to wait while the test acts
+    env: { SVC_INTERNAL_TOKEN: INTERNAL_TOKEN, SVC_WEBHOOK_RETRY_SCHEDULE: '30,30' },
+  });
+  m = await signupMerchant(svc.app);
+  rx = await startReceiver(() => ({ status: 500 }));
+});
+afterAll(async () => {
+  await svc?.close();
+  await rx?.close();
+});
+
+const statusOf = async (id: string) =>
+  (await svc.ctx.db.selectFrom('deliveries').select('status').where('id', '=', id).executeTakeFirstOrThrow())
+    .status;
+
+describe('deleting a webhook', () => {
+  it('cancels its pending deliveries and sends nothing more', async () => {
+    const wh = await createWebhook(svc, m, `${rx.url}/deleted`);
+    await emit(svc, m);
+    const pending = await eventually(async () => {
+      const [d] = (await deliveries(svc, m, wh.id)).items;
+      return d && d.attempt_count === 1 && d.status === 'pending' ? d : undefined;
+    });
+    const del = await svc.app.inject({ method: 'DELETE', url: `${base}/${wh.id}`, headers: m.auth });
+    expect(del.statusCode).toBe(204);
+    expect(await statusOf(pending.id)).toBe('cancelled');
+    // due now or not, a cancelled delivery is out of the queue
+    await svc.ctx.db
+      .updateTable('deliveries')
+      .set({ next_attempt_at: new Date() })
+      .where('id', '=', pending.id)
+      .execute();
+    await sleep(1500);
+    expect(rx.received.filter((r) => r.path === '/deleted')).toHaveLength(1);
+  });
+
+  it('disabling cancels pending retries too', async () => {
+    const wh = await createWebhook(svc, m, `${rx.url}/disabled`, ['order.paid']);
+    await emit(svc, m, 'order.paid');
+    const pending = await eventually(async () => {
+      const [d] = (await deliveries(svc, m, wh.id)).items;
+      return d && d.attempt_count === 1 ? d : undefined;
+    });
+    await svc.app.inject({ method: 'POST', url: `${base}/${wh.id}/disable`, headers: m.auth });
+    expect(await statusOf(pending.id)).toBe('cancelled');
+  });
+});
+
+describe('auto-disable after five days of failures', () => {
+  it('disables a webhook failing for five days, audited as the system; test deliveries never count', async () => {
+    const merchant = await signupMerchant(svc.app);
+    const wh = await createWebhook(svc, merchant, `${rx.url}/failing`, ['order.paid']);
+    const sixDaysAgo = new Date(Date.now() - 6 * 86_400_000);
+    await svc.ctx.db
+      .updateTable('webhooks')
+      .set({ failing_since: sixDaysAgo })
+      .where('id', '=', wh.id)
+      .execute();
+
+    // a failed test delivery does not count
+    const test = await svc.app.inject({
+      method: 'POST',
+      url: `${base}/${wh.id}/test`,
+      headers: merchant.auth,
+    });
+    expect(test.json().data).toMatchObject({ test: true, attempt_count: 1, last_response_status: 500 });
+    const afterTest = await svc.app.inject({ url: `${base}/${wh.id}`, headers: merchant.auth });
+    expect(afterTest.json().data.status).toBe('enabled');
+
+    await emit(svc, merchant, 'order.paid');
+    const hook = await eventually(async () => {
+      const res = await svc.app.inject({ url: `${base}/${wh.id}`, headers: merchant.auth });
+      const data = res.json<{ data: { status: string; disabled_reason: string } }>().data;
+      return data.status === 'disabled' ? data : undefined;
+    });
+    expect(hook.disabled_reason).toMatch(/5 days/);
+    const logs = await svc.app.inject({
+      url: `/api/v1/merchant/developer/logs?action=webhook.auto_disabled`,
+      headers: merchant.auth,
+    });
+    const [entry] = logs.json<{ data: { items: { entity_id: string; metadata: string }[] } }>().data.items;
+    expect(entry!.entity_id).toBe(wh.id);
+    expect(JSON.parse(entry!.metadata)).toMatchObject({ actor: { type: 'system' } });
+  });
+
+  it('a success ends the failure streak', async () => {
+    const merchant = await signupMerchant(svc.app);
+    const ok = await startReceiver(() => ({ status: 200 }));
+    try {
+      const wh = await createWebhook(svc, merchant, `${ok.url}/recovering`, ['order.paid']);
+      await svc.ctx.db
+        .updateTable('webhooks')
+        .set({ failing_since: new Date(Date.now() - 86_400_000) })
+        .where('id', '=', wh.id)
+        .execute();
+      await emit(svc, merchant, 'order.paid');
+      await eventually(async () => {
+        const row = await svc.ctx.db
+          .selectFrom('webhooks')
+          .select('failing_since')
+          .where('id', '=', wh.id)
+          .executeTakeFirstOrThrow();
+        return row.failing_since === null ? true : undefined;
+      });
+    } finally {
+      await ok.close();
+    }
+  });
+});
+
+describe('retention', () => {
+  it('purges finished deliveries, their attempts and events older than the retention period', async () => {
+    const merchant = await signupMerchant(svc.app);
+    const wh = await createWebhook(svc, merchant, `${rx.url}/old`, ['order.paid']);
+    await svc.app.inject({ method: 'POST', url: `${base}/${wh.id}/test`, headers: merchant.auth });
+    const [d] = (await deliveries(svc, merchant, wh.id)).items;
+    const old = new Date(Date.now() - 31 * 86_400_000);
+    await svc.ctx.db
+      .updateTable('deliveries')
+      .set({ created_at: old, status: 'failed' })
+      .where('id', '=', d!.id)
+      .execute();
+    await svc.ctx.db.updateTable('events').set({ created_at: old }).where('id', '=', d!.event_id).execute();
+    while ((await purgeExpired(svc.ctx.db, new Date(Date.now() - 30 * 86_400_000))) > 0);
+    expect((await deliveries(svc, merchant, wh.id)).count).toBe(0);
+    const attempts = await sql<{
+      n: number;
+    }>`select count(*)::int as n from delivery_attempts where delivery_id = ${d!.id}`.execute(svc.ctx.db);
+    expect(attempts.rows[0]!.n).toBe(0);
+  });
+});
