@@ -1,5 +1,7 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 
+const FOCUSABLE = 'a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex="-1"])';
+
 interface Props {
   title: string;
   onClose: () => void;
@@ -34,6 +36,24 @@ export function Dialog({ title, onClose, children, dismissable = true, wide = fa
       ref={ref}
       className={wide ? 'dialog dialog-wide' : 'dialog'}
       aria-labelledby="dialog-title"
+      onKeyDown={(e) => {
+        if (e.key !== 'Tab' || !ref.current) return;
+        // The modal makes the page inert, but Tab past the last control would leave for the browser's own
+        // toolbar: wrap around instead, so keyboard focus stays in the dialog.
+        const items = [...ref.current.querySelectorAll<HTMLElement>(FOCUSABLE)].filter(
+          (el) => !el.hasAttribute('disabled'),
+        );
+        const first = items[0];
+        const last = items[items.length - 1];
+        if (!first || !last) return;
+        if (e.shiftKey && document.activeElement === first) {
+          e.preventDefault();
+          last.focus();
+        } else if (!e.shiftKey && document.activeElement === last) {
+          e.preventDefault();
+          first.focus();
+        }
+      }}
       onCancel={(e) => {
         e.preventDefault();
         if (dismissable) closeRef.current();
