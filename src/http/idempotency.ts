@@ -109,10 +109,21 @@ async function storeAnswer(request: FastifyRequest, reply: FastifyReply, payload
   return payload;
 }
 
-/** Installs the hooks in a scope (the public interface). */
+type Hook = typeof claimKey | typeof storeAnswer;
+const withHook = (existing: Hook | Hook[] | undefined, hook: Hook): Hook[] =>
+  existing === undefined ? [hook] : [...(Array.isArray(existing) ? existing : [existing]), hook];
+
+/**
+ * Installs the hooks on the POST routes of a scope (the public interface). Per route rather than per scope:
+ * the read routes, the hot path, then run no idempotency code at all.
+ */
 export function registerIdempotency(scope: FastifyInstance): void {
-  scope.addHook('preValidation', claimKey);
-  scope.addHook('onSend', storeAnswer);
+  scope.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.includes('POST')) return;
+    route.preValidation = withHook(route.preValidation as Hook | Hook[] | undefined, claimKey);
+    route.onSend = withHook(route.onSend as Hook | Hook[] | undefined, storeAnswer);
+  });
 }
 
 export async function purgeExpiredIdempotencyKeys(ctx: Context, now: Date = new Date()): Promise<number> {

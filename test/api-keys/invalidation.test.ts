@@ -104,3 +104,13 @@ describe('verification cache across processes', () => {
     expect(await refusedWithin(b, key.secret_key, 5000)).toBeLessThan(5000);
   });
 });
+
+describe('deletion', () => {
+  it('a key row deleted from the database is refused by every process within a second', async () => {
+    const key = await createKey(a.app, m);
+    await warm(key);
+    await a.ctx.db.deleteFrom('api_keys').where('id', '=', key.id).execute();
+    expect(await refusedWithin(a, key.secret_key, 1000)).toBeLessThan(1000);
+    expect(await refusedWithin(b, key.publishable_key, 1000)).toBeLessThan(1000);
+  });
+});

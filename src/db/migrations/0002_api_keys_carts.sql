@@ -22,6 +22,18 @@ create table api_keys (
 );
 create index api_keys_page_idx on api_keys (merchant_id, mode, id desc);
 
+-- Revocation and rotation announce themselves from their use case (src/modules/api-keys). A deleted row has
+-- no use case (a merchant's cascade, an operator's SQL), so the database announces it: every process drops
+-- the key from its verification cache at commit.
+create function api_keys_announce_delete() returns trigger language plpgsql as $$
+begin
+  perform pg_notify('svc_api_keys', old.id);
+  return old;
+end;
+$$;
+create trigger api_keys_deleted after delete on api_keys
+  for each row execute function api_keys_announce_delete();
+
 create table carts (
   id text collate "C" primary key,
   merchant_id text collate "C" not null references merchants (id) on delete cascade,

@@ -13,6 +13,7 @@ import type { PublicPrincipal } from '../../http/request.ts';
 import { hashCredential, sameHash } from '../../lib/credentials.ts';
 import { findUsableKeyByHash, recordLastUse, type ApiKeyRow } from './api-keys.repository.ts';
 
+// Also named by the delete trigger of migration 0002.
 export const CHANNEL = 'svc_api_keys';
 type KeyKind = 'secret_key' | 'publishable_key';
 
