@@ -2,10 +2,12 @@
 import type { Command } from './svc.ts';
 import { createMerchant } from '../modules/merchants/index.ts';
 import { AppError } from '../lib/errors.ts';
+import { ingestEvent } from '../modules/events/index.ts';
 
 function required(values: Record<string, unknown>, name: string): string {
   const value = values[name];
-  if (typeof value !== 'string' || value === '') throw new AppError('validation_failed', `--${name} is required.`);
+  if (typeof value !== 'string' || value === '')
+    throw new AppError('validation_failed', `--${name} is required.`);
   return value;
 }
 
@@ -15,7 +17,8 @@ const merchantCreate: Command = {
   options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
   async run(ctx, values) {
     const password = required(values, 'password');
-    if (password.length < 10) throw new AppError('validation_failed', '--password must be at least 10 characters.');
+    if (password.length < 10)
+      throw new AppError('validation_failed', '--password must be at least 10 characters.');
     const { merchant, user, store } = await createMerchant(ctx, {
       merchantName: required(values, 'name'),
       email: required(values, 'email'),
@@ -25,4 +28,38 @@ const merchantCreate: Command = {
   },
 };
 
-export const COMMANDS: Command[] = [merchantCreate];
+// `svc events emit`: the same ingestion as POST /internal/v1/events (API.md section 7), for operators.
+const eventsEmit: Command = {
+  name: 'events emit',
+  usage: "--merchant MERCHANT_ID --mode test|live --type EVENT_TYPE --data '{...}' [--id evt_...] [--json]",
+  options: {
+    merchant: { type: 'string' },
+    mode: { type: 'string' },
+    type: { type: 'string' },
+    data: { type: 'string' },
+    id: { type: 'string' },
+  },
+  async run(ctx, values) {
+    const mode = required(values, 'mode');
+    if (mode !== 'test' && mode !== 'live')
+      throw new AppError('validation_failed', '--mode must be test or live.');
+    let data: unknown;
+    try {
+      data = JSON.parse(typeof values.data === 'string' ? values.data : '{}');
+    } catch {
+      throw new AppError('validation_failed', '--data must be a JSON object.');
+    }
+    if (typeof data !== 'object' || data === null || Array.isArray(data))
+      throw new AppError('validation_failed', '--data must be a JSON object.');
+    const id = typeof values.id === 'string' ? values.id : undefined;
+    return ingestEvent(ctx, {
+      merchantId: required(values, 'merchant'),
+      mode,
+      type: required(values, 'type'),
+      data,
+      ...(id ? { id } : {}),
+    });
+  },
+};
+
+export const COMMANDS: Command[] = [merchantCreate, eventsEmit];
