@@ -111,7 +111,7 @@ export async function exchange(app: FastifyInstance, client: TestApp, code: stri
     basic(client),
   );
   if (res.statusCode !== 200) throw new Error(`token: ${res.statusCode} ${res.body}`);
-  return res.json() as { access_token: string; refresh_token: string; scope: string; expires_in: number };
+  return res.json<{ access_token: string; refresh_token: string; scope: string; expires_in: number }>();
 }
 
 export async function refresh(app: FastifyInstance, client: TestApp, refreshToken: string) {
