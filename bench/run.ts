@@ -1,6 +1,7 @@
 // `npm run bench [-- --only NAME[,NAME]] [--duration S]`: the hot paths of the service, each against a baseline
 // measured in the same run on the same machine (absolute figures drift on a shared machine; ratios much less).
 // A throwaway PostgreSQL, the service as its own process, and load from other processes on loopback.
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { startCluster, type Cluster } from '../test/support/postgres.ts';
@@ -32,7 +33,11 @@ const MEASURES: readonly Measure[] = [
 
 function options() {
   const { values } = parseArgs({
-    options: { only: { type: 'string' }, duration: { type: 'string', default: '10' } },
+    options: {
+      only: { type: 'string' },
+      duration: { type: 'string', default: '10' },
+      profile: { type: 'boolean', default: false },
+    },
     allowPositionals: false,
   });
   const duration = Number(values.duration);
@@ -46,7 +51,11 @@ function options() {
       `unknown measure ${unknown.join(', ')}; one of ${MEASURES.map((m) => m.name).join(', ')}`,
     );
   }
-  return { duration, measures: names ? MEASURES.filter((m) => names.includes(m.name)) : MEASURES };
+  return {
+    duration,
+    profile: values.profile,
+    measures: names ? MEASURES.filter((m) => names.includes(m.name)) : MEASURES,
+  };
 }
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -60,7 +69,7 @@ async function createDatabases(cluster: Cluster) {
 }
 
 async function main() {
-  const { duration, measures } = options();
+  const { duration, measures, profile } = options();
   const started = Date.now();
   const m = machine();
   log(
@@ -81,10 +90,12 @@ async function main() {
 
   const rows: Row[] = [];
   try {
-    cluster = await startCluster();
+    // Seeding a million audit entries writes about 1 GB of WAL: without room for it, checkpoints run mid-seed.
+    cluster = await startCluster({ settings: { max_wal_size: "'8GB'", checkpoint_timeout: "'30min'" } });
     await createDatabases(cluster);
-    service = await startService(cluster.url('svc'));
-    log(`service pid ${service.pid} at ${service.url}`);
+    const profileDir = profile ? fileURLToPath(new URL('./results/profiles/', import.meta.url)) : undefined;
+    service = await startService(cluster.url('svc'), { profileDir });
+    log(`service pid ${service.pid} at ${service.url}, RSS ${service.windowPeakRssMb().toFixed(0)} MB`);
     load = await startChild('drivers/load.ts');
     const api = new Api(service.url);
     const bench: Bench = {
@@ -106,11 +117,15 @@ async function main() {
         log(`${measure.name} failed: ${message}`);
         rows.push(missing(measure.name, '', `error: ${message.slice(0, 160)}`));
       }
-      log(`${measure.name} done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+      log(
+        `${measure.name} done in ${((Date.now() - t0) / 1000).toFixed(0)} s; ` +
+          `service RSS peak ${service.windowPeakRssMb().toFixed(0)} MB`,
+      );
     }
   } finally {
     await cleanup();
   }
+  if (profile) log('CPU profile of the service in bench/results/profiles/ (open in Chrome DevTools)');
   const seconds = Math.round((Date.now() - started) / 1000);
   process.stdout.write(`\n${table(rows)}\n\n`);
   const file = writeResults(rows, { duration, seconds, at: new Date().toISOString() });

@@ -13,6 +13,8 @@ export interface RunningService {
   internalToken: string;
   /** Peak resident set in MB: the larger of the polled VmRSS and the kernel's VmHWM. */
   peakRssMb(): number;
+  /** Peak polled VmRSS in MB since the last call (per measure, to tell which one drives the peak). */
+  windowPeakRssMb(): number;
   stop(): Promise<void>;
 }
 
@@ -38,15 +40,22 @@ function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   }
 }
 
+export interface ServiceOptions {
+  env?: Record<string, string>;
+  /** Write a V8 CPU profile of the whole run into this directory (`--profile`). */
+  profileDir?: string | undefined;
+}
+
 export async function startService(
   databaseUrl: string,
-  env: Record<string, string> = {},
+  options: ServiceOptions = {},
 ): Promise<RunningService> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const internalToken = randomBytes(24).toString('base64url');
   const root = fileURLToPath(new URL('../../', import.meta.url));
-  const proc: ChildProcess = spawn(process.execPath, ['src/main.ts'], {
+  const profile = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+  const proc: ChildProcess = spawn(process.execPath, [...profile, 'src/main.ts'], {
     cwd: root,
     env: {
       ...process.env,
@@ -61,7 +70,7 @@ export async function startService(
       SVC_INTERNAL_TOKEN: internalToken,
       // Codes are minted in bulk before the exchange measure: give them time to wait their turn.
       SVC_OAUTH_CODE_TTL: '600',
-      ...env,
+      ...options.env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -84,8 +93,11 @@ export async function startService(
   }
 
   let peakKb = 0;
+  let windowKb = 0;
   const poll = setInterval(() => {
-    peakKb = Math.max(peakKb, statusKb(pid, 'VmRSS'));
+    const rss = statusKb(pid, 'VmRSS');
+    peakKb = Math.max(peakKb, rss);
+    windowKb = Math.max(windowKb, rss);
   }, 200);
   poll.unref();
 
@@ -94,6 +106,11 @@ export async function startService(
     pid,
     internalToken,
     peakRssMb: () => Math.max(peakKb, statusKb(pid, 'VmHWM')) / 1024,
+    windowPeakRssMb() {
+      const mb = Math.max(windowKb, statusKb(pid, 'VmRSS')) / 1024;
+      windowKb = 0;
+      return mb;
+    },
     async stop() {
       clearInterval(poll);
       if (exited) return;
