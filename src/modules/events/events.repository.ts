@@ -14,14 +14,15 @@ export interface EventRow {
 
 /**
  * Records the event and fans it out in ONE statement: the event insert, one delivery per enabled webhook of
- * the merchant and mode subscribed to the type (INSERT ... SELECT, ids made in SQL), and the worker wake-up
- * (delivered by PostgreSQL at commit). One round trip per event: at 500 events/s the ingestion path is then
- * bounded by the commit, not by chatter. `inserted` is false when the event id already existed.
+ * the merchant and mode subscribed to the type (INSERT ... SELECT, ids made in SQL), and, when a channel is
+ * given, the worker wake-up (delivered by PostgreSQL at commit). One round trip per event, and atomic on its
+ * own, so a caller without a transaction needs no BEGIN/COMMIT either. `inserted` is false when the event id
+ * already existed.
  */
 export async function insertEventWithDeliveries(
   db: Executor,
   event: EventRow,
-  channel: string,
+  channel: string | null,
 ): Promise<{ inserted: boolean; deliveries: number }> {
   const { rows } = await sql<{ inserted: number; deliveries: number }>`
     with ev as (
@@ -42,7 +43,7 @@ export async function insertEventWithDeliveries(
       returning 1
     ), n as (select count(*)::int as deliveries from dl)
     select (select count(*)::int from ev) as inserted, n.deliveries,
-           case when n.deliveries > 0 then pg_notify(${channel}::text, '') end as woke
+           case when n.deliveries > 0 and ${channel}::text is not null then pg_notify(${channel}::text, '') end as woke
     from n
   `.execute(db);
   const row = rows[0]!;

@@ -4,14 +4,13 @@
 import type { Context } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import { AppError, invalid } from '../../lib/errors.ts';
-import { merchantName } from '../merchants/index.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import { newId } from '../../lib/ids.ts';
 import { isEventType } from './event-catalog.ts';
+import { DELIVERY_CHANNEL, deliveriesCreated } from './delivery-signal.ts';
 import { insertEvent, insertEventWithDeliveries, type EventRow } from './events.repository.ts';
 
-/** LISTEN/NOTIFY channel on which the delivery workers wait for new deliveries. */
-export const DELIVERY_CHANNEL = 'svc_webhook_deliveries';
+const FOREIGN_KEY_VIOLATION = '23503';
 
 export const EVENT_ID = /^evt_[A-Za-z0-9_-]{1,64}$/;
 
@@ -64,7 +63,12 @@ export async function recordEvent(trx: Executor, event: NewEvent): Promise<{ id:
   return { id: row.id, payload: row.payload };
 }
 
-/** Ingestion from outside the process (HTTP route, CLI): checks what a caller can get wrong, then emits. */
+/**
+ * Ingestion from outside the process (HTTP route, CLI): checks what a caller can get wrong, then records the
+ * event and its deliveries in one autocommitted statement (atomic by itself: no BEGIN/COMMIT round trips)
+ * and wakes the workers after the commit. An unknown merchant is the events table's foreign key failing,
+ * rather than a lookup before every insert.
+ */
 export async function ingestEvent(ctx: Context, event: NewEvent): Promise<EmittedEvent> {
   if (!isEventType(event.type)) {
     throw new AppError('validation_failed', `type ${event.type} is not an event of the catalog.`, {
@@ -73,10 +77,19 @@ export async function ingestEvent(ctx: Context, event: NewEvent): Promise<Emitte
   }
   if (event.id !== undefined && !EVENT_ID.test(event.id))
     throw invalid('id', 'must be evt_ + 1-64 of [A-Za-z0-9_-]');
-  if ((await merchantName(ctx.db, event.merchantId)) === undefined) {
-    throw new AppError('validation_failed', 'merchant_id is not a known merchant.', {
-      details: [{ field: 'merchant_id', issue: 'is not a known merchant' }],
-    });
+  const row = buildEvent(event, new Date());
+  let result: { inserted: boolean; deliveries: number };
+  try {
+    result = await insertEventWithDeliveries(ctx.db, row, null);
+  } catch (err) {
+    if ((err as { code?: string }).code === FOREIGN_KEY_VIOLATION) {
+      throw new AppError('validation_failed', 'merchant_id is not a known merchant.', {
+        details: [{ field: 'merchant_id', issue: 'is not a known merchant' }],
+      });
+    }
+    throw err;
   }
-  return ctx.db.transaction().execute((trx) => emitEvent(trx, event));
+  if (!result.inserted) return { id: row.id, deliveries: 0, duplicate: true };
+  if (result.deliveries > 0) deliveriesCreated(ctx);
+  return { id: row.id, deliveries: result.deliveries, duplicate: false };
 }
