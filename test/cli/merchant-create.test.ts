@@ -1,0 +1,77 @@
+// `npx svc merchant create ... --json` against the test's database (PostgreSQL on the pg project; an embedded
+// data directory on the pglite project), then the new merchant signs in over HTTP.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { DB_KIND, MASTER_KEY, startTestService, type TestService } from '../support/service.ts';
+
+let svc: TestService | undefined;
+const dataDir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+beforeAll(async () => {
+  if (DB_KIND === 'pg') svc = await startTestService();
+});
+afterAll(async () => {
+  await svc?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function svcCommand(args: string[]) {
+  const env: Record<string, string> = { PATH: process.env.PATH!, SVC_MASTER_KEY: MASTER_KEY };
+  if (svc?.databaseUrl) env.DATABASE_URL = svc.databaseUrl;
+  else env.SVC_DATA_DIR = dataDir;
+  return spawnSync(process.execPath, ['bin/svc.js', ...args], { env, encoding: 'utf8', timeout: 90_000 });
+}
+
+it('creates a merchant, its owner and a store, and prints their ids as JSON', async () => {
+  const email = `cli-${Date.now()}@example.com`;
+  const run = svcCommand([
+    'merchant',
+    'create',
+    '--name',
+    'CLI shop',
+    '--email',
+    email,
+    '--password',
+    'long enough pw',
+    '--json',
+  ]);
+  expect(run.stderr).toBe('');
+  expect(run.status).toBe(0);
+  const out = JSON.parse(run.stdout);
+  expect(out).toEqual({
+    merchant_id: expect.stringMatching(/^mer_/),
+    user_id: expect.stringMatching(/^usr_/),
+    store_id: expect.stringMatching(/^store_/),
+  });
+  if (svc) {
+    const login = await svc.app.inject({
+      method: 'POST',
+      url: '/api/v1/merchant/auth/login',
+      payload: { email, password: 'long enough pw' },
+    });
+    expect(login.json().data.merchant.id).toBe(out.merchant_id);
+  }
+  const again = svcCommand([
+    'merchant',
+    'create',
+    '--name',
+    'x',
+    '--email',
+    email,
+    '--password',
+    'long enough pw',
+  ]);
+  expect(again.status).toBe(1);
+  expect(again.stderr).toMatch(/conflict/);
+}, 180_000);
+
+it('explains its usage and refuses bad input', () => {
+  const none = svcCommand([]);
+  expect(none.status).toBe(2);
+  expect(none.stderr).toMatch(/usage/);
+  const short = svcCommand(['merchant', 'create', '--name', 'x', '--email', 'a@b.co', '--password', 'short']);
+  expect(short.status).toBe(1);
+  expect(short.stderr).toMatch(/password/);
+}, 120_000);

@@ -1,0 +1,93 @@
+// One resource of each kind for a merchant, made through the public routes as a client would, so the
+// security suite can aim every route with a path parameter at a real resource of someone else.
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { TestService } from '../support/service.ts';
+import type { TestMerchant } from '../support/merchants.ts';
+
+export interface Fixtures {
+  /** Path parameter name (lower case, without `id`) -> id of the owner's resource. */
+  ids: Record<string, string>;
+  receiver: Server;
+}
+
+async function call(
+  svc: TestService,
+  m: TestMerchant,
+  method: string,
+  url: string,
+  payload?: object,
+  headers = {},
+) {
+  const res = await svc.app.inject({
+    method: method as 'POST',
+    url,
+    payload,
+    headers: { ...m.auth, ...headers },
+  });
+  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
+  return res.json().data;
+}
+
+export async function createFixtures(svc: TestService, m: TestMerchant): Promise<Fixtures> {
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(204).end());
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const port = (receiver.address() as { port: number }).port;
+
+  const redirect = 'https://client.example/callback';
+  const app = await call(svc, m, 'POST', '/api/v1/merchant/developer/apps', {
+    name: 'Fixture app',
+    redirect_uris: [redirect],
+    allowed_scopes: ['public:read'],
+  });
+  const key = await call(svc, m, 'POST', '/api/v1/merchant/api-keys', { name: 'Fixture key' });
+  const webhook = await call(svc, m, 'POST', '/api/v1/merchant/webhooks', {
+    url: `http://127.0.0.1:${port}/hook`,
+    events: ['order.created'],
+  });
+  const delivery = await call(svc, m, 'POST', `/api/v1/merchant/webhooks/${webhook.id}/test`, {});
+
+  const verifier = randomBytes(32).toString('base64url');
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: app.client_id,
+    redirect_uri: redirect,
+    scope: 'public:read',
+    state: 'fixture',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  });
+  const consent = await call(svc, m, 'GET', `/api/public/v1/oauth/authorize?${query}`, undefined, {
+    accept: 'application/json',
+  });
+  await call(svc, m, 'POST', '/api/public/v1/oauth/authorize/consent', {
+    consent_id: consent.consent_id,
+    approve: true,
+  });
+  const connections = await call(svc, m, 'GET', '/api/v1/merchant/developer/connections');
+
+  return {
+    receiver,
+    ids: {
+      app: app.id,
+      key: key.id,
+      webhook: webhook.id,
+      delivery: delivery.id,
+      grant: connections.items[0].id,
+    },
+  };
+}
+
+/** Fills `:appID`, `:keyID`, ... with the fixture of that kind. */
+export function fillPath(url: string, fixtures: Fixtures): string {
+  return url.replace(/:([A-Za-z]+)/g, (_, name: string) => {
+    const kind = name.toLowerCase().replace(/id$/, '');
+    const id = fixtures.ids[kind];
+    if (!id) throw new Error(`no fixture for path parameter ${name} of ${url}`);
+    return id;
+  });
+}

@@ -1,0 +1,128 @@
+// The shared security suite: every route of the merchant interface, found in the app's own route table (so a
+// new route is covered the day it is added), answers a missing credential, a bad credential and a bad mode
+// with the contract's codes, and never serves another merchant's or the other mode's resources.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../support/service.ts';
+import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
+import { createFixtures, fillPath, type Fixtures } from './fixtures.ts';
+
+let svc: TestService;
+let owner: TestMerchant;
+let intruder: TestMerchant;
+let fixtures: Fixtures;
+
+beforeAll(async () => {
+  svc = await startTestService({ listen: true });
+  owner = await signupMerchant(svc.app, 'Owner');
+  intruder = await signupMerchant(svc.app, 'Intruder');
+  fixtures = await createFixtures(svc, owner);
+});
+afterAll(async () => {
+  fixtures?.receiver.close();
+  await svc?.close();
+});
+
+function merchantRoutes() {
+  const routes: { method: string; url: string }[] = [];
+  for (const route of svc.app.routeTable) {
+    if (!route.url.startsWith('/api/v1/merchant/') || route.anonymous) continue;
+    for (const method of route.methods) if (method !== 'HEAD') routes.push({ method, url: route.url });
+  }
+  return routes;
+}
+
+describe('every merchant route', () => {
+  it('is found in the route table', () => {
+    expect(merchantRoutes().length).toBeGreaterThan(3);
+  });
+
+  it('answers 401 unauthenticated without a credential', async () => {
+    for (const { method, url } of merchantRoutes()) {
+      const res = await svc.app.inject({ method: method as 'GET', url: fillPath(url, fixtures) });
+      expect([`${method} ${url}`, res.statusCode, res.json().error?.code]).toEqual([
+        `${method} ${url}`,
+        401,
+        'unauthenticated',
+      ]);
+    }
+  });
+
+  it('answers 401 invalid_credential for a malformed, unknown or signed-out session', async () => {
+    const login = await svc.app.inject({
+      method: 'POST',
+      url: '/api/v1/merchant/auth/login',
+      payload: { email: intruder.email, password: intruder.password },
+    });
+    const ended = login.json().data.token as string;
+    await svc.app.inject({
+      method: 'POST',
+      url: '/api/v1/merchant/auth/logout',
+      headers: { authorization: `Bearer ${ended}` },
+    });
+    for (const token of ['nonsense', 'svc_mst_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', ended]) {
+      for (const { method, url } of merchantRoutes()) {
+        const res = await svc.app.inject({
+          method: method as 'GET',
+          url: fillPath(url, fixtures),
+          headers: { authorization: `Bearer ${token}` },
+        });
+        expect([`${method} ${url}`, res.statusCode, res.json().error?.code]).toEqual([
+          `${method} ${url}`,
+          401,
+          'invalid_credential',
+        ]);
+      }
+    }
+  });
+
+  it('answers 400 invalid_mode for a bad X-Svc-Mode', async () => {
+    for (const { method, url } of merchantRoutes()) {
+      const res = await svc.app.inject({
+        method: method as 'GET',
+        url: fillPath(url, fixtures),
+        headers: { ...owner.auth, 'x-svc-mode': 'staging' },
+      });
+      expect([`${method} ${url}`, res.statusCode, res.json().error?.code]).toEqual([
+        `${method} ${url}`,
+        400,
+        'invalid_mode',
+      ]);
+    }
+  });
+
+  it("answers 404 not_found for another merchant's resources, and for the other mode's", async () => {
+    const withIds = merchantRoutes().filter((r) => r.url.includes('/:'));
+    for (const { method, url } of withIds) {
+      const path = fillPath(url, fixtures);
+      for (const headers of [intruder.auth, { ...owner.auth, 'x-svc-mode': 'live' }]) {
+        const res = await svc.app.inject({
+          method: method as 'GET',
+          url: path,
+          headers,
+          payload: method === 'GET' || method === 'DELETE' ? undefined : {},
+        });
+        const code = res.body ? res.json().error?.code : undefined;
+        expect([
+          `${method} ${url}`,
+          headers === intruder.auth ? 'other merchant' : 'other mode',
+          res.statusCode,
+          code,
+        ]).toEqual([
+          `${method} ${url}`,
+          headers === intruder.auth ? 'other merchant' : 'other mode',
+          404,
+          'not_found',
+        ]);
+      }
+    }
+  });
+
+  it("lists none of another merchant's resources", async () => {
+    const lists = merchantRoutes().filter((r) => r.method === 'GET' && !r.url.includes('/:'));
+    for (const { url } of lists) {
+      const res = await svc.app.inject({ url, headers: intruder.auth });
+      const text = res.body;
+      for (const id of Object.values(fixtures.ids)) expect([url, text.includes(id)]).toEqual([url, false]);
+    }
+  });
+});
