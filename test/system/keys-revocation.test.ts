@@ -9,6 +9,8 @@ import { freshDatabase, MASTER_KEY } from '../support/service.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const children: ChildProcess[] = [];
+// Even if the test worker itself is torn down before afterAll runs, no child outlives it.
+process.once('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 let database: Awaited<ReturnType<typeof freshDatabase>>;
 let a: string;
 let b: string;
@@ -41,7 +43,7 @@ async function startProcess(databaseUrl: string): Promise<string> {
   });
   children.push(child);
   let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {

@@ -9,7 +9,7 @@ export { createCart, presentCart, sweepAbandonedCarts } from './carts.service.ts
 // The contract: a sweep at least every min(60, abandonAfter / 2) seconds, so a cart is abandoned at most
 // that late. Stored idempotent answers (24 h) are purged by the same loop: no other loop needs them.
 function sweepEveryMs(ctx: Context): number {
-  return Math.max(1, Math.min(60, ctx.config.cartAbandonAfter / 2)) * 1000;
+  return Math.max(100, Math.min(60, ctx.config.cartAbandonAfter / 2) * 1000);
 }
 
 async function start(ctx: Context): Promise<() => Promise<void>> {
