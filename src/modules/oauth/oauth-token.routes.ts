@@ -7,6 +7,7 @@ import { requestMeta } from '../../http/request.ts';
 import { AppError } from '../../lib/errors.ts';
 import { authenticateClient, checkFailureBudget, param, recordFailure } from './oauth-client-auth.ts';
 import { acceptForms } from './oauth-forms.ts';
+import { closeHotPool } from './oauth.pool.ts';
 import { OAuthError } from './oauth.errors.ts';
 import { OAuthErrorBody, RevokeBody, TokenBody, TokenResponse } from './oauth.schemas.ts';
 import { exchangeCode, refreshTokens, revokeToken } from './oauth-token.service.ts';
@@ -50,6 +51,7 @@ export const tokenRoutes: FastifyPluginAsync = async (plugin) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   acceptForms(app);
   rfcErrors(app);
+  app.addHook('onClose', async () => closeHotPool(app.ctx));
   const tags = ['OAuth 2'];
   const rfcErrorsDoc = { 400: OAuthErrorBody, 401: OAuthErrorBody, 429: OAuthErrorBody };
 

@@ -11,6 +11,7 @@ import { isScope, joinScopes, splitScopes, within, type ClientApp } from '../oau
 import { announceGrantRevocation, forgetGrant } from './oauth-bearer.service.ts';
 import { OAuthError } from './oauth.errors.ts';
 import { param, type Params } from './oauth-client-auth.ts';
+import { hotPool } from './oauth.pool.ts';
 import * as repo from './oauth.repository.ts';
 
 /** A rotated refresh token presented again this soon is taken for a lost response, not theft. */
@@ -197,7 +198,7 @@ export async function refreshTokens(
   }
 
   const tokens = newPair(ctx);
-  const rotated = await repo.rotateRefresh(ctx.db, {
+  const rotated = await repo.rotateRefresh(ctx.db, hotPool(ctx), {
     ...tokens.pair,
     hash,
     appId: client.id,

@@ -1,6 +1,7 @@
 // All SQL of the authorization server. The hot statement is `rotateRefresh`: one round trip that checks and
 // marks the old refresh token, inserts the new pair and writes the audit entry.
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type Insertable, type Selectable } from 'kysely';
+import type pg from 'pg';
 import type { Executor } from '../../db/database.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import type { OAuthCodesTable, OAuthConsentsTable, OAuthTokensTable } from './oauth.table.ts';
@@ -220,37 +221,77 @@ export interface RotateInput extends NewPair {
   audit: { id: string; metadata: string };
 }
 
+export interface Rotated {
+  grant_id: string;
+  merchant_id: string;
+  mode: Mode;
+  scopes: string;
+}
+
 /**
  * The refresh grant's common case in one statement: the UPDATE takes the row lock and marks the old token
- * rotated only if it is live, unrotated, of this client and not cut by a rotation; the new pair and the
- * audit entry are inserted from what it returned. No row back means the slow path decides (grace, reuse,
- * unknown). Measured: one round trip instead of five (BEGIN, SELECT FOR UPDATE, UPDATE, INSERT, COMMIT).
+ * rotated only if it is live, unrotated, of this client and not cut by a rotation; the new pair, the audit
+ * entry and the audit log's counters (migration 0005, kept as its own writer does: shard by transaction,
+ * '*' first) are inserted from what it returned. No row back means the slow path decides (grace, reuse,
+ * unknown). One round trip instead of five (BEGIN, SELECT FOR UPDATE, UPDATE, INSERT, COMMIT).
  */
-export async function rotateRefresh(db: Executor, r: RotateInput) {
-  const result = await sql<{ grant_id: string; merchant_id: string; mode: Mode; scopes: string }>`
-    with old as (
-      update oauth_tokens
-         set rotated_at = now(), child_access = ${r.accessHash}, child_refresh = ${r.refreshHash}
-       where hash = ${r.hash} and kind = 'refresh' and app_id = ${r.appId} and rotated_at is null
-         and expires_at > now() and created_at >= ${r.validAfter}
-      returning family_id, grant_id, merchant_id, mode, scopes
-    ), fresh as (
-      insert into oauth_tokens (hash, kind, family_id, grant_id, app_id, merchant_id, mode, scopes, expires_at)
-      select ${r.accessHash}::bytea, 'access', family_id, grant_id, ${r.appId}::text, merchant_id, mode,
-             coalesce(${r.accessScopes}::text, scopes), now() + make_interval(secs => ${r.accessTtl}::int)
-        from old
-      union all
-      select ${r.refreshHash}::bytea, 'refresh', family_id, grant_id, ${r.appId}::text, merchant_id, mode,
-             scopes, now() + make_interval(secs => ${r.refreshTtl}::int)
-        from old
-    ), logged as (
-      insert into audit_logs (id, merchant_id, mode, action, entity_type, entity_id, metadata, created_at)
-      select ${r.audit.id}::text, merchant_id, mode, 'oauth.token_refreshed', 'oauth_grant', grant_id,
-             ${r.audit.metadata}::text, now()
-        from old
-    )
-    select grant_id, merchant_id, mode, coalesce(${r.accessScopes}::text, scopes) as scopes from old
-  `.execute(db);
+const ROTATE_SQL = `
+with old as (
+  update oauth_tokens
+     set rotated_at = now(), child_access = $4, child_refresh = $5
+   where hash = $1 and kind = 'refresh' and app_id = $2 and rotated_at is null
+     and expires_at > now() and created_at >= $3
+  returning family_id, grant_id, merchant_id, mode, scopes
+), fresh as (
+  insert into oauth_tokens (hash, kind, family_id, grant_id, app_id, merchant_id, mode, scopes, expires_at)
+  select $4::bytea, 'access', family_id, grant_id, $2::text, merchant_id, mode,
+         coalesce($6::text, scopes), now() + make_interval(secs => $7::int)
+    from old
+  union all
+  select $5::bytea, 'refresh', family_id, grant_id, $2::text, merchant_id, mode,
+         scopes, now() + make_interval(secs => $8::int)
+    from old
+), logged as (
+  insert into audit_logs (id, merchant_id, mode, action, entity_type, entity_id, metadata, created_at)
+  select $9::text, merchant_id, mode, 'oauth.token_refreshed', 'oauth_grant', grant_id, $10::text, now()
+    from old
+), counted as (
+  insert into audit_counts (merchant_id, mode, key, shard, n)
+  select old.merchant_id, old.mode, k.key, (txid_current() % 16)::smallint, 1
+    from old cross join unnest(array['*', 'family:oauth', 'action:oauth.token_refreshed',
+                                     'entity_type:oauth_grant']) with ordinality as k(key, ord)
+   order by k.ord
+  on conflict (merchant_id, mode, key, shard) do update set n = audit_counts.n + 1
+)
+select grant_id, merchant_id, mode, coalesce($6::text, scopes) as scopes from old`;
+
+/**
+ * On PostgreSQL the statement runs as a named prepared statement on the module's own pool: planning this
+ * CTE cost more than executing it (measured: 663 -> 240 µs of server CPU per refresh without the audit,
+ * 1137 -> 527 µs with it). Kysely sends every query unnamed, so it is bypassed here and only here.
+ */
+export async function rotateRefresh(
+  db: Executor,
+  pool: Pick<pg.Pool, 'query'> | undefined,
+  r: RotateInput,
+): Promise<Rotated | undefined> {
+  const values = [
+    r.hash,
+    r.appId,
+    r.validAfter,
+    r.accessHash,
+    r.refreshHash,
+    r.accessScopes,
+    r.accessTtl,
+    r.refreshTtl,
+    r.audit.id,
+    r.audit.metadata,
+  ];
+  if (pool) {
+    const result = await pool.query<Rotated>({ name: 'svc_oauth_rotate_refresh', text: ROTATE_SQL, values });
+    return result.rows[0];
+  }
+  const result = await db.executeQuery<Rotated>(CompiledQuery.raw(ROTATE_SQL, values));
   return result.rows[0];
 }
 

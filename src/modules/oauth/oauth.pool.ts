@@ -1,0 +1,25 @@
+// A small pg pool of the module's own, on PostgreSQL only, for the statements that run as named prepared
+// statements (Kysely cannot name them). Closed with the app.
+import pg from 'pg';
+import type { Context } from '../../context.ts';
+
+// Enough to keep two cores busy with the refresh statement; more only queued inside PostgreSQL (bench/).
+const POOL_SIZE = 10;
+const pools = new WeakMap<Context, pg.Pool>();
+
+export function hotPool(ctx: Context): pg.Pool | undefined {
+  if (!ctx.config.databaseUrl) return undefined;
+  let pool = pools.get(ctx);
+  if (!pool) {
+    pool = new pg.Pool({ connectionString: ctx.config.databaseUrl, max: POOL_SIZE, allowExitOnIdle: true });
+    pool.on('error', () => {}); // an idle client's error reaches the query that next uses the pool
+    pools.set(ctx, pool);
+  }
+  return pool;
+}
+
+export async function closeHotPool(ctx: Context): Promise<void> {
+  const pool = pools.get(ctx);
+  pools.delete(ctx);
+  await pool?.end();
+}
