@@ -2,7 +2,7 @@
 // the answers), each timed from the start of its ingestion request to its first receipt at the receiver.
 import { randomBytes } from 'node:crypto';
 import { missing, row, type Measure } from '../lib/bench.ts';
-import { summarise } from '../lib/stats.ts';
+import { nowMs, summarise } from '../lib/stats.ts';
 import { createWebhook, eventsCall, receiver, waitFor, webhooksMissing } from '../lib/webhooks.ts';
 
 const RATE = 500;
@@ -31,35 +31,26 @@ export const deliveryLatency: Measure = {
       duration: seconds,
     });
     const total = sent.sentAt.length;
-    const arrived = await waitFor(
+    await waitFor(
       async () => Object.keys(await rx.child.call<Record<string, number>>('receipts', prefix)).length,
       total,
       30_000,
       250,
     );
     const receipts = await rx.child.call<Record<string, number>>('receipts', prefix);
-    const latencies: number[] = [];
-    sent.sentAt.forEach((t, n) => {
-      const at = receipts[`${prefix}${n}`];
-      if (at !== undefined) latencies.push(at - t);
-    });
+    const checkedAt = nowMs();
+    // An event not received by the end of the wait counts with the latency it had reached then: a lower
+    // bound, so a service that falls behind shows as short rather than as missing.
+    const latencies = sent.sentAt.map((t, n) => (receipts[`${prefix}${n}`] ?? checkedAt) - t);
     const s = summarise(latencies);
-    const lost = total - s.count;
+    const lost = total - Object.keys(receipts).length;
     b.log(`delivery latency: p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, ${lost} not received`);
     const note =
-      `${RATE}/s for ${seconds} s (achieved ${sent.achievedRate.toFixed(0)}/s, ${sent.errors} ingestion errors)` +
-      (lost ? `; ${lost} not received within 30 s` : '');
-    const ok = arrived.at !== undefined || lost < total / 100;
+      `${RATE}/s for ${seconds} s (ingestion achieved ${sent.achievedRate.toFixed(0)}/s, ${sent.errors} errors)` +
+      (lost ? `; ${lost} not received within 30 s after the last, counted at that time` : '');
     return [
-      row('delivery latency p50', 'ms', ok ? s.p50 : null, null, P50, note),
-      row(
-        'delivery latency p99',
-        'ms',
-        ok ? s.p99 : null,
-        null,
-        P99,
-        ok ? `max ${s.max.toFixed(0)} ms` : note,
-      ),
+      row('delivery latency p50', 'ms', s.p50, null, P50, note),
+      row('delivery latency p99', 'ms', s.p99, null, P99, `max ${s.max.toFixed(0)} ms`),
     ];
   },
 };

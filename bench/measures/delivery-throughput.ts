@@ -3,6 +3,7 @@
 // minimal durable sender (INSERT, signed undici POST, UPDATE) to the same receiver in the same run.
 import { randomBytes } from 'node:crypto';
 import { missing, row, type Measure } from '../lib/bench.ts';
+import { nowMs } from '../lib/stats.ts';
 import { createWebhook, eventsCall, receiver, succeeded, waitFor, webhooksMissing } from '../lib/webhooks.ts';
 
 const EVENTS = 5000;
@@ -50,7 +51,11 @@ export const deliveryThroughput: Measure = {
     });
     const done = await waitFor(probe, WARM_UP + count, 120_000, 100);
     const ingestRate = count / ((sent.ended - sent.started) / 1000);
-    const svcRate = done.at === undefined ? null : count / ((done.at - sent.started) / 1000);
+    // Not all recorded within the wait: what was recorded by then, a lower bound that shows as short.
+    const svcRate =
+      done.at === undefined
+        ? (done.last - WARM_UP) / ((nowMs() - sent.started) / 1000)
+        : count / ((done.at - sent.started) / 1000);
 
     const sender = await b.helper('baselines/webhook-sender.ts', {
       BENCH_BASELINE_DATABASE_URL: b.cluster.url('bench_baseline'),
@@ -69,7 +74,7 @@ export const deliveryThroughput: Measure = {
     );
     const note =
       svcRate === null
-        ? `only ${done.last - WARM_UP}/${count} succeeded within 120 s`
+        ? `only ${done.last - WARM_UP}/${count} succeeded within 120 s (rate so far)`
         : `${count} events, ingested at ${ingestRate.toFixed(0)}/s (${INGEST_CONCURRENCY} in flight); baseline ${BASELINE_CONCURRENCY} in flight`;
     return [row('delivery throughput', 'deliveries/s', svcRate, base.rate, TARGET, note)];
   },
