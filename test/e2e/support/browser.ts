@@ -45,6 +45,7 @@ export async function launchBrowser(): Promise<Launched> {
     async open(options = {}) {
       const context = await browser.newContext({ viewport: options.viewport ?? DESKTOP, locale: 'en-US' });
       await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+      context.setDefaultTimeout(10_000);
       const page = await context.newPage();
       const errors: string[] = [];
       page.on('console', (m) => {
