@@ -1,0 +1,200 @@
+// Two operating-system processes (`node src/main.ts`) share one PostgreSQL database. An access token warm in
+// process B's cache stops working there within one second of a disconnect, a secret rotation without grace
+// or an app deletion made through process A; a rotated-out client secret is refused by B as well.
+// (pg project only: see vitest.config.ts.)
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabase, MASTER_KEY } from '../support/service.ts';
+import { freePort } from '../support/processes.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const REDIRECT = 'https://app.example.com/cb';
+const children: ChildProcess[] = [];
+process.once('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+let database: Awaited<ReturnType<typeof freshDatabase>>;
+let a: string;
+let b: string;
+
+async function startProcess(databaseUrl: string): Promise<string> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SVC_MASTER_KEY: MASTER_KEY,
+      SVC_LOG_LEVEL: 'silent',
+      SVC_RATE_LIMIT: 'off',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  children.push(child);
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`process exited early: ${stderr}`);
+    if (Date.now() > deadline) throw new Error(`process not ready after 60 s: ${stderr}`);
+    const ready = await fetch(`${base}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ready) return base;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function json(
+  base: string,
+  path: string,
+  init: { method?: string; token?: string; body?: unknown } = {},
+) {
+  const res = await fetch(base + path, {
+    method: init.method ?? 'GET',
+    headers: {
+      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+      ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      accept: 'application/json',
+    },
+    body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+async function signup(name: string): Promise<string> {
+  const email = `sys-${randomBytes(6).toString('hex')}@example.com`;
+  const res = await json(a, '/api/v1/merchant/auth/signup', {
+    method: 'POST',
+    body: { merchant_name: name, email, password: 'correct horse battery' },
+  });
+  return res.body.data.token as string;
+}
+
+async function install(dev: string, shop: string) {
+  const created = await json(a, '/api/v1/merchant/developer/apps', {
+    method: 'POST',
+    token: dev,
+    body: { name: 'Sys app', redirect_uris: [REDIRECT], allowed_scopes: ['public:*'] },
+  });
+  const app = created.body.data as { id: string; client_id: string; client_secret: string };
+  const verifier = randomBytes(32).toString('base64url');
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: app.client_id,
+    redirect_uri: REDIRECT,
+    scope: 'public:*',
+    state: 's',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  });
+  const consent = await json(a, `/api/public/v1/oauth/authorize?${query}`, { token: shop });
+  const decided = await json(a, '/api/public/v1/oauth/authorize/consent', {
+    method: 'POST',
+    token: shop,
+    body: { consent_id: consent.body.data.consent_id, approve: true },
+  });
+  const code = new URL(decided.body.data.redirect_to as string).searchParams.get('code')!;
+  const token = await fetch(`${a}/api/public/v1/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+    }),
+  });
+  const tokens = (await token.json()) as { access_token: string; refresh_token: string };
+  return { app, tokens };
+}
+
+const read = async (base: string, token: string) =>
+  (await json(base, '/api/public/v1/payments/supported-countries', { token })).status;
+
+async function refusedWithinASecond(token: string): Promise<number> {
+  const started = Date.now();
+  while (Date.now() - started < 1000) {
+    if ((await read(b, token)) === 401) return Date.now() - started;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return -1;
+}
+
+let dev: string;
+let shop: string;
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  [a, b] = await Promise.all([startProcess(database.url!), startProcess(database.url!)]);
+  dev = await signup('Dev');
+  shop = await signup('Shop');
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          if (c.exitCode !== null) return resolve();
+          c.once('exit', () => resolve());
+          c.kill('SIGTERM');
+        }),
+    ),
+  );
+  await database?.drop();
+});
+
+describe('OAuth revocations across processes', () => {
+  it('disconnecting the merchant', async () => {
+    const { app, tokens } = await install(dev, shop);
+    expect(await read(b, tokens.access_token)).toBe(200);
+    const list = await json(a, '/api/v1/merchant/developer/connections', { token: shop });
+    const grant = list.body.data.items.find((c: { app: { id: string } }) => c.app.id === app.id);
+    expect(
+      (await json(a, `/api/v1/merchant/developer/connections/${grant.id}`, { method: 'DELETE', token: shop }))
+        .status,
+    ).toBe(204);
+    expect(await refusedWithinASecond(tokens.access_token)).toBeGreaterThanOrEqual(0);
+  });
+
+  it('rotating the secret without grace, which also refuses the old secret on B', async () => {
+    const { app, tokens } = await install(dev, shop);
+    expect(await read(b, tokens.access_token)).toBe(200);
+    const refreshOnB = () =>
+      fetch(`${b}/api/public/v1/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: 'svc_ort_000000000000000000000000000000000000',
+          client_id: app.client_id,
+          client_secret: app.client_secret,
+        }),
+      });
+    expect((await refreshOnB()).status).toBe(400); // client authenticated (and cached on B), token unknown
+    const rotated = await json(a, `/api/v1/merchant/developer/apps/${app.id}/rotate-secret`, {
+      method: 'POST',
+      token: dev,
+    });
+    expect(rotated.status).toBe(200);
+    expect(await refusedWithinASecond(tokens.access_token)).toBeGreaterThanOrEqual(0);
+    expect((await refreshOnB()).status).toBe(401);
+  });
+
+  it('deleting the app', async () => {
+    const { app, tokens } = await install(dev, shop);
+    expect(await read(b, tokens.access_token)).toBe(200);
+    expect(
+      (await json(a, `/api/v1/merchant/developer/apps/${app.id}`, { method: 'DELETE', token: dev })).status,
+    ).toBe(204);
+    expect(await refusedWithinASecond(tokens.access_token)).toBeGreaterThanOrEqual(0);
+  });
+});
