@@ -26,12 +26,12 @@ export const apiKeyRoutes: FastifyPluginAsync = async (plugin) => {
         tags,
         security,
         summary: 'Create a key pair',
-        body: CreateKeyBody,
+        body: Type.Optional(CreateKeyBody),
         response: { 201: KeyWithSecretAnswer, ...errors(400, 401, 403) },
       },
     },
     async (request, reply) => {
-      const key = await service.createKey(app.ctx, auditContext(request), request.body);
+      const key = await service.createKey(app.ctx, auditContext(request), request.body ?? {});
       return reply.code(201).send({ data: key });
     },
   );
@@ -66,12 +66,12 @@ export const apiKeyRoutes: FastifyPluginAsync = async (plugin) => {
         security,
         summary: 'Rotate a key pair',
         params: KeyParams,
-        body: RotateKeyBody,
+        body: Type.Optional(RotateKeyBody),
         response: { 201: KeyWithSecretAnswer, ...errors(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) => {
-      const expiresIn = request.body.previous_key_expires_in ?? 0;
+      const expiresIn = request.body?.previous_key_expires_in ?? 0;
       const key = await service.rotateKey(app.ctx, auditContext(request), request.params.keyID, expiresIn);
       return reply.code(201).send({ data: key });
     },
