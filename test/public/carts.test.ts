@@ -174,6 +174,37 @@ describe('Idempotency-Key', () => {
     expect(later.json().data.id).not.toBe(first.json().data.id);
   });
 
+  it('lets exactly one of two concurrent identical requests run', async () => {
+    const headers = { ...bearer(key.secret_key), 'idempotency-key': 'race' };
+    const answers = await Promise.all([createCart(m.storeId, headers), createCart(m.storeId, headers)]);
+    const fresh = answers.filter((r) => r.statusCode === 201 && !r.headers['idempotent-replayed']);
+    expect(fresh).toHaveLength(1);
+    for (const other of answers.filter((r) => r !== fresh[0])) {
+      if (other.statusCode === 409) expect(other.json().error.code).toBe('idempotency_conflict');
+      else expect(other.json()).toEqual(fresh[0]!.json());
+    }
+  });
+
+  it('does not store a 5xx first answer: the retry runs again', async () => {
+    const { sql } = await import('kysely');
+    const headers = { ...bearer(key.secret_key), 'idempotency-key': 'k-500' };
+    await sql`alter table carts rename to carts_away`.execute(svc.ctx.db);
+    let failed;
+    try {
+      failed = await createCart(m.storeId, headers);
+    } finally {
+      await sql`alter table carts_away rename to carts`.execute(svc.ctx.db);
+    }
+    expect(failed.statusCode).toBe(500);
+    expect(failed.json().error.code).toBe('internal_error');
+    const retry = await createCart(m.storeId, headers);
+    expect(retry.statusCode).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    const replay = await createCart(m.storeId, headers);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.json()).toEqual(retry.json());
+  });
+
   it('purges expired entries', async () => {
     const { purgeExpiredIdempotencyKeys } = await import('../../src/http/idempotency.ts');
     await createCart(m.storeId, { ...bearer(key.secret_key), 'idempotency-key': 'purge-me' });
