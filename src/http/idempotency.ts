@@ -61,13 +61,18 @@ async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<F
     lockedUntil: new Date(now.getTime() + LOCK_MS),
     expiresAt: new Date(now.getTime() + KEEP_MS),
   };
-  if (await repo.insertRunning(db, ref, fields)) {
-    claims.set(request, ref);
-    return undefined;
+  // Twice: the row found taken by the first insert may be gone by the read (a failed first request).
+  let row: repo.IdempotencyRow | undefined;
+  for (let attempt = 0; attempt < 2 && !row; attempt++) {
+    if (await repo.insertRunning(db, ref, fields)) {
+      claims.set(request, ref);
+      return undefined;
+    }
+    row = await repo.findKey(db, ref);
   }
-  const row = await repo.findKey(db, ref);
-  const expired = !row || row.expires_at <= now;
-  const abandoned = row && row.response_status === null && row.locked_until <= now;
+  if (!row) throw conflict('Another request with this Idempotency-Key is in progress; retry later.');
+  const expired = row.expires_at <= now;
+  const abandoned = row.response_status === null && row.locked_until <= now;
   if (expired || abandoned) {
     if (await repo.takeOver(db, ref, fields, now)) {
       claims.set(request, ref);
