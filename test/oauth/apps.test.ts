@@ -272,6 +272,19 @@ describe('connections', () => {
     });
     expect(foreign.statusCode).toBe(404);
 
+    // grants are in their app's mode: the live side neither lists nor deletes a test grant
+    const live = await svc.app.inject({
+      url: '/api/v1/merchant/developer/connections',
+      headers: { ...shop.auth, 'x-svc-mode': 'live' },
+    });
+    expect(live.json().data.items.some((c: { id: string }) => c.id === conn.id)).toBe(false);
+    const liveDelete = await svc.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/merchant/developer/connections/${conn.id}`,
+      headers: { ...shop.auth, 'x-svc-mode': 'live' },
+    });
+    expect(liveDelete.statusCode).toBe(404);
+
     const del = await svc.app.inject({
       method: 'DELETE',
       url: `/api/v1/merchant/developer/connections/${conn.id}`,

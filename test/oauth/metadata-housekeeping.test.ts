@@ -34,6 +34,25 @@ describe('metadata (RFC 8414)', () => {
   });
 });
 
+describe('OpenAPI', () => {
+  it('lists the OAuth routes', async () => {
+    const res = await svc.app.inject({ url: '/api/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const paths = Object.keys(res.json().paths);
+    for (const path of [
+      '/api/public/v1/oauth/authorize',
+      '/api/public/v1/oauth/authorize/consent',
+      '/api/public/v1/oauth/token',
+      '/api/public/v1/oauth/revoke',
+      '/api/v1/merchant/developer/apps',
+      '/api/v1/merchant/developer/apps/{appID}/rotate-secret',
+      '/api/v1/merchant/developer/connections',
+    ]) {
+      expect(paths).toContain(path);
+    }
+  });
+});
+
 describe('audit of refreshes', () => {
   it('counts every refresh in the log of the merchant whose data the grant opens', async () => {
     const dev = await signupMerchant(svc.app, 'Dev');

@@ -26,6 +26,7 @@ export const connectionsRoutes: FastifyPluginAsync = async (plugin) => {
       const { rows, count } = await listConnections(
         app.ctx,
         merchantOf(request).merchantId,
+        request.mode,
         limit,
         request.query.starting_after,
       );

@@ -1,6 +1,7 @@
 // Connections (API.md section 3): the grants through which apps reach a merchant's data, as that merchant
 // sees them. Disconnecting deletes the grant, which cascades to its codes and tokens.
 import type { Context } from '../../context.ts';
+import type { Mode } from '../../lib/credentials.ts';
 import { notFound } from '../../lib/errors.ts';
 import { iso } from '../../lib/time.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
@@ -11,10 +12,11 @@ import * as repo from './oauth.repository.ts';
 export async function listConnections(
   ctx: Context,
   merchantId: string,
+  mode: Mode,
   limit: number,
   startingAfter: string | undefined,
 ) {
-  const { rows, count } = await repo.listGrants(ctx.db, merchantId, limit, startingAfter);
+  const { rows, count } = await repo.listGrants(ctx.db, merchantId, mode, limit, startingAfter);
   return {
     count,
     rows: rows.map((r) => ({
@@ -28,21 +30,17 @@ export async function listConnections(
   };
 }
 
-/** The audit entry goes to the disconnecting merchant's log, in the mode of the app's tokens. */
+/** Grants are in the mode of their app: the request's mode selects them, as for every merchant resource. */
 export async function disconnect(ctx: Context, audit: AuditContext, grantId: string): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
-    const grant = await repo.deleteGrant(trx, audit.merchantId, grantId);
+    const grant = await repo.deleteGrant(trx, audit.merchantId, audit.mode, grantId);
     if (!grant) throw notFound('connection');
-    await writeAudit(
-      trx,
-      { ...audit, mode: grant.mode },
-      {
-        action: 'oauth.connection_revoked',
-        entityType: 'oauth_grant',
-        entityId: grant.id,
-        fields: { app_id: grant.app_id, scope: grant.scopes },
-      },
-    );
+    await writeAudit(trx, audit, {
+      action: 'oauth.connection_revoked',
+      entityType: 'oauth_grant',
+      entityId: grant.id,
+      fields: { app_id: grant.app_id, scope: grant.scopes },
+    });
     await announceGrantRevocation(trx, grant.id);
   });
   forgetGrant(ctx, grantId);

@@ -58,13 +58,15 @@ export async function upsertGrant(
 export async function listGrants(
   db: Executor,
   merchantId: string,
+  mode: Mode,
   limit: number,
   startingAfter: string | undefined,
 ) {
   const base = db
     .selectFrom('oauth_grants as g')
     .innerJoin('oauth_apps as a', 'a.id', 'g.app_id')
-    .where('g.merchant_id', '=', merchantId);
+    .where('g.merchant_id', '=', merchantId)
+    .where('g.mode', '=', mode);
   const paged = startingAfter ? base.where('g.id', '<', startingAfter) : base;
   const [rows, total] = await Promise.all([
     paged
@@ -87,10 +89,11 @@ export async function listGrants(
 }
 
 /** Cascades to the grant's codes, families and tokens. */
-export async function deleteGrant(db: Executor, merchantId: string, grantId: string) {
+export async function deleteGrant(db: Executor, merchantId: string, mode: Mode, grantId: string) {
   return db
     .deleteFrom('oauth_grants')
     .where('merchant_id', '=', merchantId)
+    .where('mode', '=', mode)
     .where('id', '=', grantId)
     .returning(['id', 'app_id', 'mode', 'scopes'])
     .executeTakeFirst();
