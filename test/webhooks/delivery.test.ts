@@ -5,6 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
+import { PER_WEBHOOK } from '../../src/modules/webhooks/delivery/worker.ts';
 import {
   INTERNAL_TOKEN,
   base,
@@ -280,7 +281,7 @@ describe('test deliveries and manual retries', () => {
 });
 
 describe('per-webhook concurrency', () => {
-  it('keeps at most 8 attempts in flight to a slow endpoint while others flow', async () => {
+  it('keeps at most PER_WEBHOOK attempts in flight to a slow endpoint while others flow', async () => {
     const slow = await createWebhook(svc, m, `${rx.url}/slow`, ['inventory.low_stock']);
     const fast = await createWebhook(svc, m, `${rx.url}/fast`, ['payout.processed']);
     let inFlight = 0;
@@ -293,15 +294,15 @@ describe('per-webhook concurrency', () => {
       setTimeout(() => inFlight--, 400);
       return { status: 200, delayMs: 400 };
     };
-    for (let i = 0; i < 24; i++) await emit(svc, m, 'inventory.low_stock');
+    for (let i = 0; i < PER_WEBHOOK + 8; i++) await emit(svc, m, 'inventory.low_stock');
     await sleep(100);
     const t0 = Date.now();
     await emit(svc, m, 'payout.processed');
     await rx.waitFor(1, 5000, onPath('/fast'));
     expect(Date.now() - t0).toBeLessThan(300);
-    await rx.waitFor(24, 15_000, onPath('/slow'));
+    await rx.waitFor(PER_WEBHOOK + 8, 15_000, onPath('/slow'));
     rx.respond = previous;
-    expect(max).toBeLessThanOrEqual(8);
+    expect(max).toBeLessThanOrEqual(PER_WEBHOOK);
     expect(max).toBeGreaterThan(1);
     void slow;
     void fast;

@@ -6,6 +6,7 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 import { INTERNAL_TOKEN, base, createWebhook, deliveries, emit, eventually, sleep } from './helpers.ts';
+import { newId } from '../../src/lib/ids.ts';
 import { purgeExpired } from '../../src/modules/webhooks/delivery/purge-expired.repository.ts';
 
 let svc: TestService;
@@ -128,20 +129,64 @@ describe('retention', () => {
   it('purges finished deliveries, their attempts and events older than the retention period', async () => {
     const merchant = await signupMerchant(svc.app);
     const wh = await createWebhook(svc, merchant, `${rx.url}/old`, ['order.paid']);
-    await svc.app.inject({ method: 'POST', url: `${base}/${wh.id}/test`, headers: merchant.auth });
-    const [d] = (await deliveries(svc, merchant, wh.id)).items;
     const old = new Date(Date.now() - 31 * 86_400_000);
-    await svc.ctx.db
-      .updateTable('deliveries')
-      .set({ created_at: old, status: 'failed' })
-      .where('id', '=', d!.id)
-      .execute();
-    await svc.ctx.db.updateTable('events').set({ created_at: old }).where('id', '=', d!.event_id).execute();
-    while ((await purgeExpired(svc.ctx.db, new Date(Date.now() - 30 * 86_400_000))) > 0);
-    expect((await deliveries(svc, merchant, wh.id)).count).toBe(0);
+    const db = svc.ctx.db;
+    const make = async (at: Date) => {
+      const eventId = newId('evt', at);
+      const id = newId('dlv', at);
+      await db
+        .insertInto('events')
+        .values({
+          id: eventId,
+          merchant_id: merchant.merchantId,
+          mode: 'test',
+          type: 'order.paid',
+          payload: '{}',
+          created_at: at,
+        })
+        .execute();
+      await db
+        .insertInto('deliveries')
+        .values({
+          id,
+          webhook_id: wh.id,
+          merchant_id: merchant.merchantId,
+          mode: 'test',
+          event_id: eventId,
+          event_type: 'order.paid',
+          status: 'failed',
+          next_attempt_at: null,
+          created_at: at,
+        })
+        .execute();
+      await db
+        .insertInto('delivery_attempts')
+        .values({
+          delivery_id: id,
+          number: 1,
+          started_at: at,
+          duration_ms: 1,
+          response_status: 500,
+          response_body: '',
+          error: 'x',
+        })
+        .execute();
+      return { id, eventId };
+    };
+    const expired = await make(old);
+    const recent = await make(new Date());
+    while ((await purgeExpired(db, new Date(Date.now() - 30 * 86_400_000))) > 0);
+    const ids = (await deliveries(svc, merchant, wh.id)).items.map((d) => d.id);
+    expect(ids).toEqual([recent.id]);
     const attempts = await sql<{
       n: number;
-    }>`select count(*)::int as n from delivery_attempts where delivery_id = ${d!.id}`.execute(svc.ctx.db);
+    }>`select count(*)::int as n from delivery_attempts where delivery_id = ${expired.id}`.execute(db);
     expect(attempts.rows[0]!.n).toBe(0);
+    const events = await db
+      .selectFrom('events')
+      .select('id')
+      .where('id', 'in', [expired.eventId, recent.eventId])
+      .execute();
+    expect(events.map((e) => e.id)).toEqual([recent.eventId]);
   });
 });

@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { Mode } from '../../lib/credentials.ts';
+import { idFloor } from '../../lib/ids.ts';
 
 export interface EventRow {
   id: string;
@@ -13,10 +14,10 @@ export interface EventRow {
 }
 
 /**
- * Records the event and fans it out in ONE statement: the event insert, one delivery per enabled webhook of
- * the merchant and mode subscribed to the type (INSERT ... SELECT, ids made in SQL), and, when a channel is
- * given, the worker wake-up (delivered by PostgreSQL at commit). One round trip per event, and atomic on its
- * own, so a caller without a transaction needs no BEGIN/COMMIT either. `inserted` is false when the event id
+ * Records the event and fans it out in ONE round trip (svc_record_event, migration 0004): the event, one
+ * delivery per enabled webhook of the merchant and mode subscribed to the type (a single INSERT ... SELECT),
+ * and, when a channel is given, the worker wake-up (delivered by PostgreSQL at commit). Atomic on its own,
+ * so a caller without a transaction needs no BEGIN/COMMIT either. `inserted` is false when the event id
  * already existed.
  */
 export async function insertEventWithDeliveries(
@@ -24,30 +25,14 @@ export async function insertEventWithDeliveries(
   event: EventRow,
   channel: string | null,
 ): Promise<{ inserted: boolean; deliveries: number }> {
-  const { rows } = await sql<{ inserted: number; deliveries: number }>`
-    with ev as (
-      insert into events (id, merchant_id, mode, type, payload, created_at)
-      values (${event.id}, ${event.merchantId}, ${event.mode}, ${event.type}, ${event.payload}, ${event.createdAt})
-      on conflict (id) do nothing
-      returning id
-    ), dl as (
-      insert into deliveries
-        (id, webhook_id, merchant_id, mode, event_id, event_type, next_attempt_at, created_at, updated_at)
-      select svc_new_id('dlv', ${event.createdAt}::timestamptz), w.id, w.merchant_id, w.mode, ev.id,
-             ${event.type}::text, ${event.createdAt}::timestamptz, ${event.createdAt}::timestamptz,
-             ${event.createdAt}::timestamptz
-      from ev
-      join webhooks w
-        on w.merchant_id = ${event.merchantId} and w.mode = ${event.mode}
-       and w.status = 'enabled' and w.deleted_at is null and ${event.type}::text = any (w.events)
-      returning 1
-    ), n as (select count(*)::int as deliveries from dl)
-    select (select count(*)::int from ev) as inserted, n.deliveries,
-           case when n.deliveries > 0 and ${channel}::text is not null then pg_notify(${channel}::text, '') end as woke
-    from n
+  const { rows } = await sql<{ inserted: boolean; deliveries: number }>`
+    select inserted, deliveries from svc_record_event(
+      ${event.id}::text, ${event.merchantId}::text, ${event.mode}::text, ${event.type}::text,
+      ${event.payload}::text, ${event.createdAt}::timestamptz, ${idFloor('dlv', event.createdAt)}::text,
+      ${channel}::text)
   `.execute(db);
   const row = rows[0]!;
-  return { inserted: row.inserted > 0, deliveries: row.deliveries };
+  return { inserted: row.inserted, deliveries: row.deliveries };
 }
 
 /** The event alone, for a delivery made by hand (the test route). */

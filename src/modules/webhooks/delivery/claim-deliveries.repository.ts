@@ -32,18 +32,26 @@ export interface ClaimOptions {
   perWebhook: number;
   /** Attempts this process has in flight, by webhook. */
   inFlight: Record<string, number>;
+  /**
+   * Skip the rows of webhooks already at their bound while scanning. Costs a walk over their whole backlog,
+   * so the worker uses it only when a plain claim found nothing it may take (see worker.ts).
+   */
+  skipSaturated: boolean;
 }
 
 export async function claimDeliveries(db: Executor, o: ClaimOptions): Promise<ClaimedDelivery[]> {
   const inFlight = JSON.stringify(o.inFlight);
+  const skip = o.skipSaturated
+    ? sql`and coalesce((${inFlight}::jsonb ->> d.webhook_id)::int, 0) < ${o.perWebhook}::int`
+    : sql``;
   // The candidate window is wider than the batch and ranked per webhook, so one webhook with a backlog takes
-  // at most its free slots and the rest of the batch goes to the others: a slow endpoint cannot starve them.
+  // at most its free slots and the rest of the batch goes to the others. Candidates not chosen are unlocked
+  // when the statement ends.
   const { rows } = await sql<ClaimedDelivery>`
     with candidates as (
       select d.id, d.webhook_id, d.next_attempt_at
       from deliveries d
-      where d.status = 'pending' and d.next_attempt_at <= now()
-        and coalesce((${inFlight}::jsonb ->> d.webhook_id)::int, 0) < ${o.perWebhook}::int
+      where d.status = 'pending' and d.next_attempt_at <= now() ${skip}
       order by d.next_attempt_at
       limit ${o.limit * 4}::int
       for update skip locked

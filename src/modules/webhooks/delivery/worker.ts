@@ -15,9 +15,13 @@ import type { OutcomeRow } from './record-outcomes.repository.ts';
 import { releaseLeases } from './release-leases.repository.ts';
 import { purgeExpired } from './purge-expired.repository.ts';
 
-// At most 8 attempts in flight per webhook in one process: an endpoint that answers in 15 s then holds 8
-// slots, while the other 248 keep flowing to everyone else.
-export const PER_WEBHOOK = 8;
+// At most 32 attempts in flight per webhook in one process: an endpoint that answers in 15 s then holds 32
+// slots while the other 224 keep flowing to everyone else. 8 was the first choice, but it capped a single
+// busy webhook at 210 deliveries/s here against 540/s unbounded (and 435/s for the 32-connection baseline
+// sender); 32 matches the baseline's concurrency.
+export const PER_WEBHOOK = 32;
+// A claim that skips saturated webhooks walks their whole backlog: at most one per 100 ms.
+const SKIP_SCAN_MS = 100;
 const CAPACITY = 256;
 const BATCH = 100;
 const POLL_MS = 1000;
@@ -119,18 +123,32 @@ export async function startWorker(ctx: Context): Promise<Worker> {
     active.set(row.id, run);
   }
 
+  let lastSkipScan = 0;
+
+  async function claim(limit: number) {
+    const options = {
+      worker: id,
+      limit,
+      leaseMs: leaseMs(ctx),
+      perWebhook: PER_WEBHOOK,
+      inFlight: Object.fromEntries(inFlight),
+      skipSaturated: false,
+    };
+    const rows = await claimDeliveries(ctx.db, options);
+    // Nothing claimable in the oldest due rows while some webhook is at its bound: they may all be that
+    // webhook's backlog, hiding other webhooks' due work behind it. Look past it (rate-limited).
+    const saturated = [...inFlight.values()].some((n) => n >= PER_WEBHOOK);
+    if (rows.length > 0 || !saturated || Date.now() - lastSkipScan < SKIP_SCAN_MS) return rows;
+    lastSkipScan = Date.now();
+    return claimDeliveries(ctx.db, { ...options, skipSaturated: true });
+  }
+
   async function claimLoop(): Promise<void> {
     do {
       again = false;
       const free = CAPACITY - total;
       if (free <= 0 || stopped) return;
-      const rows = await claimDeliveries(ctx.db, {
-        worker: id,
-        limit: Math.min(BATCH, free),
-        leaseMs: leaseMs(ctx),
-        perWebhook: PER_WEBHOOK,
-        inFlight: Object.fromEntries(inFlight),
-      });
+      const rows = await claim(Math.min(BATCH, free));
       lastClaimed = rows.length;
       for (const row of rows) attempt(row);
       if (rows.length === Math.min(BATCH, free)) again = true;
