@@ -3,7 +3,9 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import { readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { AppError } from '../../lib/errors.ts';
 import { SESSION_COOKIE } from '../../http/merchant-auth.ts';
 import { DIST_DIR } from './build-web.ts';
 
@@ -63,7 +65,15 @@ export const dashboardRoutes: FastifyPluginAsync = async (app) => {
   app.get<{ Params: { '*': string } }>('/dashboard/*', hidden, (request, reply) => {
     const rest = request.params['*'];
     // Vite names assets by content hash: a new build is a new name, so they can be cached for good.
-    if (rest.startsWith('assets/')) return reply.sendFile(rest, { maxAge: '365d', immutable: true });
+    if (rest.startsWith('assets/')) {
+      // An old page asking for the assets of a build since replaced: a plain 404 (the shared not-found
+      // handler would see this GET route and answer 405).
+      const file = resolve(DIST_DIR, rest);
+      if (!file.startsWith(`${DIST_DIR}/assets/`) || !existsSync(file)) {
+        throw new AppError('not_found', 'No such file.');
+      }
+      return reply.sendFile(rest, { maxAge: '365d', immutable: true });
+    }
     if (rest === 'favicon.svg') return reply.sendFile(rest, { maxAge: '1d' });
     return sendIndex(request, reply);
   });
