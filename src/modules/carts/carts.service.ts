@@ -7,7 +7,6 @@ import { notFound } from '../../lib/errors.ts';
 import { isId, newId } from '../../lib/ids.ts';
 import { iso } from '../../lib/time.ts';
 import { emitEvent } from '../events/index.ts';
-import { findMerchantStore } from '../merchants/index.ts';
 import * as repo from './carts.repository.ts';
 
 export function presentCart(row: repo.CartRow) {
@@ -23,16 +22,15 @@ export function presentCart(row: repo.CartRow) {
 }
 
 export async function createCart(ctx: Context, principal: PublicPrincipal, storeId: string) {
-  const store = isId('store', storeId)
-    ? await findMerchantStore(ctx.db, principal.merchantId, storeId)
+  const row = isId('store', storeId)
+    ? await repo.insertCartInOwnStore(ctx.db, {
+        id: newId('cart'),
+        merchant_id: principal.merchantId,
+        mode: principal.mode,
+        store_id: storeId,
+      })
     : undefined;
-  if (!store) throw notFound('store');
-  const row = await repo.insertCart(ctx.db, {
-    id: newId('cart'),
-    merchant_id: principal.merchantId,
-    mode: principal.mode,
-    store_id: store.id,
-  });
+  if (!row) throw notFound('store');
   return presentCart(row);
 }
 
