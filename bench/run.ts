@@ -9,7 +9,9 @@ import { Api } from './lib/api.ts';
 import { helpers, missing, type Bench, type Measure, type Row } from './lib/bench.ts';
 import { startChild, type Child } from './lib/child.ts';
 import { machine, table, writeResults } from './lib/report.ts';
+import { postgresCpu, processCpuMs } from './lib/cpu.ts';
 import { startService, type RunningService } from './lib/service.ts';
+import { enableStatements, STATEMENT_SETTINGS, topStatements, type StatementLine } from './lib/statements.ts';
 import { publicRead } from './measures/public-read.ts';
 import { publicWrite } from './measures/public-write.ts';
 import { token } from './measures/token.ts';
@@ -89,16 +91,28 @@ async function main() {
   process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
 
   const rows: Row[] = [];
+  const statements: Record<string, StatementLine[]> = {};
   try {
     // Seeding a million audit entries writes about 1 GB of WAL: without room for it, checkpoints run mid-seed.
-    cluster = await startCluster({ settings: { max_wal_size: "'8GB'", checkpoint_timeout: "'30min'" } });
+    cluster = await startCluster({
+      settings: {
+        max_wal_size: "'8GB'",
+        checkpoint_timeout: "'30min'",
+        ...(profile ? STATEMENT_SETTINGS : {}),
+      },
+    });
     await createDatabases(cluster);
+    if (profile) await enableStatements(cluster.url('svc'));
     const profileDir = profile ? fileURLToPath(new URL('./results/profiles/', import.meta.url)) : undefined;
     service = await startService(cluster.url('svc'), { profileDir });
     log(`service pid ${service.pid} at ${service.url}, RSS ${service.windowPeakRssMb().toFixed(0)} MB`);
     load = await startChild('drivers/load.ts');
     const api = new Api(service.url);
+    const pgCpu = await postgresCpu(cluster.url('svc'));
+    const servicePid = service.pid;
     const bench: Bench = {
+      serviceCpu: () => processCpuMs(servicePid) + pgCpu(),
+      postgresCpu: pgCpu,
       cluster,
       service,
       api,
@@ -117,6 +131,11 @@ async function main() {
         log(`${measure.name} failed: ${message}`);
         rows.push(missing(measure.name, '', `error: ${message.slice(0, 160)}`));
       }
+      if (profile) {
+        const top = await topStatements(cluster.url('svc'));
+        statements[measure.name] = top;
+        for (const t of top) log(`  ${t.calls} calls, ${t.total_ms} ms, ${t.mean_ms} ms each: ${t.query}`);
+      }
       log(
         `${measure.name} done in ${((Date.now() - t0) / 1000).toFixed(0)} s; ` +
           `service RSS peak ${service.windowPeakRssMb().toFixed(0)} MB`,
@@ -128,7 +147,12 @@ async function main() {
   if (profile) log('CPU profile of the service in bench/results/profiles/ (open in Chrome DevTools)');
   const seconds = Math.round((Date.now() - started) / 1000);
   process.stdout.write(`\n${table(rows)}\n\n`);
-  const file = writeResults(rows, { duration, seconds, at: new Date().toISOString() });
+  const file = writeResults(rows, {
+    duration,
+    seconds,
+    at: new Date().toISOString(),
+    ...(profile ? { statements } : {}),
+  });
   process.stdout.write(`${m.nproc} CPUs (${m.cpu}), Node ${m.node}; ${seconds} s in all; ${file}\n`);
 }
 

@@ -12,6 +12,10 @@ export interface LoadResult {
   p99: number;
   total: number;
   errors: number;
+  /** CPU ms per request of the measured side, when metered. */
+  cpuPerOp?: number;
+  /** The PostgreSQL part of cpuPerOp. */
+  dbCpuPerOp?: number;
 }
 
 interface CannonOptions {

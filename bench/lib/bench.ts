@@ -58,6 +58,10 @@ export interface Bench {
   /** Seconds per load run. */
   duration: number;
   load: Child;
+  /** CPU ms so far of the service side: its Node process and the PostgreSQL cluster. */
+  serviceCpu(): number;
+  /** CPU ms so far of the PostgreSQL cluster alone (for baselines that use it). */
+  postgresCpu(): number;
   /** Helper processes started on first use and stopped at the end of the run. */
   helper(relative: string, env?: Record<string, string>): Promise<Child>;
   log(message: string): void;

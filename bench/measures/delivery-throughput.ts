@@ -3,6 +3,7 @@
 // minimal durable sender (INSERT, signed undici POST, UPDATE) to the same receiver in the same run.
 import { randomBytes } from 'node:crypto';
 import { missing, row, type Measure } from '../lib/bench.ts';
+import { processCpuMs } from '../lib/cpu.ts';
 import { nowMs } from '../lib/stats.ts';
 import { createWebhook, eventsCall, receiver, succeeded, waitFor, webhooksMissing } from '../lib/webhooks.ts';
 
@@ -44,12 +45,16 @@ export const deliveryThroughput: Measure = {
     }
 
     const prefix = `tp${randomBytes(3).toString('hex')}_`;
+    const svcCpu0 = b.serviceCpu();
+    const svcDb0 = b.postgresCpu();
     const sent = await b.load.call<{ started: number; ended: number; errors: number }>('burst', {
       ...eventsCall(b, m, 'order.created', prefix),
       count,
       concurrency: INGEST_CONCURRENCY,
     });
     const done = await waitFor(probe, WARM_UP + count, 120_000, 100);
+    const svcCpu = (b.serviceCpu() - svcCpu0) / count;
+    const svcDb = (b.postgresCpu() - svcDb0) / count;
     const ingestRate = count / ((sent.ended - sent.started) / 1000);
     // Not all recorded within the wait: what was recorded by then, a lower bound that shows as short.
     const svcRate =
@@ -60,6 +65,7 @@ export const deliveryThroughput: Measure = {
     const sender = await b.helper('baselines/webhook-sender.ts', {
       BENCH_BASELINE_DATABASE_URL: b.cluster.url('bench_baseline'),
     });
+    const baseCpu0 = processCpuMs(sender.pid) + b.postgresCpu();
     const base = await sender.call<{ rate: number; failures: number }>('run', {
       receiverUrl: `${rx.url}/baseline`,
       secret: hook.secret,
@@ -68,6 +74,7 @@ export const deliveryThroughput: Measure = {
       count,
       concurrency: BASELINE_CONCURRENCY,
     });
+    const baseCpu = (processCpuMs(sender.pid) + b.postgresCpu() - baseCpu0) / count;
     b.log(
       `delivery throughput: service ${svcRate?.toFixed(0)}/s (ingested at ${ingestRate.toFixed(0)}/s, ` +
         `${sent.errors} errors), baseline ${base.rate.toFixed(0)}/s`,
@@ -76,6 +83,16 @@ export const deliveryThroughput: Measure = {
       svcRate === null
         ? `only ${done.last - WARM_UP}/${count} succeeded within 120 s (rate so far)`
         : `${count} events, ingested at ${ingestRate.toFixed(0)}/s (${INGEST_CONCURRENCY} in flight); baseline ${BASELINE_CONCURRENCY} in flight`;
-    return [row('delivery throughput', 'deliveries/s', svcRate, base.rate, TARGET, note)];
+    return [
+      row('delivery throughput', 'deliveries/s', svcRate, base.rate, TARGET, note),
+      row(
+        'delivery CPU/delivery',
+        'ms',
+        svcCpu,
+        baseCpu,
+        undefined,
+        `Node ${(svcCpu - svcDb).toFixed(2)} ms + PostgreSQL ${svcDb.toFixed(2)} ms, ingestion included`,
+      ),
+    ];
   },
 };

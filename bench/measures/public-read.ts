@@ -3,7 +3,7 @@
 import type { LoadResult } from '../drivers/load.ts';
 import { missing, row, type Measure } from '../lib/bench.ts';
 import { keyPair } from '../lib/keys.ts';
-import { bestOfAlternating, ROUNDS } from '../lib/rounds.ts';
+import { bestOfAlternating, childMeter, cpuSplit, meteredRun, ROUNDS } from '../lib/rounds.ts';
 
 export const CONNECTIONS = 50;
 const PATH = '/api/public/v1/payments/supported-countries';
@@ -29,8 +29,8 @@ export const publicRead: Measure = {
 
     await run(b.service.url + PATH, 2); // warm-up: JIT and the verification cache
     const { svc, base } = await bestOfAlternating(
-      () => run(b.service.url + PATH),
-      () => run(bareUrl),
+      () => meteredRun(b.serviceCpu, () => run(b.service.url + PATH), b.postgresCpu),
+      () => meteredRun(childMeter(bare.pid), () => run(bareUrl)),
     );
     b.log(
       `public read: service ${svc.rps.toFixed(0)} req/s (${svc.errors} errors), bare ${base.rps.toFixed(0)}`,
@@ -50,6 +50,14 @@ export const publicRead: Measure = {
         svc.errors ? `${note}; ${svc.errors} non-2xx/errors` : note,
       ),
       row('public read p99', 'ms', svc.p99, base.p99),
+      row(
+        'public read CPU/request',
+        'ms',
+        svc.cpuPerOp ?? null,
+        base.cpuPerOp ?? null,
+        undefined,
+        cpuSplit(svc),
+      ),
     ];
   },
 };

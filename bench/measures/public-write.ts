@@ -3,7 +3,7 @@
 import type { LoadResult } from '../drivers/load.ts';
 import { missing, row, type Measure } from '../lib/bench.ts';
 import { keyPair } from '../lib/keys.ts';
-import { bestOfAlternating, ROUNDS } from '../lib/rounds.ts';
+import { bestOfAlternating, childMeter, cpuSplit, meteredRun, ROUNDS } from '../lib/rounds.ts';
 import { CONNECTIONS } from './public-read.ts';
 
 export const publicWrite: Measure = {
@@ -23,8 +23,8 @@ export const publicWrite: Measure = {
 
     await run(b.service.url + path, 2);
     const { svc, base } = await bestOfAlternating(
-      () => run(b.service.url + path),
-      () => run(`http://127.0.0.1:${String(bare.info.port)}${path}`),
+      () => meteredRun(b.serviceCpu, () => run(b.service.url + path), b.postgresCpu),
+      () => meteredRun(childMeter(bare.pid), () => run(`http://127.0.0.1:${String(bare.info.port)}${path}`)),
     );
     b.log(
       `public write: service ${svc.rps.toFixed(0)} req/s (${svc.errors} errors), bare ${base.rps.toFixed(0)}`,
@@ -40,6 +40,14 @@ export const publicWrite: Measure = {
         svc.errors ? `${note}; ${svc.errors} errors` : note,
       ),
       row('public write p99', 'ms', svc.p99, base.p99),
+      row(
+        'public write CPU/request',
+        'ms',
+        svc.cpuPerOp ?? null,
+        base.cpuPerOp ?? null,
+        undefined,
+        cpuSplit(svc),
+      ),
     ];
   },
 };

@@ -12,6 +12,7 @@ import {
   type OAuthApp,
 } from '../lib/api.ts';
 import { missing, row, type Bench, type Measure, type Row } from '../lib/bench.ts';
+import { bestOfAlternating, childMeter, cpuSplit, meteredRun } from '../lib/rounds.ts';
 
 const CHAINS = 50;
 const CODES = 1000;
@@ -76,12 +77,20 @@ export const token: Measure = {
         maxRequests: duration * 50_000,
       });
     await refresh(b.service.url + TOKEN_PATH, svcClient, await serviceChains(b, app), 2); // warm-up
-    const svc = await refresh(b.service.url + TOKEN_PATH, svcClient, await serviceChains(b, app), b.duration);
-    const base = await refresh(
-      oidcUrl,
-      oidcClient,
-      await oidc.call<string[]>('refreshTokens', CHAINS),
-      b.duration,
+    const oidcCpu = childMeter(oidc.pid);
+    const { svc, base } = await bestOfAlternating(
+      async () => {
+        const tokens = await serviceChains(b, app);
+        return meteredRun(
+          b.serviceCpu,
+          () => refresh(b.service.url + TOKEN_PATH, svcClient, tokens, b.duration),
+          b.postgresCpu,
+        );
+      },
+      async () => {
+        const tokens = await oidc.call<string[]>('refreshTokens', CHAINS);
+        return meteredRun(oidcCpu, () => refresh(oidcUrl, oidcClient, tokens, b.duration));
+      },
     );
     b.log(
       `token refresh: service ${svc.rps.toFixed(0)}/s (${svc.errors} errors), oidc-provider ${base.rps.toFixed(0)}/s`,
@@ -97,6 +106,14 @@ export const token: Measure = {
         svc.errors ? `${svc.errors} errors` : note,
       ),
       row('token refresh p99', 'ms', svc.p99, base.p99),
+      row(
+        'token refresh CPU/request',
+        'ms',
+        svc.cpuPerOp ?? null,
+        base.cpuPerOp ?? null,
+        undefined,
+        cpuSplit(svc),
+      ),
     );
 
     // Codes are minted before the clock starts (they live SVC_OAUTH_CODE_TTL=600 s in the bench service).
@@ -115,12 +132,13 @@ export const token: Measure = {
         codes: list,
         concurrency: CHAINS,
       });
-    const svcCodes = await exchange(b.service.url + TOKEN_PATH, svcClient, codes);
-    const oidcCodes = await exchange(
-      oidcUrl,
-      oidcClient,
-      await oidc.call<{ code: string; verifier: string }[]>('codes', count),
+    const svcCodes = await meteredRun(
+      b.serviceCpu,
+      () => exchange(b.service.url + TOKEN_PATH, svcClient, codes),
+      b.postgresCpu,
     );
+    const oidcList = await oidc.call<{ code: string; verifier: string }[]>('codes', count);
+    const oidcCodes = await meteredRun(oidcCpu, () => exchange(oidcUrl, oidcClient, oidcList));
     b.log(`code exchange: service ${svcCodes.rps.toFixed(0)}/s, oidc-provider ${oidcCodes.rps.toFixed(0)}/s`);
     rows.push(
       row(
@@ -132,6 +150,14 @@ export const token: Measure = {
         svcCodes.errors ? `${svcCodes.errors} errors` : `${count} codes, ${CHAINS} in flight`,
       ),
       row('code exchange p99', 'ms', svcCodes.p99, oidcCodes.p99),
+      row(
+        'code exchange CPU/request',
+        'ms',
+        svcCodes.cpuPerOp ?? null,
+        oidcCodes.cpuPerOp ?? null,
+        undefined,
+        cpuSplit(svcCodes),
+      ),
     );
     return rows;
   },
