@@ -41,6 +41,8 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
+          // A loaded CI machine renders slower than a laptop: polls wait as long as a browser action (10 s).
+          expect: { poll: { timeout: 10_000 } },
         },
       },
     ],
