@@ -86,6 +86,7 @@ export async function startOAuthClient(issuer: string): Promise<OAuthClient> {
       void callApi().then((html) => send(200, page('Called the API', html)));
       return;
     }
+    if (url.pathname === '/favicon.ico') return res.writeHead(204).end();
     send(404, page('Not found', ''));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
