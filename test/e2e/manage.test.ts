@@ -177,6 +177,18 @@ describe('managing integrations', () => {
     await deliveries.getByLabel('Status').selectOption('succeeded');
     await deliveries.getByRole('link', { name: 'order.created' }).waitFor();
 
+    // Pages of 20: 21 deliveries make two.
+    for (let i = 0; i < 20; i++) await call('POST', `/webhooks/${wh.id}/test`);
+    await deliveries.getByRole('button', { name: 'Refresh' }).click();
+    const rows = deliveries.locator('tbody tr');
+    await expect.poll(() => rows.count()).toBe(20);
+    expect(await deliveries.getByRole('button', { name: 'Previous' }).isDisabled()).toBe(true);
+    await deliveries.getByRole('button', { name: 'Next' }).click();
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await deliveries.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
+    await deliveries.getByRole('button', { name: 'Previous' }).click();
+    await expect.poll(() => rows.count()).toBe(20);
+
     await openTab(page, 'Logs');
     await settled(page);
     const logs = (await page.getByRole('table').textContent())!;
