@@ -1,7 +1,8 @@
 // Retention: deliveries (their attempts go with them), then events no delivery needs, then webhooks deleted
 // before the period, in bounded batches so a purge never holds long locks or one huge transaction.
-// Deliveries have no foreign keys (migration 0004), so they go first, explicitly.
-import { sql } from 'kysely';
+// Deliveries and attempts have no foreign keys (migration 0004): each delivery goes with its attempts in
+// one statement, and before its event and webhook.
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../../db/database.ts';
 import { idFloor } from '../../../lib/ids.ts';
 
@@ -10,20 +11,18 @@ const BATCH = 1000;
 /** Deletes one batch of each; returns how many rows went, so the caller loops until 0. */
 export async function purgeExpired(db: Executor, before: Date): Promise<number> {
   // Delivery ids begin with their creation time: the cut-off is a primary-key range.
-  const deliveries = await sql`
-    delete from deliveries where id in (
-      select id from deliveries
-      where id < ${idFloor('dlv', before)}::text and created_at < ${before}::timestamptz and status <> 'pending'
-      limit ${BATCH}::int
-    )
-  `.execute(db);
-  const ofDeletedWebhooks = await sql`
-    delete from deliveries where id in (
-      select d.id from webhooks w join deliveries d on d.webhook_id = w.id
-      where w.deleted_at < ${before}::timestamptz
-      limit ${BATCH}::int
-    )
-  `.execute(db);
+  const deliveries = await deleteDeliveries(
+    db,
+    sql`select id from deliveries
+        where id < ${idFloor('dlv', before)}::text and created_at < ${before}::timestamptz and status <> 'pending'
+        limit ${BATCH}::int`,
+  );
+  const ofDeletedWebhooks = await deleteDeliveries(
+    db,
+    sql`select d.id from webhooks w join deliveries d on d.webhook_id = w.id
+        where w.deleted_at < ${before}::timestamptz
+        limit ${BATCH}::int`,
+  );
   const events = await sql`
     delete from events where id in (
       select e.id from events e
@@ -40,8 +39,18 @@ export async function purgeExpired(db: Executor, before: Date): Promise<number> 
       limit ${BATCH}::int
     )
   `.execute(db);
-  return [deliveries, ofDeletedWebhooks, events, webhooks].reduce(
-    (n, r) => n + Number(r.numAffectedRows ?? 0),
-    0,
+  return (
+    deliveries +
+    ofDeletedWebhooks +
+    [events, webhooks].reduce((n, r) => n + Number(r.numAffectedRows ?? 0), 0)
   );
+}
+
+async function deleteDeliveries(db: Executor, ids: RawBuilder<unknown>): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    with gone as (delete from deliveries where id in (${ids}) returning id),
+    attempts as (delete from delivery_attempts where delivery_id = any (array(select id from gone)))
+    select count(*)::int as n from gone
+  `.execute(db);
+  return rows[0]!.n;
 }

@@ -26,51 +26,50 @@ export interface OutcomeRow {
 }
 
 /**
- * The delivery is updated only while this worker still holds the lease of this attempt (a worker that ran
- * past its lease must not overwrite what the next one did); the attempt itself is recorded either way.
- * Returns the ids whose delivery was updated.
+ * Only while this worker still holds the lease of this attempt: a worker that ran past its lease must not
+ * overwrite what the next one did, and its late attempt is not recorded (the next worker's is). That guard
+ * is also why the attempts need no ON CONFLICT clause, which cost a speculative insertion per row.
  */
 export async function recordOutcomes(
   db: Executor,
   worker: string,
   outcomes: OutcomeRow[],
-): Promise<string[]> {
-  const { rows } = await sql<{ id: string }>`
+): Promise<void> {
+  await sql`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb) as x(
         id text, webhook_id text, test boolean, number int, attempted boolean, started_at timestamptz,
         duration_ms int, response_status int, response_body text, error text, status text, step int,
         next_attempt_at timestamptz, ok boolean)
+    ), updated as (
+      update deliveries d
+      set status = i.status,
+          step = i.step,
+          next_attempt_at = i.next_attempt_at,
+          locked_until = null,
+          locked_by = null,
+          attempt_count = case when i.attempted then i.number else d.attempt_count end,
+          last_attempt_at = case when i.attempted then i.started_at else d.last_attempt_at end,
+          last_response_status = case when i.attempted then i.response_status else d.last_response_status end,
+          last_error = case when i.attempted then i.error else d.last_error end,
+          updated_at = now()
+      from input i
+      where d.id = any (array(select id from input)) -- by primary key: the planner cannot size the JSON input
+        and d.id = i.id and d.locked_by = ${worker}::text and d.attempt_count = i.number - 1
+      returning d.id
     ), attempts as (
       insert into delivery_attempts
         (delivery_id, number, started_at, duration_ms, response_status, response_body, error)
       select id, number, started_at, duration_ms, response_status, response_body, error
-      from input where attempted
-      on conflict do nothing
+      from input where attempted and id = any (array(select id from updated))
     ), streaks as (
       select webhook_id, bool_or(ok) as ok, min(started_at) as failed_at
       from input where attempted and not test group by webhook_id
-    ), health as (
-      update webhooks w
-      set failing_since = case when s.ok then null else coalesce(w.failing_since, s.failed_at) end
-      from streaks s
-      where w.id = s.webhook_id
-        and (case when s.ok then w.failing_since is not null else w.failing_since is null end)
     )
-    update deliveries d
-    set status = i.status,
-        step = i.step,
-        next_attempt_at = i.next_attempt_at,
-        locked_until = null,
-        locked_by = null,
-        attempt_count = case when i.attempted then i.number else d.attempt_count end,
-        last_attempt_at = case when i.attempted then i.started_at else d.last_attempt_at end,
-        last_response_status = case when i.attempted then i.response_status else d.last_response_status end,
-        last_error = case when i.attempted then i.error else d.last_error end,
-        updated_at = now()
-    from input i
-    where d.id = i.id and d.locked_by = ${worker}::text and d.attempt_count = i.number - 1
-    returning d.id
+    update webhooks w
+    set failing_since = case when s.ok then null else coalesce(w.failing_since, s.failed_at) end
+    from streaks s
+    where w.id = any (array(select webhook_id from streaks)) and w.id = s.webhook_id
+      and (case when s.ok then w.failing_since is not null else w.failing_since is null end)
   `.execute(db);
-  return rows.map((r) => r.id);
 }

@@ -7,7 +7,7 @@ export async function releaseLeases(db: Executor, worker: string, ids: string[])
   const now = new Date();
   await db
     .updateTable('deliveries')
-    .set({ next_attempt_at: now, locked_until: null, locked_by: null, updated_at: now })
+    .set({ locked_until: null, locked_by: null, updated_at: now })
     .where('id', 'in', ids)
     .where('locked_by', '=', worker)
     .where('status', '=', 'pending')
