@@ -1,6 +1,7 @@
 // `npm run bench [-- --only NAME[,NAME]] [--duration S]`: the hot paths of the service, each against a baseline
 // measured in the same run on the same machine (absolute figures drift on a shared machine; ratios much less).
 // A throwaway PostgreSQL, the service as its own process, and load from other processes on loopback.
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -60,6 +61,18 @@ function options() {
   };
 }
 
+/** The memory breakdown at the highest RSS the probe (bench/tools/memory-probe.ts) saw since `since`. */
+function memoryPeak(file: string, since: number): string | undefined {
+  if (!existsSync(file)) return undefined;
+  let best: { rss: number } | undefined;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line) continue;
+    const sample = JSON.parse(line) as { t: number; rss: number };
+    if (sample.t >= since && (!best || sample.rss > best.rss)) best = sample;
+  }
+  return best && JSON.stringify(best);
+}
+
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
 async function createDatabases(cluster: Cluster) {
@@ -104,6 +117,10 @@ async function main() {
     await createDatabases(cluster);
     if (profile) await enableStatements(cluster.url('svc'));
     const profileDir = profile ? fileURLToPath(new URL('./results/profiles/', import.meta.url)) : undefined;
+    if (profileDir) {
+      rmSync(profileDir, { recursive: true, force: true });
+      mkdirSync(profileDir, { recursive: true });
+    }
     service = await startService(cluster.url('svc'), { profileDir });
     log(`service pid ${service.pid} at ${service.url}, RSS ${service.windowPeakRssMb().toFixed(0)} MB`);
     load = await startChild('drivers/load.ts');
@@ -135,6 +152,8 @@ async function main() {
         const top = await topStatements(cluster.url('svc'));
         statements[measure.name] = top;
         for (const t of top) log(`  ${t.calls} calls, ${t.total_ms} ms, ${t.mean_ms} ms each: ${t.query}`);
+        const peak = memoryPeak(`${profileDir}memory.jsonl`, t0);
+        if (peak) log(`  memory at the RSS peak: ${peak}`);
       }
       log(
         `${measure.name} done in ${((Date.now() - t0) / 1000).toFixed(0)} s; ` +

@@ -37,9 +37,13 @@ export function table(rows: readonly Row[]): string {
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (i === 5 ? 0 : l[i]!.length))));
   const fmt = (cells: string[]) => cells.map((c, i) => (i === 5 ? c : c.padEnd(widths[i]!))).join(' | ');
-  return [fmt(header), widths.map((w, i) => '-'.repeat(i === 5 ? 6 : w)).join('-|-'), ...lines.map(fmt)].join(
-    '\n',
-  );
+  const notes = rows.filter((r) => r.note && verdict(r) !== 'n/a').map((r) => `  ${r.measure}: ${r.note}`);
+  return [
+    fmt(header),
+    widths.map((w, i) => '-'.repeat(i === 5 ? 6 : w)).join('-|-'),
+    ...lines.map(fmt),
+    ...(notes.length ? ['', 'notes:', ...notes] : []),
+  ].join('\n');
 }
 
 /** Markdown of the same table, for docs/performance.md. */
@@ -55,7 +59,8 @@ export function markdown(rows: readonly Row[]): string {
       } |`,
     );
   }
-  return out.join('\n');
+  const notes = rows.filter((r) => r.note && verdict(r) !== 'n/a').map((r) => `- ${r.measure}: ${r.note}`);
+  return [...out, ...(notes.length ? ['', ...notes] : [])].join('\n');
 }
 
 export function writeResults(rows: readonly Row[], extra: Record<string, unknown>): string {

@@ -54,7 +54,9 @@ export async function startService(
   const url = `http://127.0.0.1:${port}`;
   const internalToken = randomBytes(24).toString('base64url');
   const root = fileURLToPath(new URL('../../', import.meta.url));
-  const profile = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+  const profile = options.profileDir
+    ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`, '--import', './bench/tools/memory-probe.ts']
+    : [];
   const proc: ChildProcess = spawn(process.execPath, [...profile, 'src/main.ts'], {
     cwd: root,
     env: {
@@ -70,6 +72,7 @@ export async function startService(
       SVC_INTERNAL_TOKEN: internalToken,
       // Codes are minted in bulk before the exchange measure: give them time to wait their turn.
       SVC_OAUTH_CODE_TTL: '600',
+      ...(options.profileDir ? { BENCH_MEMORY_LOG: `${options.profileDir}memory.jsonl` } : {}),
       ...options.env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
