@@ -32,7 +32,7 @@ export function ConnectionsPage() {
               </EmptyState>
             ) : (
               <div className="table-wrap">
-                <table className="table">
+                <table className="table table-stack">
                   <thead>
                     <tr>
                       <th scope="col">App</th>
@@ -47,15 +47,15 @@ export function ConnectionsPage() {
                   <tbody>
                     {page.items.map((c) => (
                       <tr key={c.id}>
-                        <td>
+                        <td data-label="App">
                           <div>{c.app.name}</div>
                           <code className="mono-small muted">{c.app.client_id}</code>
                         </td>
-                        <td>{c.scopes.join(', ')}</td>
-                        <td>
+                        <td data-label="Scopes">{c.scopes.join(', ')}</td>
+                        <td data-label="Connected">
                           <TimeText value={c.created_at} />
                         </td>
-                        <td>
+                        <td data-label="Last used">
                           <TimeText value={c.last_used_at} />
                         </td>
                         <td className="cell-actions">

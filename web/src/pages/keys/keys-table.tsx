@@ -12,7 +12,7 @@ interface Props {
 export function KeysTable({ keys, onRotate, onRevoke }: Props) {
   return (
     <div className="table-wrap">
-      <table className="table">
+      <table className="table table-stack">
         <thead>
           <tr>
             <th scope="col">Name</th>
@@ -32,11 +32,11 @@ export function KeysTable({ keys, onRotate, onRevoke }: Props) {
             const usable = key.status === 'active';
             return (
               <tr key={key.id} data-key-id={key.id}>
-                <td>
+                <td data-label="Name">
                   <div>{name}</div>
                   <div className="muted small">{key.scopes.join(', ')}</div>
                 </td>
-                <td>
+                <td data-label="Publishable key">
                   <div className="copy-row">
                     <code className="mono-small truncate" title={key.publishable_key}>
                       {key.publishable_key}
@@ -44,10 +44,10 @@ export function KeysTable({ keys, onRotate, onRevoke }: Props) {
                     <CopyButton value={key.publishable_key} label={`Copy publishable key of ${name}`} />
                   </div>
                 </td>
-                <td>
+                <td data-label="Secret key">
                   <code className="mono-small">{`${key.mode === 'live' ? 'svc_live_sk_' : 'svc_test_sk_'}••••${key.secret_key_last4}`}</code>
                 </td>
-                <td>
+                <td data-label="Status">
                   <StatusBadge status={key.status} />
                   {key.status === 'expiring' && key.expires_at && (
                     <div className="muted small">
@@ -55,10 +55,10 @@ export function KeysTable({ keys, onRotate, onRevoke }: Props) {
                     </div>
                   )}
                 </td>
-                <td>
+                <td data-label="Created">
                   <TimeText value={key.created_at} />
                 </td>
-                <td>
+                <td data-label="Last used">
                   <TimeText value={key.last_used_at} />
                 </td>
                 <td className="cell-actions">
