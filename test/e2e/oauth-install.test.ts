@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
-import { launchBrowser, seriousViolations, type Launched } from './support/browser.ts';
+import { launchBrowser, screenshot, seriousViolations, type Launched } from './support/browser.ts';
 import { settled } from './support/dashboard.ts';
 import { startOAuthClient, type OAuthClient } from './support/oauth-client.ts';
 
@@ -39,6 +39,8 @@ it('installs an app through sign-in and consent, and the app calls the public AP
   await page.goto(`${client.base}/start`);
 
   // Not signed in: the authorize endpoint asks for the merchant's sign-in first.
+  await page.getByLabel('Password').waitFor();
+  await screenshot(page, 'oauth-sign-in-1280');
   await page.getByLabel('Email').fill(installer.email);
   await page.getByLabel('Password').fill(installer.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
@@ -57,6 +59,7 @@ it('installs an app through sign-in and consent, and the app calls the public AP
     });
   expect(await page.textContent('body')).toContain('Inventory Sync');
   const consentViolations = await seriousViolations(page);
+  await screenshot(page, 'oauth-consent-1280');
   await page.getByRole('button', { name: 'Approve' }).click();
 
   await page.getByRole('heading', { name: 'Installed' }).waitFor();
