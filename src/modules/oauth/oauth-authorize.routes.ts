@@ -32,7 +32,9 @@ const PAGE_HEADERS = {
   'x-frame-options': 'DENY',
   'content-security-policy':
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; frame-ancestors 'none'",
-  'referrer-policy': 'no-referrer',
+  // same-origin, not no-referrer: under no-referrer browsers send `Origin: null` on the page's own form posts,
+  // which the origin check refuses; cross-origin requests still get no referrer.
+  'referrer-policy': 'same-origin',
   'x-content-type-options': 'nosniff',
 };
 
