@@ -129,7 +129,7 @@ describe('retention', () => {
   it('purges finished deliveries, their attempts and events older than the retention period', async () => {
     const merchant = await signupMerchant(svc.app);
     const wh = await createWebhook(svc, merchant, `${rx.url}/old`, ['order.paid']);
-    const old = new Date(Date.now() - 31 * 86_400_000);
+    const old = new Date(Date.now() - 32 * 86_400_000);
     const db = svc.ctx.db;
     const make = async (at: Date) => {
       const eventId = newId('evt', at);

@@ -335,6 +335,36 @@ describe('event ingestion', () => {
     }
   });
 
+  it('answers each of many concurrent ingestions for itself (batched writes)', async () => {
+    const merchant = await signupMerchant(svc.app);
+    await create(merchant, { url: 'https://example.com/h', events: ['order.paid'] });
+    const auth = 'Bearer internal-token-for-tests';
+    const ok = { merchant_id: merchant.merchantId, mode: 'test', type: 'order.paid', data: {} };
+    const bodies = [
+      ...Array.from({ length: 30 }, (_, i) => ({ ...ok, id: `evt_batch_${i}` })),
+      { ...ok, id: 'evt_batch_0' },
+      { ...ok, id: 'evt_batch_1' },
+      { ...ok, merchant_id: 'mer_nobody' },
+      { ...ok, type: 'product.created' },
+    ];
+    const answers = await Promise.all(bodies.map((b) => post(b, auth)));
+    const created = answers.filter((a) => a.statusCode === 202);
+    expect(created).toHaveLength(31);
+    expect(created.filter((a) => a.json().data.deliveries === 1)).toHaveLength(30);
+    const duplicates = answers.filter((a) => a.statusCode === 200);
+    expect(duplicates.map((a) => a.json().data)).toEqual([
+      { id: expect.stringMatching(/^evt_batch_[01]$/), deliveries: 0, duplicate: true },
+      { id: expect.stringMatching(/^evt_batch_[01]$/), deliveries: 0, duplicate: true },
+    ]);
+    expect(answers.filter((a) => a.statusCode === 400)).toHaveLength(1);
+    const count = await svc.ctx.db
+      .selectFrom('deliveries')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('merchant_id', '=', merchant.merchantId)
+      .executeTakeFirstOrThrow();
+    expect(Number(count.n)).toBe(30);
+  });
+
   it('does not exist without a configured token', async () => {
     const bare = await startTestService({ shareWith: svc, env: { SVC_INTERNAL_TOKEN: '' } });
     try {

@@ -8,9 +8,8 @@ import type { Mode } from '../../lib/credentials.ts';
 import { newId } from '../../lib/ids.ts';
 import { isEventType } from './event-catalog.ts';
 import { DELIVERY_CHANNEL, deliveriesCreated } from './delivery-signal.ts';
+import { recordInBatch } from './ingest-batcher.ts';
 import { insertEvent, insertEventWithDeliveries, type EventRow } from './events.repository.ts';
-
-const FOREIGN_KEY_VIOLATION = '23503';
 
 export const EVENT_ID = /^evt_[A-Za-z0-9_-]{1,64}$/;
 
@@ -65,9 +64,8 @@ export async function recordEvent(trx: Executor, event: NewEvent): Promise<{ id:
 
 /**
  * Ingestion from outside the process (HTTP route, CLI): checks what a caller can get wrong, then records the
- * event and its deliveries in one autocommitted statement (atomic by itself: no BEGIN/COMMIT round trips)
- * and wakes the workers after the commit. An unknown merchant is the events table's foreign key failing,
- * rather than a lookup before every insert.
+ * event and its deliveries, batched with concurrent ingestions into one autocommitted statement (atomic per
+ * event; no BEGIN/COMMIT round trips), and wakes the workers after the commit.
  */
 export async function ingestEvent(ctx: Context, event: NewEvent): Promise<EmittedEvent> {
   if (!isEventType(event.type)) {
@@ -78,16 +76,11 @@ export async function ingestEvent(ctx: Context, event: NewEvent): Promise<Emitte
   if (event.id !== undefined && !EVENT_ID.test(event.id))
     throw invalid('id', 'must be evt_ + 1-64 of [A-Za-z0-9_-]');
   const row = buildEvent(event, new Date());
-  let result: { inserted: boolean; deliveries: number };
-  try {
-    result = await insertEventWithDeliveries(ctx.db, row, null);
-  } catch (err) {
-    if ((err as { code?: string }).code === FOREIGN_KEY_VIOLATION) {
-      throw new AppError('validation_failed', 'merchant_id is not a known merchant.', {
-        details: [{ field: 'merchant_id', issue: 'is not a known merchant' }],
-      });
-    }
-    throw err;
+  const result = await recordInBatch(ctx, row);
+  if (!result.knownMerchant) {
+    throw new AppError('validation_failed', 'merchant_id is not a known merchant.', {
+      details: [{ field: 'merchant_id', issue: 'is not a known merchant' }],
+    });
   }
   if (!result.inserted) return { id: row.id, deliveries: 0, duplicate: true };
   if (result.deliveries > 0) deliveriesCreated(ctx);

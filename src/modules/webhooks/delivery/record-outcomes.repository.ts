@@ -30,11 +30,7 @@ export interface OutcomeRow {
  * overwrite what the next one did, and its late attempt is not recorded (the next worker's is). That guard
  * is also why the attempts need no ON CONFLICT clause, which cost a speculative insertion per row.
  */
-export async function recordOutcomes(
-  db: Executor,
-  worker: string,
-  outcomes: OutcomeRow[],
-): Promise<void> {
+export async function recordOutcomes(db: Executor, worker: string, outcomes: OutcomeRow[]): Promise<void> {
   await sql`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb) as x(
