@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { decide } from '../../src/modules/webhooks/delivery/retry-schedule.ts';
@@ -52,5 +53,38 @@ describe('signing', () => {
     for (const secret of [a, b])
       expect(new Webhook(secret).verify(body, { ...headers })).toMatchObject({ id: 'evt_1' });
     expect(() => new Webhook(newWebhookSecret()).verify(body, { ...headers })).toThrow();
+  });
+});
+
+// The by-hand verification of docs/webhooks.md, verbatim.
+function verify(secret: string, headers: Record<string, string>, rawBody: string): boolean {
+  const id = headers['webhook-id'];
+  const timestamp = headers['webhook-timestamp'];
+  const signatures = headers['webhook-signature'];
+  if (!id || !timestamp || !signatures) return false;
+  const now = Math.floor(Date.now() / 1000);
+  if (!/^\d+$/.test(timestamp) || Math.abs(now - Number(timestamp)) > 300) return false; // replay window
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${rawBody}`).digest();
+  return signatures.split(' ').some((entry) => {
+    const [version, signature] = entry.split(',');
+    if (version !== 'v1' || !signature) return false;
+    const given = Buffer.from(signature, 'base64');
+    return given.length === expected.length && timingSafeEqual(given, expected); // constant time
+  });
+}
+
+describe('verification by hand (docs/webhooks.md)', () => {
+  it('accepts our signatures, refuses a wrong secret, a changed body and an old timestamp', () => {
+    const a = newWebhookSecret();
+    const b = newWebhookSecret();
+    const body = '{"id":"evt_1","type":"order.paid"}';
+    const headers = { ...signedHeaders([signingKey(a), signingKey(b)], 'evt_1', body, new Date()) };
+    expect(verify(a, headers, body)).toBe(true);
+    expect(verify(b, headers, body)).toBe(true);
+    expect(verify(newWebhookSecret(), headers, body)).toBe(false);
+    expect(verify(a, headers, body.replace('paid', 'cancelled'))).toBe(false);
+    const old = { ...signedHeaders([signingKey(a)], 'evt_1', body, new Date(Date.now() - 301_000)) };
+    expect(verify(a, old, body)).toBe(false);
   });
 });
