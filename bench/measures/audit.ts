@@ -12,7 +12,7 @@ const PATH = '/api/v1/merchant/developer/logs';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 /** src/lib/ids.ts in SQL: 10 Crockford base32 characters of the millisecond time in `ms`. */
-const TIME_CHARS = Array.from(
+export const TIME_CHARS = Array.from(
   { length: 10 },
   (_, i) => `substr('${ALPHABET}', ((ms >> ${5 * (9 - i)}) & 31)::int + 1, 1)`,
 ).join(' || ');
@@ -29,7 +29,7 @@ const ACTIONS: [string, string][] = [
 ];
 
 // One entry every 500 ms up to a minute ago; the random part is hex (a subset of the alphabet) from md5.
-const SEED = `
+export const SEED = `
 insert into audit_logs (id, merchant_id, mode, action, entity_type, entity_id, metadata, created_at)
 select 'log_' || ${TIME_CHARS} || substr(md5(g::text || $1), 1, 20),
        $1, 'test',
@@ -41,7 +41,7 @@ select 'log_' || ${TIME_CHARS} || substr(md5(g::text || $1), 1, 20),
 from generate_series(1, $2::int) g,
      lateral (select ((extract(epoch from now()) * 1000)::bigint - 60000 - ($2::bigint - g) * 500) as ms) t`;
 
-const COUNTERS = `
+export const COUNTERS = `
 insert into audit_counts (merchant_id, mode, key, shard, n)
 select $1, 'test', key, 0, count(*)
 from audit_logs,

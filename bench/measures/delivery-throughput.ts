@@ -10,7 +10,7 @@ import { createWebhook, eventsCall, receiver, succeeded, waitFor, webhooksMissin
 
 const EVENTS = 5000;
 const WARM_UP = 300;
-const INGEST_CONCURRENCY = 16;
+const INGEST_CONCURRENCY = 64;
 // The service sends at most PER_WEBHOOK attempts at a time to one webhook (a rule that protects receivers):
 // the baseline gets as many, so the ratio compares the cost of the machinery per delivery, not the number of
 // connections to the receiver.

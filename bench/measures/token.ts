@@ -28,12 +28,14 @@ async function landed(b: Bench): Promise<string | undefined> {
 }
 
 // Like for like with the baseline, where every token has its own account and grant: the app is installed by
-// CHAINS merchants, as a popular app is, rather than CHAINS times by one (which would make every request of
-// the run queue on one grant row and one merchant's audit counters).
+// INSTALLERS merchants, as a popular app is, rather than many times by one (which would make every request
+// of the run queue on one grant row and one merchant's audit counters). Twice the requests in flight, so
+// the window of codes being exchanged never wraps round to a second code of the same grant.
+const INSTALLERS = 2 * CHAINS;
 let installers: Promise<Merchant[]> | undefined;
 function merchants(b: Bench): Promise<Merchant[]> {
   installers ??= inParallel(
-    Array.from({ length: CHAINS }, (_, i) => i),
+    Array.from({ length: INSTALLERS }, (_, i) => i),
     4,
     (i) => b.api.signup(`Installer ${i}`),
   );
@@ -41,7 +43,7 @@ function merchants(b: Bench): Promise<Merchant[]> {
 }
 
 async function serviceChains(b: Bench, app: OAuthApp): Promise<string[]> {
-  const codes = await inParallel(await merchants(b), 10, (m) => authorize(b.api, m, app));
+  const codes = await inParallel((await merchants(b)).slice(0, CHAINS), 10, (m) => authorize(b.api, m, app));
   const tokens = await inParallel(codes, 10, (c) => exchangeCode(b.api, app, c));
   return tokens.map((t) => t.refresh_token);
 }
