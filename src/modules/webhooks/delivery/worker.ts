@@ -217,6 +217,8 @@ export async function startWorker(ctx: Context): Promise<Worker> {
       })
       .finally(() => {
         claiming = false;
+        // a wake that arrived after the loop's last check but before this point must not be lost
+        if (again && !stopped) wake();
       });
   }
 
