@@ -345,6 +345,24 @@ describe('refresh_token', () => {
     expect((await refresh(svc.app, client, alive[0]!.json().refresh_token)).statusCode).toBe(200);
   });
 
+  it('many concurrent refreshes (batched into shared statements on PostgreSQL) each rotate their own chain', async () => {
+    const chains = await Promise.all(
+      Array.from({ length: 12 }, async () => {
+        const a = await getCode(svc.app, client, shop);
+        return (await exchange(svc.app, client, a.code, a.verifier)).refresh_token;
+      }),
+    );
+    let current = chains;
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(current.map((rt) => refresh(svc.app, client, rt)));
+      expect(answers.map((r) => r.statusCode)).toEqual(current.map(() => 200));
+      current = answers.map((r) => r.json().refresh_token as string);
+      const reads = await Promise.all(answers.map((r) => readWith(svc.app, r.json().access_token)));
+      expect(reads).toEqual(current.map(() => 200));
+    }
+    expect(new Set(current).size).toBe(12);
+  });
+
   it('reuse of a token whose successor was already used fails and revokes the whole family', async () => {
     const a = await getCode(svc.app, client, shop);
     const first = await exchange(svc.app, client, a.code, a.verifier);

@@ -12,6 +12,7 @@ import { announceGrantRevocation, forgetGrant } from './oauth-bearer.service.ts'
 import { OAuthError } from './oauth.errors.ts';
 import { param, type Params } from './oauth-client-auth.ts';
 import { hotPool } from './oauth.pool.ts';
+import { rotateRefreshBatched } from './oauth-refresh-batch.ts';
 import * as repo from './oauth.repository.ts';
 
 /** A rotated refresh token presented again this soon is taken for a lost response, not theft. */
@@ -198,14 +199,18 @@ export async function refreshTokens(
   }
 
   const tokens = newPair(ctx);
-  const rotated = await repo.rotateRefresh(ctx.db, hotPool(ctx), {
+  const input: repo.RotateInput = {
     ...tokens.pair,
     hash,
     appId: client.id,
     validAfter: new Date(client.tokensValidAfter),
     accessScopes,
     audit: refreshAudit(client, meta, accessScopes),
-  });
+  };
+  const pool = hotPool(ctx);
+  const rotated = pool
+    ? await rotateRefreshBatched(ctx, pool, input)
+    : await repo.rotateRefresh(ctx.db, undefined, input);
   if (rotated) return answer(ctx, tokens, rotated.scopes);
   return settle(ctx, () => refreshSlowPath(ctx, client, hash, tokens, accessScopes, meta));
 }
