@@ -139,6 +139,11 @@ function touch(ctx: Context, state: State, grantId: string, now: number): void {
   state.flushTimer.unref();
 }
 
+/** A grant was used outside a bearer check (a code exchange): recorded in the next batched write. */
+export function noteGrantUse(ctx: Context, grantId: string): void {
+  touch(ctx, stateOf(ctx), grantId, Date.now());
+}
+
 export async function resolveAccessToken(ctx: Context, token: string): Promise<PublicPrincipal | undefined> {
   if (parseCredential(token)?.kind !== 'access_token') return undefined;
   const state = stateOf(ctx);

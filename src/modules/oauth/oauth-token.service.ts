@@ -8,7 +8,7 @@ import { hashCredential, makeCredential, parseCredential } from '../../lib/crede
 import { newId } from '../../lib/ids.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
 import { isScope, joinScopes, splitScopes, within, type ClientApp } from '../oauth-apps/index.ts';
-import { announceGrantRevocation, forgetGrant } from './oauth-bearer.service.ts';
+import { announceGrantRevocation, forgetGrant, noteGrantUse } from './oauth-bearer.service.ts';
 import { OAuthError } from './oauth.errors.ts';
 import { param, type Params } from './oauth-client-auth.ts';
 import { hotPool } from './oauth.pool.ts';
@@ -138,7 +138,6 @@ export async function exchangeCode(
         },
         tokens.pair,
       );
-      await repo.touchGrants(trx, [row.grant_id]);
       await writeAudit(trx, audit, {
         action: 'oauth.token_issued',
         entityType: 'oauth_grant',
@@ -150,6 +149,8 @@ export async function exchangeCode(
           scope: row.scopes,
         },
       });
+      // last_used_at in the batched write, not here: every install's exchanges would queue on the grant row
+      noteGrantUse(ctx, row.grant_id);
       return { ok: answer(ctx, tokens, row.scopes) };
     }),
   );
