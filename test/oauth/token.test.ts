@@ -270,6 +270,8 @@ describe('errors of the token endpoint', () => {
       400,
       'unsupported_grant_type',
     );
+    // checked before client authentication: the answer is the same without credentials
+    expectError(await tokenCall(svc.app, { grant_type: 'implicit' }), 400, 'unsupported_grant_type');
     const a = await getCode(svc.app, client, shop, { scope: 'public:read' });
     const tokens = await exchange(svc.app, client, a.code, a.verifier);
     const wider = await tokenCall(

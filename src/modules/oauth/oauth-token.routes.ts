@@ -70,9 +70,16 @@ export const tokenRoutes: FastifyPluginAsync = async (plugin) => {
       void reply.headers(NO_STORE);
       checkFailureBudget(app.ctx, request.ip);
       const params = request.body as Record<string, unknown>;
-      const client = await authenticateClient(app.ctx, params, request.headers.authorization);
+      // The grant type first, as node-oidc-provider does: saying which grants exist reveals nothing.
       const grantType = param(params, 'grant_type');
       if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required.');
+      if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
+        throw new OAuthError(
+          'unsupported_grant_type',
+          'grant_type must be authorization_code or refresh_token.',
+        );
+      }
+      const client = await authenticateClient(app.ctx, params, request.headers.authorization);
       const mode = request.headers['x-svc-mode'];
       if (mode !== undefined && mode !== client.mode) {
         // A test app's code never yields a live token, and the reverse (API.md section 5).
@@ -82,17 +89,9 @@ export const tokenRoutes: FastifyPluginAsync = async (plugin) => {
         );
       }
       const meta = requestMeta(request);
-      switch (grantType) {
-        case 'authorization_code':
-          return exchangeCode(app.ctx, client, params, meta);
-        case 'refresh_token':
-          return refreshTokens(app.ctx, client, params, meta);
-        default:
-          throw new OAuthError(
-            'unsupported_grant_type',
-            'grant_type must be authorization_code or refresh_token.',
-          );
-      }
+      return grantType === 'authorization_code'
+        ? exchangeCode(app.ctx, client, params, meta)
+        : refreshTokens(app.ctx, client, params, meta);
     },
   );
 
