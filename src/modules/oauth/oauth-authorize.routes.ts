@@ -144,7 +144,12 @@ export const authorizeRoutes: FastifyPluginAsync = async (plugin) => {
     LOGIN_PATH,
     {
       config: SIGN_IN_LIMIT,
-      schema: { tags, hide: true, body: Type.Object({}, { additionalProperties: true }) },
+      schema: {
+        tags,
+        summary: 'The sign-in form of the authorize page (a form post from that page, answered with HTML).',
+        consumes: ['application/x-www-form-urlencoded'],
+        body: Type.Object({}, { additionalProperties: true }),
+      },
     },
     async (request, reply) => {
       const body = request.body as Record<string, unknown>;
