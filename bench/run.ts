@@ -101,7 +101,11 @@ async function main() {
     await service?.stop();
     cluster?.stop();
   };
-  process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+  // Interrupted (Ctrl-C, or `timeout` sending SIGTERM): stop the children and the cluster, which would
+  // otherwise outlive the run.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void cleanup().finally(() => process.exit(130)));
+  }
 
   const rows: Row[] = [];
   const statements: Record<string, StatementLine[]> = {};
