@@ -126,7 +126,15 @@ export async function sendOnce(
     let text: string | null = null;
     let error: string | null = null;
     try {
-      text = await readBody(res.body);
+      // A declared small body is read in one piece: iterating it chunk by chunk cost ~4% of a worker's CPU
+      // in async-iterator ticks.
+      const length = Number(res.headers['content-length']);
+      if (Number.isInteger(length) && length <= DRAIN_LIMIT) {
+        const bytes = Buffer.from(await res.body.arrayBuffer());
+        text = bytes.subarray(0, RESPONSE_BODY_LIMIT).toString('utf8').replace(/\0/g, '');
+      } else {
+        text = await readBody(res.body);
+      }
     } catch (err) {
       error = describe(err);
     }
