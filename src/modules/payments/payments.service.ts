@@ -23,7 +23,9 @@ export const SUPPORTED_COUNTRIES: readonly Country[] = Object.freeze(
     .sort((a, b) => a.code.localeCompare(b.code)),
 );
 
-export const SUPPORTED_COUNTRIES_JSON = JSON.stringify({
+// A Buffer, not a string: Node then writes the bytes as they are instead of encoding ~10 KB of UTF-8 on every
+// answer, which was 17% of the public read's CPU profile.
+export const SUPPORTED_COUNTRIES_JSON = jsonBuffer({
   data: {
     items: SUPPORTED_COUNTRIES,
     count: SUPPORTED_COUNTRIES.length,
@@ -31,3 +33,7 @@ export const SUPPORTED_COUNTRIES_JSON = JSON.stringify({
     next_cursor: null,
   },
 });
+
+function jsonBuffer(value: unknown): Buffer {
+  return Buffer.from(JSON.stringify(value), 'utf8');
+}
