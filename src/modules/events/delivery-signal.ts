@@ -4,6 +4,7 @@
 // against ~1,100/s without it, under the same load. So the ingestion route wakes this process's workers
 // directly (in memory, at once) and sends one NOTIFY for the other processes per burst: while one is in
 // flight, further requests fold into a single next one.
+import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
 
@@ -11,6 +12,8 @@ import type { Context } from '../../context.ts';
 export const DELIVERY_CHANNEL = 'svc_webhook_deliveries';
 
 interface Signal {
+  /** The payload of this process's notifications: its own workers, woken in memory already, skip them. */
+  origin: string;
   local: Set<() => void>;
   sending: boolean;
   again: boolean;
@@ -20,7 +23,10 @@ const signals = new WeakMap<Context, Signal>();
 
 function signalOf(ctx: Context): Signal {
   let s = signals.get(ctx);
-  if (!s) signals.set(ctx, (s = { local: new Set(), sending: false, again: false }));
+  if (!s) {
+    s = { origin: randomBytes(8).toString('hex'), local: new Set(), sending: false, again: false };
+    signals.set(ctx, s);
+  }
   return s;
 }
 
@@ -31,6 +37,11 @@ export function onDeliveriesCreated(ctx: Context, wake: () => void): () => void 
   return () => s.local.delete(wake);
 }
 
+/** Whether a notification on DELIVERY_CHANNEL came from this process (whose workers already woke). */
+export function isOwnSignal(ctx: Context, payload: string): boolean {
+  return payload === signalOf(ctx).origin;
+}
+
 function notifyOthers(ctx: Context, s: Signal): void {
   if (s.sending) {
     s.again = true;
@@ -38,7 +49,7 @@ function notifyOthers(ctx: Context, s: Signal): void {
   }
   s.sending = true;
   s.again = false;
-  sql`select pg_notify(${DELIVERY_CHANNEL}::text, '')`
+  sql`select pg_notify(${DELIVERY_CHANNEL}::text, ${s.origin}::text)`
     .execute(ctx.db)
     .catch(() => {
       // lost wake-ups are caught by the workers' polling

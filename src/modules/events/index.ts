@@ -2,7 +2,7 @@ import type { Module } from '../registry.ts';
 import { eventRoutes } from './events.routes.ts';
 
 export { emitEvent, ingestEvent, recordEvent, type EmittedEvent, type NewEvent } from './events.service.ts';
-export { DELIVERY_CHANNEL, onDeliveriesCreated } from './delivery-signal.ts';
+export { DELIVERY_CHANNEL, isOwnSignal, onDeliveriesCreated } from './delivery-signal.ts';
 export { EVENT_CATALOG, isEventType, sampleData, type EventDefinition } from './event-catalog.ts';
 
 export const eventsModule: Module = { name: 'events', routes: eventRoutes };

@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Agent } from 'undici';
 import type { Context } from '../../../context.ts';
-import { DELIVERY_CHANNEL, onDeliveriesCreated } from '../../events/index.ts';
+import { DELIVERY_CHANNEL, isOwnSignal, onDeliveriesCreated } from '../../events/index.ts';
 import { createAgent } from '../sender.ts';
 import { applyOutcomes, runAttempt } from './attempt.ts';
 import { claimDeliveries, type ClaimedDelivery } from './claim-deliveries.repository.ts';
@@ -242,7 +242,9 @@ export async function startWorker(ctx: Context): Promise<Worker> {
     }
   }
 
-  const unlisten = await ctx.bus.listen(DELIVERY_CHANNEL, wake);
+  const unlisten = await ctx.bus.listen(DELIVERY_CHANNEL, (payload) => {
+    if (!isOwnSignal(ctx, payload)) wake();
+  });
   const unregister = onDeliveriesCreated(ctx, wake);
   ctx.bus.onReset(wake);
   const poll = setInterval(wake, POLL_MS);
