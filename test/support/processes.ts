@@ -1,5 +1,22 @@
-// Helpers for tests that run the service as separate operating-system processes.
+// The service as separate operating-system processes (`node src/main.ts`), for the system tests: start on a
+// free port, wait until ready, stop every child at the end (and whatever happens to the test worker).
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { MASTER_KEY } from './service.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+export const INTERNAL_TOKEN = 'system-test-internal-token';
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  url: string;
+  pid: number;
+}
+
+const children: ChildProcess[] = [];
+// Even if the test worker itself is torn down before afterAll runs, no child outlives it.
+process.once('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -10,4 +27,67 @@ export async function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** Starts a service process on the database and waits until /readyz answers (60 s at most). */
+export async function startProcess(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<ServiceProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SVC_MASTER_KEY: MASTER_KEY,
+      SVC_LOG_LEVEL: 'silent',
+      SVC_RATE_LIMIT: 'off',
+      SVC_WEBHOOK_ALLOW_PRIVATE: '1',
+      SVC_INTERNAL_TOKEN: INTERNAL_TOKEN,
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  children.push(child);
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`process exited early: ${stderr}`);
+    if (Date.now() > deadline) throw new Error(`process not ready after 60 s: ${stderr}`);
+    const ready = await fetch(`${url}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ready) return { child, url, pid: child.pid! };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** SIGKILLs every child still running (crash tests, and the end of a file). */
+export function killAll(): void {
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+/** SIGTERMs every child still running and waits for it to exit (SIGKILL after 5 s). */
+export async function stopAll(): Promise<void> {
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          const force = setTimeout(() => child.kill('SIGKILL'), 5000);
+          child.once('exit', () => {
+            clearTimeout(force);
+            resolve();
+          });
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
 }

@@ -1,62 +1,13 @@
 // Two operating-system processes (`node src/main.ts`) share one PostgreSQL database. A key revoked, or
 // rotated with no grace, through process A is refused by process B within one second, although B had it
 // in its verification cache: the change travels by LISTEN/NOTIFY. (pg project only: see vitest.config.ts.)
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase, MASTER_KEY } from '../support/service.ts';
+import { freshDatabase } from '../support/service.ts';
+import { startProcess, stopAll } from '../support/processes.ts';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const children: ChildProcess[] = [];
-// Even if the test worker itself is torn down before afterAll runs, no child outlives it.
-process.once('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 let database: Awaited<ReturnType<typeof freshDatabase>>;
 let a: string;
 let b: string;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function startProcess(databaseUrl: string): Promise<string> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      SVC_MASTER_KEY: MASTER_KEY,
-      SVC_LOG_LEVEL: 'silent',
-      SVC_RATE_LIMIT: 'off',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  children.push(child);
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`process exited early: ${stderr}`);
-    if (Date.now() > deadline) throw new Error(`process not ready after 30 s: ${stderr}`);
-    const ready = await fetch(`${base}/readyz`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ready) return base;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function call(
   base: string,
@@ -89,24 +40,13 @@ async function refusedAfter(base: string, token: string, since: number): Promise
 
 beforeAll(async () => {
   database = await freshDatabase();
-  [a, b] = await Promise.all([startProcess(database.url!), startProcess(database.url!)]);
+  [a, b] = (await Promise.all([startProcess(database.url!), startProcess(database.url!)])).map(
+    (p) => p.url,
+  ) as [string, string];
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          const force = setTimeout(() => child.kill('SIGKILL'), 5000);
-          child.once('exit', () => {
-            clearTimeout(force);
-            resolve();
-          });
-          child.kill('SIGTERM');
-        }),
-    ),
-  );
+  await stopAll();
   await database?.drop();
 }, 30_000);
 

@@ -2,52 +2,15 @@
 // process B's cache stops working there within one second of a disconnect, a secret rotation without grace
 // or an app deletion made through process A; a rotated-out client secret is refused by B as well.
 // (pg project only: see vitest.config.ts.)
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase, MASTER_KEY } from '../support/service.ts';
-import { freePort } from '../support/processes.ts';
+import { freshDatabase } from '../support/service.ts';
+import { startProcess, stopAll } from '../support/processes.ts';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const REDIRECT = 'https://app.example.com/cb';
-const children: ChildProcess[] = [];
-process.once('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 let database: Awaited<ReturnType<typeof freshDatabase>>;
 let a: string;
 let b: string;
-
-async function startProcess(databaseUrl: string): Promise<string> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      SVC_MASTER_KEY: MASTER_KEY,
-      SVC_LOG_LEVEL: 'silent',
-      SVC_RATE_LIMIT: 'off',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  children.push(child);
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`process exited early: ${stderr}`);
-    if (Date.now() > deadline) throw new Error(`process not ready after 60 s: ${stderr}`);
-    const ready = await fetch(`${base}/readyz`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ready) return base;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function json(
   base: string,
@@ -133,22 +96,15 @@ let shop: string;
 
 beforeAll(async () => {
   database = await freshDatabase();
-  [a, b] = await Promise.all([startProcess(database.url!), startProcess(database.url!)]);
+  [a, b] = (await Promise.all([startProcess(database.url!), startProcess(database.url!)])).map(
+    (p) => p.url,
+  ) as [string, string];
   dev = await signup('Dev');
   shop = await signup('Shop');
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all(
-    children.map(
-      (c) =>
-        new Promise<void>((resolve) => {
-          if (c.exitCode !== null) return resolve();
-          c.once('exit', () => resolve());
-          c.kill('SIGTERM');
-        }),
-    ),
-  );
+  await stopAll();
   await database?.drop();
 });
 

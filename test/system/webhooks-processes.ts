@@ -1,62 +1,7 @@
-// Service processes (`node src/main.ts`) for the webhook system tests: start on a free port, wait until
-// ready, call over HTTP; every child is killed by killAll() in afterAll.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { freePort } from '../support/processes.ts';
-import { MASTER_KEY } from '../support/service.ts';
+// Calls of the webhook system tests against service processes (test/support/processes.ts).
+import { INTERNAL_TOKEN } from '../support/processes.ts';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-export const INTERNAL_TOKEN = 'system-test-internal-token';
-
-export interface ServiceProcess {
-  child: ChildProcess;
-  url: string;
-  pid: number;
-}
-
-const children: ChildProcess[] = [];
-
-export async function startProcess(
-  databaseUrl: string,
-  env: Record<string, string> = {},
-): Promise<ServiceProcess> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      SVC_MASTER_KEY: MASTER_KEY,
-      SVC_LOG_LEVEL: 'silent',
-      SVC_RATE_LIMIT: 'off',
-      SVC_WEBHOOK_ALLOW_PRIVATE: '1',
-      SVC_INTERNAL_TOKEN: INTERNAL_TOKEN,
-      ...env,
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  children.push(child);
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`process exited early: ${stderr}`);
-    if (Date.now() > deadline) throw new Error(`process not ready after 60 s: ${stderr}`);
-    const ready = await fetch(`${url}/readyz`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ready) return { child, url, pid: child.pid! };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-export function killAll(): void {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-}
+export { INTERNAL_TOKEN, killAll, startProcess, type ServiceProcess } from '../support/processes.ts';
 
 export async function call<T = Record<string, unknown>>(
   base: string,
