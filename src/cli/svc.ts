@@ -40,12 +40,18 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const rest = argv.slice(command.name.split(' ').length);
-  const { values } = parseArgs({ args: rest, options: { ...command.options, json: { type: 'boolean' } }, strict: true });
+  const { values } = parseArgs({
+    args: rest,
+    options: { ...command.options, json: { type: 'boolean' } },
+    strict: true,
+  });
   const config = loadConfig(process.env, { workers: false });
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     const result = await command.run({ config, db: database.db, bus: database.bus, log: silentLog }, values);
-    process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : `${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(
+      values.json ? `${JSON.stringify(result)}\n` : `${JSON.stringify(result, null, 2)}\n`,
+    );
     return 0;
   } finally {
     await database.close();
@@ -55,7 +61,12 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    const message = err instanceof AppError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
+    const message =
+      err instanceof AppError
+        ? `${err.code}: ${err.message}`
+        : err instanceof Error
+          ? err.message
+          : String(err);
     process.stderr.write(`svc: ${message}\n`);
     process.exit(1);
   },

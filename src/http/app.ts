@@ -113,7 +113,7 @@ function notFoundAndMethods(app: FastifyInstance) {
       pattern: new RegExp(`^${source}$`),
       methods: new Set(methods),
       anonymous: route.config?.anonymous === true,
-      hidden: (route.schema)?.hide === true,
+      hidden: route.schema?.hide === true,
     });
   });
   app.setNotFoundHandler((request, reply) => {

@@ -152,27 +152,25 @@ describe('developer logs', () => {
 
   it('refuses to write a secret into metadata', async () => {
     await expect(
-      svc.ctx.db
-        .transaction()
-        .execute((trx) =>
-          writeAudit(
-            trx,
-            {
-              merchantId: m.merchantId,
-              mode: 'test',
-              actor: { type: 'system', id: 'svc' },
-              ip: null,
-              userAgent: null,
-              requestId: null,
-            },
-            {
-              action: 'api_key.created',
-              entityType: 'api_key',
-              entityId: 'key_x',
-              fields: { leaked: m.token },
-            },
-          ),
+      svc.ctx.db.transaction().execute((trx) =>
+        writeAudit(
+          trx,
+          {
+            merchantId: m.merchantId,
+            mode: 'test',
+            actor: { type: 'system', id: 'svc' },
+            ip: null,
+            userAgent: null,
+            requestId: null,
+          },
+          {
+            action: 'api_key.created',
+            entityType: 'api_key',
+            entityId: 'key_x',
+            fields: { leaked: m.token },
+          },
         ),
+      ),
     ).rejects.toThrow(/secret/);
   });
 });
