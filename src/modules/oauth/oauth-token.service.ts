@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Context } from '../../context.ts';
 import { hashCredential, makeCredential, parseCredential } from '../../lib/credentials.ts';
 import { newId } from '../../lib/ids.ts';
+import type { Tx } from '../../db/database.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
 import { isScope, joinScopes, splitScopes, within, type ClientApp } from '../oauth-apps/index.ts';
 import { announceGrantRevocation, forgetGrant, noteGrantUse } from './oauth-bearer.service.ts';
@@ -66,6 +67,24 @@ function answer(ctx: Context, tokens: ReturnType<typeof newPair>, scopes: string
 
 const invalidGrant = (why: string) => new OAuthError('invalid_grant', why);
 
+/** A reused code or refresh token: its whole family is revoked, audited and announced to every process. */
+async function revokeLeakedFamily(
+  trx: Tx,
+  audit: AuditContext,
+  row: { family_id: string; grant_id: string },
+  what: { action: string; fields: Record<string, unknown>; message: string },
+): Promise<Outcome> {
+  await repo.deleteFamily(trx, row.family_id);
+  await writeAudit(trx, audit, {
+    action: what.action,
+    entityType: 'oauth_grant',
+    entityId: row.grant_id,
+    fields: what.fields,
+  });
+  await announceGrantRevocation(trx, row.grant_id);
+  return { error: invalidGrant(what.message), revokedGrant: row.grant_id };
+}
+
 function pkceMatches(verifier: string, challenge: string): boolean {
   return createHash('sha256').update(verifier).digest('base64url') === challenge;
 }
@@ -101,18 +120,11 @@ export async function exchangeCode(
       const audit = appAudit(client, row.merchant_id, meta);
       if (row.used_at) {
         // RFC 6749 4.1.2 and RFC 9700 4.5: a second use means the code leaked; what it issued is revoked.
-        await repo.deleteFamily(trx, row.family_id);
-        await writeAudit(trx, audit, {
+        return revokeLeakedFamily(trx, audit, row, {
           action: 'oauth.code_reuse_detected',
-          entityType: 'oauth_grant',
-          entityId: row.grant_id,
           fields: { app_id: client.id, client_id: client.clientId, tokens_revoked: true },
+          message: 'The code was already used; the tokens issued from it are revoked.',
         });
-        await announceGrantRevocation(trx, row.grant_id);
-        return {
-          error: invalidGrant('The code was already used; the tokens issued from it are revoked.'),
-          revokedGrant: row.grant_id,
-        };
       }
       if (row.expires_at.getTime() <= Date.now() || row.created_at.getTime() < client.tokensValidAfter) {
         return { error: invalidGrant('The code is unknown, expired or was issued to another client.') };
@@ -270,18 +282,11 @@ async function refreshSlowPath(
       return { ok: answer(ctx, tokens, scopes), revokedGrant: row.grant_id };
     }
     // RFC 9700 4.14.2: a rotated refresh token used again means one of two parties holds a stolen copy.
-    await repo.deleteFamily(trx, row.family_id);
-    await writeAudit(trx, audit, {
+    return revokeLeakedFamily(trx, audit, row, {
       action: 'oauth.refresh_reuse_detected',
-      entityType: 'oauth_grant',
-      entityId: row.grant_id,
       fields: { app_id: client.id, client_id: client.clientId, family_revoked: true },
+      message: 'The refresh token was already used; every token of its family is revoked.',
     });
-    await announceGrantRevocation(trx, row.grant_id);
-    return {
-      error: invalidGrant('The refresh token was already used; every token of its family is revoked.'),
-      revokedGrant: row.grant_id,
-    };
   });
 }
 
