@@ -205,7 +205,7 @@ describe('managing integrations', () => {
     await page.goto(`${svc.url}/dashboard/settings/developers/logs`);
     await settled(page);
     const rows = page.locator('tbody tr');
-    expect(await rows.count()).toBe(50);
+    await expect.poll(() => rows.count()).toBe(50);
     await page.getByRole('button', { name: 'Load more' }).click();
     await expect.poll(() => rows.count()).toBeGreaterThan(50);
     const total = await svc.app.inject({
@@ -239,7 +239,7 @@ describe('managing integrations', () => {
     await page.getByLabel('To', { exact: true }).fill(day(new Date()));
     await page.getByRole('button', { name: 'Apply' }).click();
     await settled(page);
-    expect(await rows.count()).toBe(50);
+    await expect.poll(() => rows.count()).toBe(50);
     expect(s.errors).toEqual([]);
   });
 });

@@ -191,6 +191,8 @@ describe('a merchant walks Settings -> Developers', () => {
 
     await page.getByLabel('Family').selectOption('webhook');
     await page.getByRole('button', { name: 'Apply' }).click();
+    // The filtered page replaces the table; until it lands the old rows are still there (a race seen in CI).
+    await page.getByRole('row', { name: /api_key\.created/ }).waitFor({ state: 'detached' });
     await settled(page);
     const filtered = (await page.getByRole('table').textContent())!;
     expect(filtered).toContain('webhook.created');
