@@ -1,11 +1,11 @@
 // `npx svc merchant create ... --json` against the test's database (PostgreSQL on the pg project; an embedded
 // data directory on the pglite project), then the new merchant signs in over HTTP.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DB_KIND, MASTER_KEY, startTestService, type TestService } from '../support/service.ts';
+import { DB_KIND, startTestService, type TestService } from '../support/service.ts';
+import { runSvc } from '../support/processes.ts';
 
 let svc: TestService | undefined;
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
@@ -17,26 +17,12 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-function svcCommand(args: string[]) {
-  const env: Record<string, string> = { PATH: process.env.PATH!, SVC_MASTER_KEY: MASTER_KEY };
-  if (svc?.databaseUrl) env.DATABASE_URL = svc.databaseUrl;
-  else env.SVC_DATA_DIR = dataDir;
-  return spawnSync(process.execPath, ['bin/svc.js', ...args], { env, encoding: 'utf8', timeout: 90_000 });
-}
-
 it('creates a merchant, its owner and a store, and prints their ids as JSON', async () => {
   const email = `cli-${Date.now()}@example.com`;
-  const run = svcCommand([
-    'merchant',
-    'create',
-    '--name',
-    'CLI shop',
-    '--email',
-    email,
-    '--password',
-    'long enough pw',
-    '--json',
-  ]);
+  const run = runSvc(
+    ['merchant', 'create', '--name', 'CLI shop', '--email', email, '--password', 'long enough pw', '--json'],
+    { databaseUrl: svc?.databaseUrl, dataDir },
+  );
   expect(run.stderr).toBe('');
   expect(run.status).toBe(0);
   const out = JSON.parse(run.stdout);
@@ -53,25 +39,22 @@ it('creates a merchant, its owner and a store, and prints their ids as JSON', as
     });
     expect(login.json().data.merchant.id).toBe(out.merchant_id);
   }
-  const again = svcCommand([
-    'merchant',
-    'create',
-    '--name',
-    'x',
-    '--email',
-    email,
-    '--password',
-    'long enough pw',
-  ]);
+  const again = runSvc(
+    ['merchant', 'create', '--name', 'x', '--email', email, '--password', 'long enough pw'],
+    { databaseUrl: svc?.databaseUrl, dataDir },
+  );
   expect(again.status).toBe(1);
   expect(again.stderr).toMatch(/conflict/);
 }, 180_000);
 
 it('explains its usage and refuses bad input', () => {
-  const none = svcCommand([]);
+  const none = runSvc([], { databaseUrl: svc?.databaseUrl, dataDir });
   expect(none.status).toBe(2);
   expect(none.stderr).toMatch(/usage/);
-  const short = svcCommand(['merchant', 'create', '--name', 'x', '--email', 'a@b.co', '--password', 'short']);
+  const short = runSvc(['merchant', 'create', '--name', 'x', '--email', 'a@b.co', '--password', 'short'], {
+    databaseUrl: svc?.databaseUrl,
+    dataDir,
+  });
   expect(short.status).toBe(1);
   expect(short.stderr).toMatch(/password/);
 }, 120_000);

@@ -1,6 +1,6 @@
 // The service as separate operating-system processes (`node src/main.ts`), for the system tests: start on a
 // free port, wait until ready, stop every child at the end (and whatever happens to the test worker).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { MASTER_KEY } from './service.ts';
@@ -90,4 +90,36 @@ export async function stopAll(): Promise<void> {
         }),
     ),
   );
+}
+
+/** A JSON call to a service process: the status and the `data` of the envelope (undefined for none). */
+export async function call<T = any>(
+  base: string,
+  path: string,
+  init: { method?: string; token?: string; body?: unknown } = {},
+): Promise<{ status: number; data: T }> {
+  const res = await fetch(base + path, {
+    method: init.method ?? 'GET',
+    headers: {
+      accept: 'application/json',
+      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+      ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, data: (text ? (JSON.parse(text) as { data: T }).data : undefined) as T };
+}
+
+/** Runs the `svc` command against a database URL, or an embedded data directory. */
+export function runSvc(args: string[], target: { databaseUrl?: string | undefined; dataDir: string }) {
+  const env: Record<string, string> = { PATH: process.env.PATH!, SVC_MASTER_KEY: MASTER_KEY };
+  if (target.databaseUrl) env.DATABASE_URL = target.databaseUrl;
+  else env.SVC_DATA_DIR = target.dataDir;
+  return spawnSync(process.execPath, ['bin/svc.js', ...args], {
+    cwd: ROOT,
+    env,
+    encoding: 'utf8',
+    timeout: 90_000,
+  });
 }

@@ -3,27 +3,11 @@
 // in its verification cache: the change travels by LISTEN/NOTIFY. (pg project only: see vitest.config.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../support/service.ts';
-import { startProcess, stopAll } from '../support/processes.ts';
+import { call, startProcess, stopAll } from '../support/processes.ts';
 
 let database: Awaited<ReturnType<typeof freshDatabase>>;
 let a: string;
 let b: string;
-
-async function call(
-  base: string,
-  path: string,
-  init: { method?: string; token?: string; body?: unknown } = {},
-) {
-  const res = await fetch(base + path, {
-    method: init.method ?? 'GET',
-    headers: {
-      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
-      ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
-  });
-  return { status: res.status, json: (await res.json()) as { data: Record<string, string> } };
-}
 
 const COUNTRIES = '/api/public/v1/payments/supported-countries';
 
@@ -62,13 +46,13 @@ describe('key invalidation across operating-system processes', () => {
       },
     });
     expect(signup.status).toBe(201);
-    session = signup.json.data.token!;
+    session = signup.data.token!;
   });
 
   async function warmKey() {
     const created = await call(a, '/api/v1/merchant/api-keys', { method: 'POST', token: session, body: {} });
     expect(created.status).toBe(201);
-    const key = created.json.data;
+    const key = created.data;
     for (const base of [a, b]) {
       for (const token of [key.secret_key!, key.publishable_key!]) {
         expect((await call(base, COUNTRIES, { token })).status).toBe(200);
@@ -87,8 +71,8 @@ describe('key invalidation across operating-system processes', () => {
     const answered = Date.now();
     expect((await call(a, COUNTRIES, { token: key.secret_key })).status).toBe(401);
     const [sk, pk] = await Promise.all([
-      refusedAfter(b, key.secret_key!, answered),
-      refusedAfter(b, key.publishable_key!, answered),
+      refusedAfter(b, key.secret_key, answered),
+      refusedAfter(b, key.publishable_key, answered),
     ]);
     expect(sk).toBeLessThan(1000);
     expect(pk).toBeLessThan(1000);
@@ -104,8 +88,8 @@ describe('key invalidation across operating-system processes', () => {
     expect(rotated.status).toBe(201);
     const answered = Date.now();
     expect((await call(a, COUNTRIES, { token: key.secret_key })).status).toBe(401);
-    expect(await refusedAfter(b, key.secret_key!, answered)).toBeLessThan(1000);
-    expect(await refusedAfter(b, key.publishable_key!, answered)).toBeLessThan(1000);
-    expect((await call(b, COUNTRIES, { token: rotated.json.data.secret_key })).status).toBe(200);
+    expect(await refusedAfter(b, key.secret_key, answered)).toBeLessThan(1000);
+    expect(await refusedAfter(b, key.publishable_key, answered)).toBeLessThan(1000);
+    expect((await call(b, COUNTRIES, { token: rotated.data.secret_key })).status).toBe(200);
   });
 });

@@ -5,47 +5,29 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../support/service.ts';
-import { startProcess, stopAll } from '../support/processes.ts';
+import { call, startProcess, stopAll } from '../support/processes.ts';
 
 const REDIRECT = 'https://app.example.com/cb';
 let database: Awaited<ReturnType<typeof freshDatabase>>;
 let a: string;
 let b: string;
 
-async function json(
-  base: string,
-  path: string,
-  init: { method?: string; token?: string; body?: unknown } = {},
-) {
-  const res = await fetch(base + path, {
-    method: init.method ?? 'GET',
-    headers: {
-      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
-      ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
-      accept: 'application/json',
-    },
-    body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
-
 async function signup(name: string): Promise<string> {
   const email = `sys-${randomBytes(6).toString('hex')}@example.com`;
-  const res = await json(a, '/api/v1/merchant/auth/signup', {
+  const res = await call(a, '/api/v1/merchant/auth/signup', {
     method: 'POST',
     body: { merchant_name: name, email, password: 'correct horse battery' },
   });
-  return res.body.data.token as string;
+  return res.data.token as string;
 }
 
 async function install(dev: string, shop: string) {
-  const created = await json(a, '/api/v1/merchant/developer/apps', {
+  const created = await call(a, '/api/v1/merchant/developer/apps', {
     method: 'POST',
     token: dev,
     body: { name: 'Sys app', redirect_uris: [REDIRECT], allowed_scopes: ['public:*'] },
   });
-  const app = created.body.data as { id: string; client_id: string; client_secret: string };
+  const app = created.data as { id: string; client_id: string; client_secret: string };
   const verifier = randomBytes(32).toString('base64url');
   const query = new URLSearchParams({
     response_type: 'code',
@@ -56,13 +38,13 @@ async function install(dev: string, shop: string) {
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',
   });
-  const consent = await json(a, `/api/public/v1/oauth/authorize?${query}`, { token: shop });
-  const decided = await json(a, '/api/public/v1/oauth/authorize/consent', {
+  const consent = await call(a, `/api/public/v1/oauth/authorize?${query}`, { token: shop });
+  const decided = await call(a, '/api/public/v1/oauth/authorize/consent', {
     method: 'POST',
     token: shop,
-    body: { consent_id: consent.body.data.consent_id, approve: true },
+    body: { consent_id: consent.data.consent_id, approve: true },
   });
-  const code = new URL(decided.body.data.redirect_to as string).searchParams.get('code')!;
+  const code = new URL(decided.data.redirect_to as string).searchParams.get('code')!;
   const token = await fetch(`${a}/api/public/v1/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -80,7 +62,7 @@ async function install(dev: string, shop: string) {
 }
 
 const read = async (base: string, token: string) =>
-  (await json(base, '/api/public/v1/payments/supported-countries', { token })).status;
+  (await call(base, '/api/public/v1/payments/supported-countries', { token })).status;
 
 async function refusedWithinASecond(token: string): Promise<number> {
   const started = Date.now();
@@ -112,10 +94,10 @@ describe('OAuth revocations across processes', () => {
   it('disconnecting the merchant', async () => {
     const { app, tokens } = await install(dev, shop);
     expect(await read(b, tokens.access_token)).toBe(200);
-    const list = await json(a, '/api/v1/merchant/developer/connections', { token: shop });
-    const grant = list.body.data.items.find((c: { app: { id: string } }) => c.app.id === app.id);
+    const list = await call(a, '/api/v1/merchant/developer/connections', { token: shop });
+    const grant = list.data.items.find((c: { app: { id: string } }) => c.app.id === app.id);
     expect(
-      (await json(a, `/api/v1/merchant/developer/connections/${grant.id}`, { method: 'DELETE', token: shop }))
+      (await call(a, `/api/v1/merchant/developer/connections/${grant.id}`, { method: 'DELETE', token: shop }))
         .status,
     ).toBe(204);
     expect(await refusedWithinASecond(tokens.access_token)).toBeGreaterThanOrEqual(0);
@@ -136,7 +118,7 @@ describe('OAuth revocations across processes', () => {
         }),
       });
     expect((await refreshOnB()).status).toBe(400); // client authenticated (and cached on B), token unknown
-    const rotated = await json(a, `/api/v1/merchant/developer/apps/${app.id}/rotate-secret`, {
+    const rotated = await call(a, `/api/v1/merchant/developer/apps/${app.id}/rotate-secret`, {
       method: 'POST',
       token: dev,
     });
@@ -149,7 +131,7 @@ describe('OAuth revocations across processes', () => {
     const { app, tokens } = await install(dev, shop);
     expect(await read(b, tokens.access_token)).toBe(200);
     expect(
-      (await json(a, `/api/v1/merchant/developer/apps/${app.id}`, { method: 'DELETE', token: dev })).status,
+      (await call(a, `/api/v1/merchant/developer/apps/${app.id}`, { method: 'DELETE', token: dev })).status,
     ).toBe(204);
     expect(await refusedWithinASecond(tokens.access_token)).toBeGreaterThanOrEqual(0);
   });

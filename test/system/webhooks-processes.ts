@@ -1,24 +1,7 @@
 // Calls of the webhook system tests against service processes (test/support/processes.ts).
-import { INTERNAL_TOKEN } from '../support/processes.ts';
+import { call, INTERNAL_TOKEN } from '../support/processes.ts';
 
-export { INTERNAL_TOKEN, killAll, startProcess, type ServiceProcess } from '../support/processes.ts';
-
-export async function call<T = Record<string, unknown>>(
-  base: string,
-  path: string,
-  init: { method?: string; token?: string; body?: unknown } = {},
-): Promise<{ status: number; data: T }> {
-  const res = await fetch(base + path, {
-    method: init.method ?? 'GET',
-    headers: {
-      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
-      ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, data: (text ? (JSON.parse(text) as { data: T }).data : undefined) as T };
-}
+export { call, INTERNAL_TOKEN, killAll, startProcess, type ServiceProcess } from '../support/processes.ts';
 
 /** A merchant signed up through `base`, with a webhook to `url` for order.created. */
 export async function merchantWithWebhook(base: string, url: string) {
