@@ -9,6 +9,7 @@ import type { Context } from '../context.ts';
 import type { CredentialKind, PublicPrincipal } from './request.ts';
 import { bearerToken } from './merchant-auth.ts';
 
+/** Called only with a token already recognised (prefix and checksum) as the kind it was registered for. */
 export type CredentialResolver = (ctx: Context, token: string) => Promise<PublicPrincipal | undefined>;
 
 const resolvers = new Map<AnyCredentialKind, CredentialResolver>();

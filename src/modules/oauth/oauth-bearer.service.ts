@@ -5,7 +5,7 @@
 import type { Context } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import { notify } from '../../db/bus.ts';
-import { hashCredential, parseCredential, type Mode } from '../../lib/credentials.ts';
+import { hashCredential, type Mode } from '../../lib/credentials.ts';
 import type { PublicPrincipal } from '../../http/request.ts';
 import { APPS_CHANNEL, appById, intersect, splitScopes } from '../oauth-apps/index.ts';
 import { findAccessToken, touchGrants } from './oauth.repository.ts';
@@ -144,8 +144,8 @@ export function noteGrantUse(ctx: Context, grantId: string): void {
   touch(ctx, stateOf(ctx), grantId, Date.now());
 }
 
+/** The `access_token` resolver of public auth, which has already checked the token's shape and checksum. */
 export async function resolveAccessToken(ctx: Context, token: string): Promise<PublicPrincipal | undefined> {
-  if (parseCredential(token)?.kind !== 'access_token') return undefined;
   const state = stateOf(ctx);
   const hash = hashCredential(token);
   const key = hash.toString('base64');
