@@ -4,6 +4,7 @@ import { purgeExpiredSessions } from './merchants.service.ts';
 
 export {
   authenticateSession,
+  confirmPassword,
   createMerchant,
   findMerchantStore,
   isEmptyDatabase,

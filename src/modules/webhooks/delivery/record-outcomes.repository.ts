@@ -59,13 +59,20 @@ export async function recordOutcomes(db: Executor, worker: string, outcomes: Out
       select id, number, started_at, duration_ms, response_status, response_body, error
       from input where attempted and id = any (array(select id from updated))
     ), streaks as (
-      select webhook_id, bool_or(ok) as ok, min(started_at) as failed_at
-      from input where attempted and not test group by webhook_id
+      -- per webhook: whether any attempt succeeded, the first failure, and the latest attempt (health)
+      select distinct on (webhook_id) webhook_id,
+             bool_or(ok) over w as ok, min(started_at) over w as failed_at,
+             started_at as last_at, response_status as last_status
+      from input where attempted and not test
+      window w as (partition by webhook_id)
+      order by webhook_id, started_at desc
     )
     update webhooks w
-    set failing_since = case when s.ok then null else coalesce(w.failing_since, s.failed_at) end
+    set failing_since = case when s.ok then null else coalesce(w.failing_since, s.failed_at) end,
+        last_attempt_at = s.last_at,
+        last_response_status = s.last_status
     from streaks s
     where w.id = any (array(select webhook_id from streaks)) and w.id = s.webhook_id
-      and (case when s.ok then w.failing_since is not null else w.failing_since is null end)
+      and (w.last_attempt_at is null or w.last_attempt_at <= s.last_at)
   `.execute(db);
 }
