@@ -51,7 +51,7 @@ describe('logs export', () => {
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="svc-logs-test-.*\.csv"$/);
     expect(res.body.endsWith('\r\n')).toBe(true);
-    const rows = parse(res.body, { columns: true }) as Entry[];
+    const rows = parse<Entry>(res.body, { columns: true });
     expect(rows).toEqual(
       expected.map((e) => ({
         id: e.id,
