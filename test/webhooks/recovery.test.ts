@@ -180,6 +180,31 @@ describe('endpoint health, events, resend and recovery', () => {
     expect(logs.json<{ data: { count: number } }>().data.count).toBe(2);
   });
 
+  it('shows the exact headers each attempt sent and the headers it got back', async () => {
+    const page = await deliveries(svc, m, ok.id, '?status=succeeded');
+    const one = await svc.app.inject({
+      url: `${base}/${ok.id}/deliveries/${page.items[0]!.id}`,
+      headers: m.auth,
+    });
+    const attempt = one.json<{
+      data: {
+        event_id: string;
+        attempts: { request_headers: Record<string, string>; response_headers: Record<string, string> }[];
+      };
+    }>().data;
+    const seen = rx.received.filter((r) => r.path === '/ok' && r.headers['webhook-id'] === attempt.event_id);
+    const sent = attempt.attempts.at(-1)!.request_headers;
+    expect(Object.keys(sent).sort()).toEqual([
+      'content-type',
+      'user-agent',
+      'webhook-id',
+      'webhook-signature',
+      'webhook-timestamp',
+    ]);
+    expect(seen.some((r) => Object.entries(sent).every(([k, v]) => r.headers[k] === v))).toBe(true);
+    expect(attempt.attempts.at(-1)!.response_headers['content-type']).toBe('text/plain');
+  });
+
   it('reveals the signing secret after the password, and audits it', async () => {
     const wrong = await call('POST', `/webhooks/${bad.id}/reveal-secret`, { password: 'not the password' });
     expect(wrong.statusCode).toBe(403);

@@ -61,6 +61,8 @@ export function presentAttempt(a: AttemptRow) {
     duration_ms: a.duration_ms,
     response_status: a.response_status,
     response_body: a.response_body,
+    request_headers: a.request_headers ? (JSON.parse(a.request_headers) as Record<string, string>) : null,
+    response_headers: a.response_headers ? (JSON.parse(a.response_headers) as Record<string, string>) : null,
     error: a.error,
   };
 }

@@ -53,6 +53,8 @@ export interface DeliveryAttemptsTable {
   duration_ms: number;
   response_status: number | null;
   response_body: string | null;
+  request_headers: string | null;
+  response_headers: string | null;
   error: string | null;
 }
 
