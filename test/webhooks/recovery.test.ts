@@ -189,6 +189,7 @@ describe('endpoint health, events, resend and recovery', () => {
     const attempt = one.json<{
       data: {
         event_id: string;
+        payload: string;
         attempts: { request_headers: Record<string, string>; response_headers: Record<string, string> }[];
       };
     }>().data;
@@ -202,6 +203,7 @@ describe('endpoint health, events, resend and recovery', () => {
       'webhook-timestamp',
     ]);
     expect(seen.some((r) => Object.entries(sent).every(([k, v]) => r.headers[k] === v))).toBe(true);
+    expect(seen.every((r) => r.body === attempt.payload)).toBe(true);
     expect(attempt.attempts.at(-1)!.response_headers['content-type']).toBe('text/plain');
   });
 

@@ -41,8 +41,13 @@ export async function getDelivery(ctx: Context, audit: AuditContext, webhookId: 
   const webhook = await findOwnWebhook(ctx.db, audit, webhookId);
   const row = await repo.findDelivery(ctx.db, webhook.id, id);
   if (!row) throw notFound('delivery');
-  const attempts = await repo.listAttempts(ctx.db, row.id);
-  return { ...presentDelivery(row), attempts: attempts.map(presentAttempt) };
+  const [attempts, event] = await Promise.all([
+    repo.listAttempts(ctx.db, row.id),
+    findEvent(ctx.db, audit, row.event_id),
+  ]);
+  // The exact bytes every attempt sent and signed (null once the event is purged).
+  const payload = event?.payload ?? null;
+  return { ...presentDelivery(row), payload, attempts: attempts.map(presentAttempt) };
 }
 
 /** Due at once and the workers woken; a delivery whose attempt is under way right now is left to it. */

@@ -102,7 +102,13 @@ export const Attempt = Type.Object({
   }),
   error: Type.Union([Type.String(), Type.Null()]),
 });
-export const DeliveryWithAttempts = Type.Object({ ...Delivery.properties, attempts: Type.Array(Attempt) });
+export const DeliveryWithAttempts = Type.Object({
+  ...Delivery.properties,
+  payload: Type.Union([Type.String(), Type.Null()], {
+    description: 'The exact request body every attempt sent and signed; null once the event is purged.',
+  }),
+  attempts: Type.Array(Attempt),
+});
 
 export const DeliveriesQuery = Type.Object({ ...PageQuery, status: Type.Optional(DeliveryStatus) });
 
