@@ -95,7 +95,8 @@ export const Attempt = Type.Object({
   response_status: Type.Union([Type.Integer(), Type.Null()]),
   response_body: Type.Union([Type.String(), Type.Null()], { description: 'The first 16 KiB.' }),
   request_headers: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], {
-    description: 'The headers sent: webhook-id, webhook-timestamp, webhook-signature, content-type, user-agent.',
+    description:
+      'The headers sent: webhook-id, webhook-timestamp, webhook-signature, content-type, user-agent.',
   }),
   response_headers: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], {
     description: "The answer's headers (at most 50, values cut at 1 KiB); null when no answer came.",

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { api, query } from '../../lib/api.ts';
 import type { Delivery, DeliveryStatus, ListPage } from '../../lib/types.ts';
 import { useAsync } from '../../lib/use-async.ts';
@@ -24,6 +24,19 @@ export function DeliveriesList({ webhookId }: { webhookId: string }) {
       ),
     [webhookId, status, after],
   );
+
+  // While anything is pending, read the page again, less often the longer it stays so (2 s doubling to 30 s).
+  const pending = state.status === 'ok' && state.data.items.some((d) => d.status === 'pending');
+  const delay = useRef(2000);
+  useEffect(() => {
+    if (!pending) {
+      delay.current = 2000;
+      return;
+    }
+    const timer = setTimeout(() => reload(true), delay.current);
+    delay.current = Math.min(delay.current * 2, 30_000);
+    return () => clearTimeout(timer);
+  }, [pending, state, reload]);
 
   return (
     <section className="card" aria-labelledby="deliveries-title">
@@ -64,7 +77,7 @@ export function DeliveriesList({ webhookId }: { webhookId: string }) {
           ) : (
             <>
               <div className="table-wrap">
-                <table className="table">
+                <table className="table table-stack">
                   <thead>
                     <tr>
                       <th scope="col">Event</th>
@@ -83,15 +96,22 @@ export function DeliveriesList({ webhookId }: { webhookId: string }) {
                           </Link>
                           {d.test && <span className="badge badge-grey badge-inline">test</span>}
                         </td>
-                        <td>
-                          <StatusBadge status={d.status} />
+                        <td data-label="Status">
+                          <StatusBadge
+                            status={d.status === 'pending' && d.attempt_count > 0 ? 'retrying' : d.status}
+                          />
+                          {d.status === 'pending' && d.attempt_count > 0 && d.next_attempt_at && (
+                            <div className="muted small">
+                              next <TimeText value={d.next_attempt_at} />
+                            </div>
+                          )}
                         </td>
-                        <td>{d.attempt_count}</td>
-                        <td>
+                        <td data-label="Attempts">{d.attempt_count}</td>
+                        <td data-label="Last response">
                           {d.last_response_status ??
                             (d.last_error ? <span className="muted">error</span> : '—')}
                         </td>
-                        <td>
+                        <td data-label="Created">
                           <TimeText value={d.created_at} />
                         </td>
                       </tr>
