@@ -60,7 +60,9 @@ export function EventPage({ id }: { id: string }) {
                 <h3 className="card-title" id="event-payload">
                   Payload
                 </h3>
-                <pre className="code-block">{payloadOf(e)}</pre>
+                <pre className="code-block" tabIndex={0}>
+                  {payloadOf(e)}
+                </pre>
               </section>
               <form
                 className="card card-padded stack"

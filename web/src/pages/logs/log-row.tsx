@@ -101,7 +101,7 @@ export function LogRow({ entry, actors }: { entry: LogEntry; actors: ActorNames 
       {open && (
         <tr className="row-detail" id={detailId}>
           <td colSpan={5}>
-            <pre className="code-block" aria-label={`Metadata of ${entry.id}`}>
+            <pre className="code-block" tabIndex={0} aria-label={`Metadata of ${entry.id}`}>
               {prettyJson(entry.metadata)}
             </pre>
           </td>

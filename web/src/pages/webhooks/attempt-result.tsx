@@ -64,7 +64,7 @@ export function AttemptResult({ attempt, status }: { attempt: Attempt; status?: 
       )}
       <details className="response-body" open={body.length > 0 && body.length < 400}>
         <summary>Response body</summary>
-        <pre className="code-block">
+        <pre className="code-block" tabIndex={0}>
           {body ? (body.length > EXCERPT ? `${body.slice(0, EXCERPT)}…` : body) : '(empty)'}
         </pre>
       </details>

@@ -104,7 +104,7 @@ export function DeliveryPage({ webhookId, id }: { webhookId: string; id: string 
                 </label>
               </div>
               {d.payload ? (
-                <pre className="code-block" data-testid="payload">
+                <pre className="code-block" tabIndex={0} data-testid="payload">
                   {raw ? d.payload : prettyJson(d.payload)}
                 </pre>
               ) : (
