@@ -19,17 +19,27 @@ export function EventsPage() {
   const search = useSearch();
   const type = search.get('type') ?? '';
   const q = search.get('q') ?? '';
+  const from = /^\d{4}-\d{2}-\d{2}$/.test(search.get('from') ?? '') ? search.get('from')! : '';
   const after = search.get('starting_after') ?? undefined;
   const catalog = useAsync(() => api<ListPage<EventDefinition>>('GET', '/webhooks/events'), []);
   const { state, reload } = useAsync(
-    () => api<ListPage<EventItem>>('GET', `/events${query({ limit: PAGE, type, q, starting_after: after })}`),
-    [type, q, after],
+    () =>
+      api<ListPage<EventItem>>(
+        'GET',
+        `/events${query({ limit: PAGE, type, q, since: from ? localMidnight(from) : undefined, starting_after: after })}`,
+      ),
+    [type, q, from, after],
   );
   const [text, setText] = useState(q);
-  const go = (params: Record<string, string | undefined>) => navigate(`${HERE}${query(params)}`);
+  const [fromText, setFromText] = useState(from);
+  // Every change starts again from the newest page; the filters stay in the URL.
+  const go = (params: { type?: string; q?: string; from?: string; starting_after?: string }) =>
+    navigate(
+      `${HERE}${query({ type: params.type || undefined, q: params.q || undefined, from: params.from || undefined, starting_after: params.starting_after })}`,
+    );
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    go({ type: type || undefined, q: text.trim() || undefined });
+    go({ type, q: text.trim(), from: fromText });
   };
 
   return (
@@ -46,11 +56,7 @@ export function EventsPage() {
       <form className="card card-padded filters" onSubmit={submit} aria-label="Filter events">
         <label className="field">
           <span className="label">Type</span>
-          <select
-            className="input"
-            value={type}
-            onChange={(e) => go({ type: e.target.value || undefined, q: q || undefined })}
-          >
+          <select className="input" value={type} onChange={(e) => go({ type: e.target.value, q, from })}>
             <option value="">All types</option>
             {catalog.state.status === 'ok' &&
               catalog.state.data.items.map((d) => (
@@ -71,6 +77,15 @@ export function EventsPage() {
             onChange={(e) => setText(e.target.value)}
           />
         </label>
+        <label className="field">
+          <span className="label">Since</span>
+          <input
+            className="input"
+            type="date"
+            value={fromText}
+            onChange={(e) => setFromText(e.target.value)}
+          />
+        </label>
         <div className="filters-actions">
           <button type="submit" className="btn btn-primary">
             Search
@@ -81,8 +96,8 @@ export function EventsPage() {
         <AsyncView state={state} onRetry={reload} label="events">
           {(page) =>
             page.items.length === 0 ? (
-              <EmptyState title={type || q ? 'No events match.' : 'No events yet.'}>
-                {!type && !q && 'Send a test event from a webhook, or run svc trigger.'}
+              <EmptyState title={type || q || from ? 'No events match.' : 'No events yet.'}>
+                {!type && !q && !from && 'Send a test event from a webhook, or run svc trigger.'}
               </EmptyState>
             ) : (
               <>
@@ -138,11 +153,7 @@ export function EventsPage() {
                     {page.count} event{page.count === 1 ? '' : 's'}
                   </span>
                   {after && (
-                    <button
-                      type="button"
-                      className="btn btn-small"
-                      onClick={() => go({ type: type || undefined, q: q || undefined })}
-                    >
+                    <button type="button" className="btn btn-small" onClick={() => go({ type, q, from })}>
                       Newest
                     </button>
                   )}
@@ -151,8 +162,7 @@ export function EventsPage() {
                     className="btn btn-small"
                     disabled={!page.has_more || !page.next_cursor}
                     onClick={() =>
-                      page.next_cursor &&
-                      go({ type: type || undefined, q: q || undefined, starting_after: page.next_cursor })
+                      page.next_cursor && go({ type, q, from, starting_after: page.next_cursor })
                     }
                   >
                     Older
@@ -165,6 +175,12 @@ export function EventsPage() {
       </div>
     </section>
   );
+}
+
+/** A date picked in the viewer's zone starts at that day's local midnight. */
+function localMidnight(day: string): string {
+  const [y, m, d] = day.split('-').map(Number);
+  return new Date(y!, m! - 1, d).toISOString();
 }
 
 export function objectId(data: unknown): string | undefined {

@@ -1,7 +1,8 @@
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { api, query } from '../../lib/api.ts';
 import type { Delivery, DeliveryStatus, ListPage } from '../../lib/types.ts';
 import { useAsync } from '../../lib/use-async.ts';
+import { usePollWhile } from '../../lib/use-poll.ts';
 import { AsyncView } from '../../components/async-view.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
 import { Link } from '../../components/link.tsx';
@@ -25,18 +26,9 @@ export function DeliveriesList({ webhookId }: { webhookId: string }) {
     [webhookId, status, after],
   );
 
-  // While anything is pending, read the page again, less often the longer it stays so (2 s doubling to 30 s).
+  // While anything is pending, the page is read again.
   const pending = state.status === 'ok' && state.data.items.some((d) => d.status === 'pending');
-  const delay = useRef(2000);
-  useEffect(() => {
-    if (!pending) {
-      delay.current = 2000;
-      return;
-    }
-    const timer = setTimeout(() => reload(true), delay.current);
-    delay.current = Math.min(delay.current * 2, 30_000);
-    return () => clearTimeout(timer);
-  }, [pending, state, reload]);
+  usePollWhile(pending, state, reload);
 
   return (
     <section className="card" aria-labelledby="deliveries-title">

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { api } from '../../lib/api.ts';
 import type { Delivery } from '../../lib/types.ts';
 import { useAsync } from '../../lib/use-async.ts';
+import { usePollWhile } from '../../lib/use-poll.ts';
 import { AsyncView } from '../../components/async-view.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
 import { ErrorBox } from '../../components/error-box.tsx';
@@ -19,6 +20,9 @@ export function DeliveryPage({ webhookId, id }: { webhookId: string; id: string 
   const [retrying, setRetrying] = useState(false);
   const [retryError, setRetryError] = useState<unknown>(null);
   const [confirmResend, setConfirmResend] = useState(false);
+  // While it is pending, the delivery is read again.
+  const pending = state.status === 'ok' && state.data.status === 'pending';
+  usePollWhile(pending, state, reload);
   const [raw, setRaw] = useState(false);
 
   const retry = () => {
