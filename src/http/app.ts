@@ -9,18 +9,20 @@ import Fastify, {
 } from 'fastify';
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
+import apiReference from '@scalar/fastify-api-reference';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { randomUUID } from 'node:crypto';
+import { Type } from 'typebox';
 import { sql } from 'kysely';
 import type { Context } from '../context.ts';
 import { AppError } from '../lib/errors.ts';
 import { ErrorEnvelope } from './schemas.ts';
 import { installErrorHandler, sendError } from './error-handler.ts';
 import { loggerOptions } from './logging.ts';
+import { registerGuides } from './guides.ts';
+import { registerOpenApi } from './openapi.ts';
 import { requireMerchant } from './merchant-auth.ts';
 import { requirePublicCredential } from './public-auth.ts';
 import { registerIdempotency } from './idempotency.ts';
@@ -163,39 +165,28 @@ function everyRequest(app: FastifyInstance) {
 }
 
 async function docs(app: FastifyInstance, ctx: Context) {
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'svc',
-        version: 'v1',
-        description: 'Developer-integration API: OAuth apps, credentials, webhooks, audit log.',
-      },
-      servers: [{ url: ctx.config.publicUrl }],
-      components: {
-        securitySchemes: {
-          session: {
-            type: 'http',
-            scheme: 'bearer',
-            description: 'Merchant session token (svc_mst_...) or the svc_session cookie.',
-          },
-          credential: {
-            type: 'http',
-            scheme: 'bearer',
-            description: 'Secret key, publishable key or OAuth access token.',
-          },
-        },
-      },
-    },
-    refResolver: {
-      buildLocalReference: (json, _base, _fragment, i) =>
-        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+  await registerOpenApi(app, ctx);
+  await app.register(apiReference, {
+    routePrefix: '/docs',
+    configuration: {
+      pageTitle: 'svc API reference',
+      // Everything from this service: no web fonts, no hosted client, nothing fetched from elsewhere.
+      withDefaultFonts: false,
+      hideClientButton: true,
+      showDeveloperTools: 'never',
+      mcp: { disabled: true },
+      agent: { disabled: true },
+      telemetry: false,
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/api/openapi.json', { schema: { tags: ['Docs'], summary: 'This OpenAPI 3.1 document.' } }, () =>
-    app.swagger(),
+  app.get(
+    '/api/openapi.json',
+    {
+      schema: { response: { 200: Type.Object({ openapi: Type.String() }, { additionalProperties: true }) } },
+    },
+    () => app.swagger(),
   );
+  registerGuides(app);
 }
 
 export async function buildApp(ctx: Context): Promise<FastifyInstance> {
@@ -228,12 +219,14 @@ export async function buildApp(ctx: Context): Promise<FastifyInstance> {
   }
   await docs(app, ctx);
 
-  app.get('/healthz', { schema: { tags: ['Health'], summary: 'The process is up.' } }, async () => ({
+  const status = (value: string) =>
+    Type.Object({ data: Type.Object({ status: Type.Literal(value) }) }, { title: `Status${value}` });
+  app.get('/healthz', { schema: { response: { 200: status('ok') } } }, async () => ({
     data: { status: 'ok' },
   }));
   app.get(
     '/readyz',
-    { schema: { tags: ['Health'], summary: 'The database answers.' } },
+    { schema: { response: { 200: status('ready'), 503: status('unavailable') } } },
     async (_request, reply) => {
       try {
         await sql`select 1`.execute(ctx.db);

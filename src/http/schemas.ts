@@ -27,14 +27,19 @@ export function Data<T extends TSchema>(schema: T) {
   return Type.Object({ data: schema });
 }
 
+/** The list envelope; a list of a named item is named too (`WebhookList`), so generated clients share it. */
 export function List<T extends TSchema>(item: T) {
+  const title = (item as { title?: unknown }).title;
   return Data(
-    Type.Object({
-      items: Type.Array(item),
-      count: Type.Integer({ description: 'Total matching, over all pages.' }),
-      has_more: Type.Boolean(),
-      next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as starting_after.' }),
-    }),
+    Type.Object(
+      {
+        items: Type.Array(item),
+        count: Type.Integer({ description: 'Total matching, over all pages.' }),
+        has_more: Type.Boolean(),
+        next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as starting_after.' }),
+      },
+      typeof title === 'string' ? { title: `${title}List` } : {},
+    ),
   );
 }
 

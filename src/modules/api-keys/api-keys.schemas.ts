@@ -35,13 +35,18 @@ export const ApiKey = Type.Object(
     expires_at: NullableTimestamp,
     revoked_at: NullableTimestamp,
   },
-  { description: 'A secret/publishable key pair.' },
+  { title: 'KeyPair', description: 'A secret/publishable key pair.' },
 );
 
-export const ApiKeyWithSecret = Type.Object({
-  ...ApiKey.properties,
-  secret_key: Type.String({ description: 'svc_test_sk_... or svc_live_sk_...; shown only in this answer.' }),
-});
+export const ApiKeyWithSecret = Type.Object(
+  {
+    ...ApiKey.properties,
+    secret_key: Type.String({
+      description: 'svc_test_sk_... or svc_live_sk_...; shown only in this answer.',
+    }),
+  },
+  { title: 'KeyPairWithSecret' },
+);
 
 export const CreateKeyBody = Body({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),

@@ -1,17 +1,20 @@
 import { Type } from 'typebox';
 import { List, PageQuery, Timestamp } from '../../http/schemas.ts';
 
-export const AuditEntry = Type.Object({
-  id: Type.String(),
-  action: Type.String(),
-  entity_type: Type.String(),
-  entity_id: Type.String(),
-  metadata: Type.String({
-    description:
-      'A JSON object serialised as a string: actor, ip, user_agent, request_id and the fields of the action.',
-  }),
-  created_at: Timestamp,
-});
+export const AuditEntry = Type.Object(
+  {
+    id: Type.String(),
+    action: Type.String(),
+    entity_type: Type.String(),
+    entity_id: Type.String(),
+    metadata: Type.String({
+      description:
+        'A JSON object serialised as a string: actor, ip, user_agent, request_id and the fields of the action.',
+    }),
+    created_at: Timestamp,
+  },
+  { title: 'AuditEntry' },
+);
 
 export const LogsQuery = Type.Object({
   ...PageQuery,

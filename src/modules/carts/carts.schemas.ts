@@ -10,7 +10,7 @@ export const Cart = Type.Object(
     created_at: Timestamp,
     updated_at: Timestamp,
   },
-  { description: 'A shopping cart of one store, in the mode of the credential that made it.' },
+  { title: 'Cart', description: 'A shopping cart of one store, in the mode of the credential that made it.' },
 );
 
 export const CartAnswer = Data(Cart);

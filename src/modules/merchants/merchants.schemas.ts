@@ -1,14 +1,23 @@
 import { Type } from 'typebox';
 import { Body, Data, Timestamp } from '../../http/schemas.ts';
 
-export const User = Type.Object({
-  id: Type.String(),
-  email: Type.String(),
-  role: Type.String(),
-  created_at: Timestamp,
-});
-export const Merchant = Type.Object({ id: Type.String(), name: Type.String(), created_at: Timestamp });
-export const Store = Type.Object({ id: Type.String(), name: Type.String(), created_at: Timestamp });
+export const User = Type.Object(
+  {
+    id: Type.String(),
+    email: Type.String(),
+    role: Type.String(),
+    created_at: Timestamp,
+  },
+  { title: 'User' },
+);
+export const Merchant = Type.Object(
+  { id: Type.String(), name: Type.String(), created_at: Timestamp },
+  { title: 'Merchant' },
+);
+export const Store = Type.Object(
+  { id: Type.String(), name: Type.String(), created_at: Timestamp },
+  { title: 'Store' },
+);
 
 const Email = Type.String({ format: 'email', maxLength: 254 });
 const Password = Type.String({ minLength: 10, maxLength: 1024 });

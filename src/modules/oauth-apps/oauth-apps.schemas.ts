@@ -24,13 +24,16 @@ export const App = Type.Object(
     created_at: Timestamp,
     updated_at: Timestamp,
   },
-  { $id: 'OAuthApp' },
+  { $id: 'OAuthApp', title: 'OAuthApp' },
 );
 
-export const AppWithSecret = Type.Object({
-  ...App.properties,
-  client_secret: Type.String({ description: 'Shown once: on create and on rotate-secret.' }),
-});
+export const AppWithSecret = Type.Object(
+  {
+    ...App.properties,
+    client_secret: Type.String({ description: 'Shown once: on create and on rotate-secret.' }),
+  },
+  { title: 'OAuthAppWithSecret' },
+);
 
 export const CreateAppBody = Body({
   name: Name,

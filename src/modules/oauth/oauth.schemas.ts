@@ -28,18 +28,24 @@ export const RevokeBody = Type.Object(
   { additionalProperties: true },
 );
 
-export const TokenResponse = Type.Object({
-  access_token: Type.String(),
-  token_type: Type.Literal('Bearer'),
-  expires_in: Type.Integer(),
-  refresh_token: Type.String(),
-  scope: Type.String(),
-});
+export const TokenResponse = Type.Object(
+  {
+    access_token: Type.String(),
+    token_type: Type.Literal('Bearer'),
+    expires_in: Type.Integer(),
+    refresh_token: Type.String(),
+    scope: Type.String(),
+  },
+  { title: 'TokenResponse' },
+);
 
-export const OAuthErrorBody = Type.Object({
-  error: Type.String(),
-  error_description: Type.Optional(Type.String()),
-});
+export const OAuthErrorBody = Type.Object(
+  {
+    error: Type.String(),
+    error_description: Type.Optional(Type.String()),
+  },
+  { title: 'OAuthError' },
+);
 
 const queryParam = (description: string) => Type.Optional(Type.Unknown({ description }));
 
@@ -85,18 +91,21 @@ export const ConsentAnswer = Data(Type.Object({ redirect_to: Type.String() }));
 
 export const Metadata = Type.Object({}, { additionalProperties: true });
 
-export const Connection = Type.Object({
-  id: Type.String(),
-  app: Type.Object({
+export const Connection = Type.Object(
+  {
     id: Type.String(),
-    name: Type.String(),
-    client_id: Type.String(),
-    developer_name: Type.String({ description: 'The account that publishes the app.' }),
-  }),
-  scopes: Type.Array(Type.String()),
-  mode: Mode,
-  created_at: Timestamp,
-  last_used_at: NullableTimestamp,
-});
+    app: Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      client_id: Type.String(),
+      developer_name: Type.String({ description: 'The account that publishes the app.' }),
+    }),
+    scopes: Type.Array(Type.String()),
+    mode: Mode,
+    created_at: Timestamp,
+    last_used_at: NullableTimestamp,
+  },
+  { title: 'Connection' },
+);
 export const ConnectionsPage = List(Connection);
 export const GrantParams = Type.Object({ grantID: Type.String({ minLength: 1, maxLength: 64 }) });

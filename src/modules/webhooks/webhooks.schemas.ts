@@ -26,25 +26,31 @@ export const WebhookHealth = Type.Object(
       description: 'When the 5-day rule disables the webhook if failures continue.',
     }),
   },
-  { description: 'Test deliveries do not count.' },
+  { title: 'WebhookHealth', description: 'Test deliveries do not count.' },
 );
 
-export const Webhook = Type.Object({
-  id: Type.String(),
-  url: Type.String(),
-  events: Type.Array(Type.String()),
-  description: Type.Union([Type.String(), Type.Null()]),
-  status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]),
-  mode: Mode,
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  disabled_reason: Type.Union([Type.String(), Type.Null()]),
-  health: WebhookHealth,
-});
-export const WebhookWithSecret = Type.Object({
-  ...Webhook.properties,
-  secret: Type.String({ description: 'whsec_ + base64; shown only here.' }),
-});
+export const Webhook = Type.Object(
+  {
+    id: Type.String(),
+    url: Type.String(),
+    events: Type.Array(Type.String()),
+    description: Type.Union([Type.String(), Type.Null()]),
+    status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]),
+    mode: Mode,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    disabled_reason: Type.Union([Type.String(), Type.Null()]),
+    health: WebhookHealth,
+  },
+  { title: 'Webhook' },
+);
+export const WebhookWithSecret = Type.Object(
+  {
+    ...Webhook.properties,
+    secret: Type.String({ description: 'whsec_ + base64; shown only here.' }),
+  },
+  { title: 'WebhookWithSecret' },
+);
 
 export const CreateWebhookBody = Body({ url: Url, events: Events, description: Type.Optional(Description) });
 export const UpdateWebhookBody = Body({
@@ -74,51 +80,63 @@ export const DeliveryStatus = Type.Union([
   Type.Literal('failed'),
   Type.Literal('cancelled'),
 ]);
-export const Delivery = Type.Object({
-  id: Type.String(),
-  webhook_id: Type.String(),
-  event_id: Type.String(),
-  event_type: Type.String(),
-  status: DeliveryStatus,
-  attempt_count: Type.Integer(),
-  next_attempt_at: NullableTimestamp,
-  last_attempt_at: NullableTimestamp,
-  last_response_status: Type.Union([Type.Integer(), Type.Null()]),
-  last_error: Type.Union([Type.String(), Type.Null()]),
-  test: Type.Boolean(),
-  created_at: Timestamp,
-});
-export const Attempt = Type.Object({
-  number: Type.Integer(),
-  started_at: Timestamp,
-  duration_ms: Type.Integer(),
-  response_status: Type.Union([Type.Integer(), Type.Null()]),
-  response_body: Type.Union([Type.String(), Type.Null()], { description: 'The first 16 KiB.' }),
-  request_headers: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], {
-    description:
-      'The headers sent: webhook-id, webhook-timestamp, webhook-signature, content-type, user-agent.',
-  }),
-  response_headers: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], {
-    description: "The answer's headers (at most 50, values cut at 1 KiB); null when no answer came.",
-  }),
-  error: Type.Union([Type.String(), Type.Null()]),
-});
-export const DeliveryWithAttempts = Type.Object({
-  ...Delivery.properties,
-  payload: Type.Union([Type.String(), Type.Null()], {
-    description: 'The exact request body every attempt sent and signed; null once the event is purged.',
-  }),
-  attempts: Type.Array(Attempt),
-});
+export const Delivery = Type.Object(
+  {
+    id: Type.String(),
+    webhook_id: Type.String(),
+    event_id: Type.String(),
+    event_type: Type.String(),
+    status: DeliveryStatus,
+    attempt_count: Type.Integer(),
+    next_attempt_at: NullableTimestamp,
+    last_attempt_at: NullableTimestamp,
+    last_response_status: Type.Union([Type.Integer(), Type.Null()]),
+    last_error: Type.Union([Type.String(), Type.Null()]),
+    test: Type.Boolean(),
+    created_at: Timestamp,
+  },
+  { title: 'Delivery' },
+);
+export const Attempt = Type.Object(
+  {
+    number: Type.Integer(),
+    started_at: Timestamp,
+    duration_ms: Type.Integer(),
+    response_status: Type.Union([Type.Integer(), Type.Null()]),
+    response_body: Type.Union([Type.String(), Type.Null()], { description: 'The first 16 KiB.' }),
+    request_headers: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], {
+      description:
+        'The headers sent: webhook-id, webhook-timestamp, webhook-signature, content-type, user-agent.',
+    }),
+    response_headers: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], {
+      description: "The answer's headers (at most 50, values cut at 1 KiB); null when no answer came.",
+    }),
+    error: Type.Union([Type.String(), Type.Null()]),
+  },
+  { title: 'Attempt' },
+);
+export const DeliveryWithAttempts = Type.Object(
+  {
+    ...Delivery.properties,
+    payload: Type.Union([Type.String(), Type.Null()], {
+      description: 'The exact request body every attempt sent and signed; null once the event is purged.',
+    }),
+    attempts: Type.Array(Attempt),
+  },
+  { title: 'DeliveryWithAttempts' },
+);
 
 export const DeliveriesQuery = Type.Object({ ...PageQuery, status: Type.Optional(DeliveryStatus) });
 
-export const EventDefinition = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  category: Type.String(),
-  description: Type.String(),
-});
+export const EventDefinition = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    category: Type.String(),
+    description: Type.String(),
+  },
+  { title: 'EventDefinition' },
+);
 
 export const WebhookParams = Type.Object({ webhookID: Type.String({ minLength: 1, maxLength: 64 }) });
 export const DeliveryParams = Type.Object({
@@ -176,11 +194,14 @@ const EventFields = {
   data: Type.Unknown({ description: 'The object the event is about, as delivered.' }),
   created_at: Timestamp,
 };
-export const EventSummary = Type.Object({
-  ...EventFields,
-  deliveries: Type.Array(
-    Type.Object({ id: Type.String(), webhook_id: Type.String(), status: DeliveryStatus }),
-  ),
-});
+export const EventSummary = Type.Object(
+  {
+    ...EventFields,
+    deliveries: Type.Array(
+      Type.Object({ id: Type.String(), webhook_id: Type.String(), status: DeliveryStatus }),
+    ),
+  },
+  { title: 'Event' },
+);
 export const EventPage = List(EventSummary);
 export const EventWithDeliveries = Data(Type.Object({ ...EventFields, deliveries: Type.Array(Delivery) }));

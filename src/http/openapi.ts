@@ -1,0 +1,346 @@
+// The OpenAPI 3.1 document as a product: generated from the route schemas by @fastify/swagger, then given
+// what generation cannot know, in one place:
+// - each route's operationId, summary, tag and security, from the table in openapi-operations.ts;
+// - named component schemas: every schema with a `title` is hoisted to components.schemas and referenced;
+// - the shared header parameters (X-Svc-Mode, Idempotency-Key, X-Request-Id) and response headers;
+// - every operation's error answers, and optional bodies marked as such.
+// /docs renders it with Scalar.
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { Context } from '../context.ts';
+import { ERROR_STATUS } from '../lib/errors.ts';
+import { OPERATIONS, openApiPath } from './openapi-operations.ts';
+
+type Json = Record<string, unknown>;
+type Operation = Json & { parameters?: Json[]; responses?: Record<string, Json>; requestBody?: Json };
+
+const MERCHANT = '/api/v1/merchant';
+const PUBLIC = '/api/public/v1';
+const OAUTH = `${PUBLIC}/oauth`;
+const GUIDES = '/docs/guides';
+
+const session = [{ merchantSession: [] }, { merchantCookie: [] }];
+
+/** Who may call a route, by mount; anonymous routes say so with an empty list. */
+function securityOf(route: RouteOptions, method: string): Json[] {
+  const url = route.url;
+  if (url.startsWith(MERCHANT)) return route.config?.anonymous ? [] : session;
+  if (url === `${OAUTH}/authorize/consent`) return session;
+  if (url.startsWith(`${OAUTH}/authorize`)) return [];
+  // client_secret_basic, or client_secret_post (the credentials in the body: no header scheme)
+  if (url.startsWith(OAUTH)) return [{ clientSecretBasic: [] }, {}];
+  if (url.startsWith(PUBLIC)) {
+    const scope = method === 'GET' || method === 'HEAD' ? 'public:read' : 'public:write';
+    return [{ publicBearer: [] }, { oauth2: [scope] }];
+  }
+  if (url.startsWith('/internal/')) return [{ internalToken: [] }];
+  return [];
+}
+
+/** Routes whose body may be left out: their requestBody is not required. */
+const optionalBodies = new Set<string>();
+
+/** onRoute: names, summaries, tags and security from the operations table, before @fastify/swagger reads them. */
+export function describeRoutes(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    // Routes may share one schema object (the two well-known paths): give each its own.
+    const schema = (route.schema = { ...route.schema }) as Json;
+    if (schema.hide) return;
+    const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter((m) => m !== 'HEAD');
+    for (const method of methods) {
+      const key = `${method} ${openApiPath(route.url)}`;
+      const doc = OPERATIONS[key];
+      if (doc) {
+        schema.operationId = doc.id;
+        schema.summary = doc.summary;
+        schema.tags = [doc.tag];
+        if (doc.description) schema.description = doc.description;
+      }
+      schema.security = securityOf(route, method);
+      const body = schema.body as { '~optional'?: boolean } | undefined;
+      if (body?.['~optional']) optionalBodies.add(key);
+    }
+  });
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/**
+ * Hoists every schema that carries a `title` into components.schemas under that title and replaces it by a
+ * reference, depth first; two different schemas under one title are a bug and fail loudly.
+ */
+function hoistTitled(node: unknown, schemas: Record<string, unknown>, top = true): unknown {
+  if (Array.isArray(node)) return node.map((n) => hoistTitled(n, schemas, false));
+  if (node === null || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node)) out[k] = hoistTitled(v, schemas, false);
+  const title = out.title;
+  if (!top && typeof title === 'string' && (out.type !== undefined || out.anyOf || out.oneOf)) {
+    const known = schemas[title];
+    if (known && JSON.stringify(known) !== JSON.stringify(out)) {
+      throw new Error(`two different OpenAPI schemas are titled ${title}`);
+    }
+    schemas[title] = out;
+    return ref(title);
+  }
+  return out;
+}
+
+const SUCCESS: Record<string, string> = {
+  '200': 'OK',
+  '201': 'Created',
+  '202': 'Accepted',
+  '204': 'No content',
+  '302': 'Found: a redirect',
+  '303': 'See other: a redirect',
+};
+
+const ERRORS: Record<string, string> = {
+  '400': 'The request is malformed (validation_failed with details, invalid_json, invalid_mode).',
+  '401': 'No credential (unauthenticated), or one that is unknown, malformed, revoked or expired.',
+  '403': 'The credential may not do this (insufficient_scope, forbidden).',
+  '404': 'No such path, or a resource that is not the caller’s.',
+  '409': 'A conflict, or an Idempotency-Key reused with another request (idempotency_conflict).',
+  '429': 'Too many requests (rate_limited); wait for Retry-After.',
+  '500': 'An unexpected error (internal_error); no detail is exposed.',
+  '503': 'The database is unreachable (service_unavailable); retry after Retry-After.',
+};
+
+function errorResponse(status: string): Json {
+  const headers: Json = { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } };
+  if (status === '429' || status === '503')
+    headers['Retry-After'] = { $ref: '#/components/headers/RetryAfter' };
+  return {
+    description: ERRORS[status],
+    headers,
+    content: { 'application/json': { schema: ref('ErrorEnvelope') } },
+  };
+}
+
+/** The answers and headers every operation of a mount shares. */
+function finishOperation(path: string, method: string, op: Operation): void {
+  const key = `${method.toUpperCase()} ${path}`;
+  const merchant = path.startsWith(MERCHANT);
+  const publicApi = path.startsWith(PUBLIC) && !path.startsWith(OAUTH);
+  const secured = Array.isArray(op.security) && op.security.length > 0;
+
+  const params = (op.parameters ??= []);
+  params.push({ $ref: '#/components/parameters/XRequestId' });
+  if (merchant || publicApi) params.push({ $ref: '#/components/parameters/XSvcMode' });
+  const idempotent = method === 'post' && (merchant || publicApi) && !path.startsWith(`${MERCHANT}/auth/`);
+  if (idempotent) params.push({ $ref: '#/components/parameters/IdempotencyKey' });
+
+  if (op.requestBody && optionalBodies.has(key)) op.requestBody.required = false;
+
+  const responses = (op.responses ??= {});
+  for (const [status, response] of Object.entries(responses)) {
+    if (response.$ref) continue;
+    if (response.description === 'Default Response') response.description = SUCCESS[status] ?? 'Answer';
+    const headers = (response.headers ??= {}) as Json;
+    headers['X-Request-Id'] = { $ref: '#/components/headers/XRequestId' };
+    if (idempotent && status.startsWith('2')) {
+      headers['Idempotent-Replayed'] = { $ref: '#/components/headers/IdempotentReplayed' };
+    }
+    if (publicApi) {
+      headers.RateLimit = { $ref: '#/components/headers/RateLimit' };
+      headers['RateLimit-Policy'] = { $ref: '#/components/headers/RateLimitPolicy' };
+    }
+  }
+  // The errors every operation can meet, beside those its route lists.
+  const statuses = ['400', '429', '500', '503'];
+  if (secured) statuses.push('401');
+  if (path.includes('{')) statuses.push('404');
+  if (publicApi) statuses.push('403');
+  if (idempotent) statuses.push('409');
+  for (const status of statuses) {
+    const existing = responses[status];
+    if (!existing || existing.description === 'Default Response') responses[status] = errorResponse(status);
+  }
+  for (const [status, response] of Object.entries(responses)) {
+    if (/^[45]/.test(status) && response.description === 'Default Response')
+      responses[status] = errorResponse(status);
+  }
+}
+
+function components(publicUrl: string): Json {
+  return {
+    securitySchemes: {
+      merchantSession: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'A merchant session token (`svc_mst_...`) from POST /api/v1/merchant/auth/login.',
+      },
+      merchantCookie: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: 'svc_session',
+        description: 'The session cookie the dashboard uses; writes must come from the service’s own origin.',
+      },
+      publicBearer: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'A secret key (`svc_test_sk_...`, `svc_live_sk_...`, servers only), a publishable key (`..._pk_...`, ' +
+          'read-only, safe in browsers) or an OAuth access token (`svc_oat_...`). The credential decides the mode.',
+      },
+      internalToken: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'The service’s internal token (SVC_INTERNAL_TOKEN), for the platform’s own services.',
+      },
+      clientSecretBasic: {
+        type: 'http',
+        scheme: 'basic',
+        description:
+          'client_secret_basic: the client id and secret; client_secret_post sends them in the body.',
+      },
+      oauth2: {
+        type: 'oauth2',
+        description: 'Authorization code with PKCE (S256 required); refresh tokens rotate on every use.',
+        flows: {
+          authorizationCode: {
+            authorizationUrl: `${publicUrl}${OAUTH}/authorize`,
+            tokenUrl: `${publicUrl}${OAUTH}/token`,
+            refreshUrl: `${publicUrl}${OAUTH}/token`,
+            scopes: {
+              'public:read': 'Read store data (GET requests)',
+              'public:write': 'Change store data (POST, PUT, PATCH, DELETE)',
+              'public:*': 'Read and change store data',
+            },
+          },
+        },
+      },
+    },
+    parameters: {
+      XSvcMode: {
+        name: 'X-Svc-Mode',
+        in: 'header',
+        required: false,
+        description:
+          'Merchant interface: the mode whose resources are read or created (default test). Public interface: ' +
+          'the credential decides; a header that disagrees answers 400 mode_mismatch.',
+        schema: { type: 'string', enum: ['test', 'live'] },
+      },
+      IdempotencyKey: {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description:
+          'Makes the POST safe to retry: the first answer is kept 24 h per principal and replayed for the same ' +
+          'request; another request with the same key answers 409 idempotency_conflict.',
+        schema: { type: 'string', minLength: 1, maxLength: 255 },
+      },
+      XRequestId: {
+        name: 'X-Request-Id',
+        in: 'header',
+        required: false,
+        description: 'Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made.',
+        schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' },
+      },
+    },
+    headers: {
+      XRequestId: { description: 'The id of this request: quote it to support.', schema: { type: 'string' } },
+      IdempotentReplayed: {
+        description: '`true` when this answer is the stored answer of an earlier request with the same key.',
+        schema: { type: 'string', enum: ['true'] },
+      },
+      RetryAfter: { description: 'Seconds to wait before trying again.', schema: { type: 'integer' } },
+      RateLimit: {
+        description: 'The remaining quota and when it resets (IETF RateLimit header fields draft).',
+        schema: { type: 'string' },
+      },
+      RateLimitPolicy: {
+        description: 'The quota policy of the caller (IETF RateLimit header fields draft).',
+        schema: { type: 'string' },
+      },
+    },
+  };
+}
+
+/** The ErrorEnvelope, with every code of the contract enumerated. */
+function errorEnvelope(existing: Json | undefined): Json {
+  const envelope = structuredClone(existing ?? {}) as {
+    properties?: { error?: { properties?: { code?: Json } } };
+  };
+  const code = envelope.properties?.error?.properties?.code;
+  if (code) {
+    code.enum = [...Object.keys(ERROR_STATUS), 'credential_not_browser_safe'].sort();
+    code.description = 'A machine-readable code; the contract lists what each means.';
+  }
+  return envelope;
+}
+
+export function finishDocument(doc: Json): Json {
+  const schemas: Record<string, unknown> = {};
+  const out = hoistTitled(doc, schemas, true) as Json & {
+    paths?: Record<string, Record<string, Operation>>;
+    components?: Json & { schemas?: Record<string, unknown> };
+    webhooks?: Json;
+  };
+  for (const [path, item] of Object.entries(out.paths ?? {})) {
+    for (const [method, op] of Object.entries(item)) finishOperation(path, method, op);
+  }
+  const existingSchemas = out.components?.schemas ?? {};
+  out.components = {
+    ...out.components,
+    schemas: {
+      ...existingSchemas,
+      ...schemas,
+      ErrorEnvelope: errorEnvelope(existingSchemas.ErrorEnvelope as Json | undefined),
+    },
+  };
+  return out;
+}
+
+export async function registerOpenApi(app: FastifyInstance, ctx: Context): Promise<void> {
+  describeRoutes(app);
+  const publicUrl = ctx.config.publicUrl;
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'svc API',
+        version: 'v1',
+        description: [
+          'The developer-integration API of the merchant platform: OAuth apps and the OAuth 2 server that',
+          'installs them on stores, secret and publishable keys, webhooks with signed, retried delivery, and',
+          'the audit log.',
+          '',
+          'Guides: [Quickstart](' +
+            GUIDES +
+            '/quickstart.md), [Building an OAuth app](' +
+            GUIDES +
+            '/oauth-apps.md),',
+          '[API keys](' + GUIDES + '/api-keys.md), [Receiving webhooks](' + GUIDES + '/webhooks.md),',
+          '[Verifying credentials from platform services](' + GUIDES + '/platform-services.md).',
+          '',
+          'Two interfaces share the conventions of the contract: the merchant interface (`/api/v1/merchant`,',
+          'a merchant session, the mode chosen by `X-Svc-Mode`) and the public interface (`/api/public/v1`, a',
+          'key or access token, which decides the mode). Successes are `{"data": ...}`, lists',
+          '`{"data": {"items", "count", "has_more", "next_cursor"}}`, errors `{"error": {"code", "message",',
+          '"request_id"}}`.',
+        ].join('\n'),
+      },
+      servers: [{ url: publicUrl }],
+      tags: [
+        { name: 'OAuth apps', description: 'Apps you publish, and apps installed on your account.' },
+        { name: 'OAuth protocol', description: 'Authorize, consent, token, revoke, metadata.' },
+        { name: 'Credentials', description: 'Secret and publishable key pairs.' },
+        { name: 'Webhooks', description: 'Endpoints, their deliveries and attempts.' },
+        { name: 'Events', description: 'What happened, and where each event went.' },
+        { name: 'Logs', description: 'The audit log of every change.' },
+        { name: 'Public', description: 'The public interface, with a key or an access token.' },
+        { name: 'Merchant account', description: 'Sign-up, sign-in and the session.' },
+        { name: 'Internal', description: 'For the platform’s own services.' },
+        { name: 'Health', description: 'Liveness, readiness and this document.' },
+      ],
+      components: components(publicUrl),
+    },
+    refResolver: {
+      buildLocalReference: (json, _base, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
+    transformObject: (documentObject) =>
+      finishDocument((documentObject as { openapiObject: Json }).openapiObject) as never,
+  });
+}
