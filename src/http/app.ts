@@ -24,6 +24,7 @@ import { loggerOptions } from './logging.ts';
 import { requireMerchant } from './merchant-auth.ts';
 import { requirePublicCredential } from './public-auth.ts';
 import { registerIdempotency } from './idempotency.ts';
+import { registerCors } from './cors.ts';
 import { MODULES } from '../modules/registry.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -110,6 +111,7 @@ function notFoundAndMethods(app: FastifyInstance) {
       )
       .join('/');
     const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (route.url === '*') return; // the CORS preflight catch-all (src/http/cors.ts) allows no method
     routes.push({
       url: route.url,
       pattern: new RegExp(`^${source}$`),
@@ -216,6 +218,7 @@ export async function buildApp(ctx: Context): Promise<FastifyInstance> {
   bodies(app);
   installErrorHandler(app);
   notFoundAndMethods(app);
+  await registerCors(app);
   everyRequest(app);
 
   await app.register(cookie);

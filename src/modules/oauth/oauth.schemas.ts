@@ -33,7 +33,12 @@ export const TokenResponse = Type.Object({
   token_type: Type.Literal('Bearer'),
   expires_in: Type.Integer(),
   refresh_token: Type.String(),
-  scope: Type.String(),
+  scope: Type.String({ description: 'The effective scope: granted, within the app\'s allowed scopes.' }),
+  merchant_id: Type.String({ description: 'The merchant that installed the app.' }),
+  store_id: Type.Union([Type.String(), Type.Null()], {
+    description: 'The store the app acts on: the `storeID` of the cart route. Also in GET /stores.',
+  }),
+  mode: Type.Union([Type.Literal('test'), Type.Literal('live')], { description: 'The mode of the app.' }),
 });
 
 export const OAuthErrorBody = Type.Object({
