@@ -250,6 +250,7 @@ export async function buildApp(ctx: Context): Promise<FastifyInstance> {
   await app.register(
     async (merchant) => {
       merchant.addHook('onRequest', requireMerchant);
+      registerIdempotency(merchant);
       for (const m of MODULES) if (m.merchantRoutes) await merchant.register(m.merchantRoutes);
     },
     { prefix: '/api/v1/merchant' },

@@ -60,7 +60,7 @@ export async function requirePublicCredential(request: FastifyRequest, _reply: F
       'credential_not_browser_safe',
       principal.kind === 'secret_key'
         ? 'A secret key belongs on a server: call this API from your backend, or use a publishable key in the browser.'
-        : 'An OAuth access token belongs on a server: call this API from your app\'s backend, not from a browser.',
+        : "An OAuth access token belongs on a server: call this API from your app's backend, not from a browser.",
     );
   }
   if (request.modeHeader && request.modeHeader !== principal.mode) {

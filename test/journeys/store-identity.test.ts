@@ -15,8 +15,7 @@ beforeAll(async () => {
 });
 afterAll(async () => svc?.close());
 
-const stores = (token: string) =>
-  svc.app.inject({ url: '/api/public/v1/stores', headers: bearer(token) });
+const stores = (token: string) => svc.app.inject({ url: '/api/public/v1/stores', headers: bearer(token) });
 
 it('names merchant, store and mode in the token response of both grants, then acts on that store', async () => {
   const client = await createApp(svc.app, dev);
@@ -72,9 +71,8 @@ it('lists the store for secret and publishable keys of either mode, and 401 once
 it('writes nothing to the audit log for the read', async () => {
   const key = await createKey(svc.app, shop);
   const count = async () =>
-    (
-      await svc.app.inject({ url: '/api/v1/merchant/developer/logs?limit=1', headers: shop.auth })
-    ).json().data.count as number;
+    (await svc.app.inject({ url: '/api/v1/merchant/developer/logs?limit=1', headers: shop.auth })).json().data
+      .count as number;
   const before = await count();
   expect((await stores(key.secret_key)).statusCode).toBe(200);
   expect((await stores(key.publishable_key)).statusCode).toBe(200);
