@@ -19,7 +19,9 @@ const svcUrl = process.env.SVC_URL ?? 'http://127.0.0.1:4000';
 const clientId = process.env.CLIENT_ID;
 const clientSecret = process.env.CLIENT_SECRET;
 if (!clientId || !clientSecret) {
-  process.stderr.write('Set CLIENT_ID and CLIENT_SECRET to the credentials shown when the app was created.\n');
+  process.stderr.write(
+    'Set CLIENT_ID and CLIENT_SECRET to the credentials shown when the app was created.\n',
+  );
   process.exit(1);
 }
 const port = Number(process.env.PORT ?? 8788);
@@ -186,7 +188,9 @@ createServer((req, res) => {
   route(new URL(req.url ?? '/', `http://127.0.0.1:${port}`), res).catch((err: unknown) => {
     // oauth4webapi throws ResponseBodyError with the RFC error code (invalid_grant, ...).
     const code = err instanceof oauth.ResponseBodyError ? err.error : String(err);
-    res.writeHead(500, { 'content-type': 'text/html; charset=utf-8' }).end(page('Error', show({ error: code })));
+    res
+      .writeHead(500, { 'content-type': 'text/html; charset=utf-8' })
+      .end(page('Error', show({ error: code })));
   });
 }).listen(port, '127.0.0.1', () => {
   process.stdout.write(`oauth app listening on http://127.0.0.1:${port}\n`);

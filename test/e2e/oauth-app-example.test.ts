@@ -43,7 +43,7 @@ beforeAll(async () => {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  for (const end = Date.now() + 20_000; !out.includes('listening'); ) {
+  for (const end = Date.now() + 20_000; !out.includes('listening');) {
     if (Date.now() > end || child.exitCode !== null) throw new Error(`the example did not start: ${out}`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -97,5 +97,5 @@ it('installs through sign-in and consent, finds its store, creates a cart, refre
     .where('rotated_at', 'is', null)
     .execute();
   expect(live).toEqual([]);
-  expect(s.errors, s.errors.join("\n")).toEqual([]);
+  expect(s.errors, s.errors.join('\n')).toEqual([]);
 });
