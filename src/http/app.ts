@@ -171,7 +171,13 @@ async function docs(app: FastifyInstance, ctx: Context) {
       info: {
         title: 'svc',
         version: 'v1',
-        description: 'Developer-integration API: OAuth apps, credentials, webhooks, audit log.',
+        description: [
+          'Developer-integration API: OAuth apps, credentials, webhooks, audit log.',
+          '',
+          'Guides, in the repository under `docs/guides/`: `quickstart.md` (zero to a first call, a first',
+          'webhook delivery and a first installed app), `oauth-apps.md` (building an app that installs on a',
+          'store) and `api-keys.md` (secret and publishable keys, modes, scopes, rotation, browsers).',
+        ].join('\n'),
       },
       servers: [{ url: ctx.config.publicUrl }],
       components: {
