@@ -104,3 +104,10 @@ export const Connection = Type.Object({
 });
 export const ConnectionsPage = List(Connection);
 export const GrantParams = Type.Object({ grantID: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const InstallsAnswer = Data(
+  Type.Object({
+    app_id: Type.String(),
+    stores: Type.Integer({ description: 'Stores that installed the app and have not disconnected it.' }),
+  }),
+);
