@@ -85,13 +85,11 @@ async function exchange(callback: URL): Promise<Installation> {
   );
   const tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
   // 4. The installation: svc adds merchant_id, store_id and mode to the RFC 6749 fields.
-  return {
-    merchantId: String(tokens.merchant_id),
-    storeId: String(tokens.store_id),
-    mode: String(tokens.mode),
-    accessToken: tokens.access_token,
-    refreshToken: tokens.refresh_token!,
-  };
+  const { merchant_id: merchantId, store_id: storeId, mode } = tokens;
+  if (typeof merchantId !== 'string' || typeof storeId !== 'string' || typeof mode !== 'string') {
+    throw new Error('the token response does not name the installation');
+  }
+  return { merchantId, storeId, mode, accessToken: tokens.access_token, refreshToken: tokens.refresh_token! };
 }
 
 // 5. Calls of the public API, from the server (a browser must never hold the access token).
@@ -135,8 +133,9 @@ const escape = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};
 const show = (value: unknown) => `<pre id="result">${escape(JSON.stringify(value, null, 2))}</pre>`;
 
 async function route(url: URL, res: ServerResponse): Promise<void> {
-  const send = (status: number, html: string, headers: Record<string, string> = {}) =>
+  const send = (status: number, html: string, headers: Record<string, string> = {}): void => {
     res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...headers }).end(html);
+  };
   switch (url.pathname) {
     case '/':
       return send(200, page('Inventory Sync', '<p><a href="/install">Install on your store</a></p>'));

@@ -2,6 +2,7 @@
 // service, driven through Chromium: sign-in, consent, code exchange; then the app finds its store with
 // only what the token response and GET /stores returned, creates a cart there, refreshes and disconnects.
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
@@ -55,7 +56,7 @@ afterAll(async () => {
   await svc?.close();
 });
 
-const result = async (page: import('playwright-core').Page) =>
+const result = async (page: Page) =>
   JSON.parse((await page.textContent('#result')) ?? 'null') as Record<string, unknown>;
 
 it('installs through sign-in and consent, finds its store, creates a cart, refreshes and disconnects', async () => {

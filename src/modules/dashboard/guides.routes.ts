@@ -24,7 +24,8 @@ export const guideRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request, reply) => {
-      const text = texts.get(request.params.name as (typeof GUIDES)[number]);
+      const { name } = request.params as { name: string };
+      const text = texts.get(name as (typeof GUIDES)[number]);
       if (text === undefined) throw notFound('guide');
       return reply
         .type('text/markdown; charset=utf-8')

@@ -25,7 +25,7 @@ export async function storesFor(ctx: Context, merchantId: string, mode: Mode): P
 /** The store an app installed by the merchant acts on (its first store); undefined if it has none. */
 export async function installedStoreId(ctx: Context, merchantId: string): Promise<string | undefined> {
   let memo = memos.get(ctx);
-  if (!memo) memos.set(ctx, (memo = new Map()));
+  if (!memo) memos.set(ctx, (memo = new Map<string, string>()));
   const known = memo.get(merchantId);
   if (known) return known;
   const [first] = await repo.listStores(ctx.db, merchantId);
