@@ -21,6 +21,7 @@ import { deliveryThroughput } from './measures/delivery-throughput.ts';
 import { deliveryLatency } from './measures/delivery-latency.ts';
 import { fanout } from './measures/fanout.ts';
 import { memory } from './measures/memory.ts';
+import { webhooksList } from './measures/webhooks-list.ts';
 
 // Memory last: it reports the peak over everything before it.
 const MEASURES: readonly Measure[] = [
@@ -31,6 +32,7 @@ const MEASURES: readonly Measure[] = [
   deliveryThroughput,
   deliveryLatency,
   fanout,
+  webhooksList,
   memory,
 ];
 

@@ -71,7 +71,8 @@ it('installs an app through sign-in and consent, and the app calls the public AP
   await page.goto(`${svc.url}/dashboard/settings/developers/connected-apps`);
   const row = page.getByRole('row', { name: /Inventory Sync/ });
   await row.waitFor();
-  expect(await row.textContent()).toContain('public:read');
+  // scopes in words, and who publishes the app
+  expect(await row.textContent()).toContain('Read store data');
   await row.getByRole('button', { name: 'Disconnect Inventory Sync' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Disconnect' }).click();
   await page.getByText('No connected apps.').waitFor();

@@ -147,7 +147,12 @@ describe('a merchant walks Settings -> Developers', () => {
     const attempts = page.getByRole('region', { name: 'Attempts' });
     expect(await attempts.textContent()).toContain('200');
     const before = receiver.received.length;
-    await page.getByRole('button', { name: 'Retry now' }).click();
+    // It succeeded already: sending it again is confirmed first.
+    await page.getByRole('button', { name: 'Send again' }).click();
+    await page
+      .getByRole('dialog', { name: 'Send a delivered event again' })
+      .getByRole('button', { name: 'Send again' })
+      .click();
     await expect.poll(() => receiver.received.length, { timeout: 15_000 }).toBeGreaterThan(before);
     await expect
       .poll(

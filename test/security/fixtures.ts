@@ -77,9 +77,19 @@ export async function createFixtures(svc: TestService, m: TestMerchant): Promise
       key: key.id,
       webhook: webhook.id,
       delivery: delivery.id,
+      event: delivery.event_id,
       grant: connections.items[0].id,
     },
   };
+}
+
+/** A valid body for the routes whose body has required fields, so that what they check is the resource. */
+export function validBody(method: string, url: string, fixtures: Fixtures): object | undefined {
+  if (method === 'GET' || method === 'DELETE') return undefined;
+  if (url.endsWith('/recover')) return { since: new Date(0).toISOString() };
+  if (url.endsWith('/reveal-secret')) return { password: 'a password of some length' };
+  if (url.endsWith('/resend')) return { webhook_id: fixtures.ids.webhook };
+  return {};
 }
 
 /** Fills `:appID`, `:keyID`, ... with the fixture of that kind. */

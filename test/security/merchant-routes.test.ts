@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
-import { createFixtures, fillPath, type Fixtures } from './fixtures.ts';
+import { createFixtures, fillPath, validBody, type Fixtures } from './fixtures.ts';
 
 let svc: TestService;
 let owner: TestMerchant;
@@ -99,7 +99,7 @@ describe('every merchant route', () => {
           method: method as 'GET',
           url: path,
           headers,
-          payload: method === 'GET' || method === 'DELETE' ? undefined : {},
+          payload: validBody(method, url, fixtures),
         });
         const code = res.body ? res.json().error?.code : undefined;
         expect([

@@ -74,7 +74,8 @@ export type EntryRow = Pick<
   'id' | 'action' | 'entity_type' | 'entity_id' | 'metadata' | 'created_at'
 >;
 
-export async function listEntries(db: Executor, f: ListFilter): Promise<{ rows: EntryRow[]; count: number }> {
+/** The entries a filter matches, before paging. */
+function filtered(db: Executor, f: Omit<ListFilter, 'limit' | 'startingAfter'>) {
   let q = db.selectFrom('audit_logs').where('merchant_id', '=', f.merchantId).where('mode', '=', f.mode);
   if (f.action?.endsWith('.*')) q = q.where('family', '=', f.action.slice(0, -2));
   else if (f.action) q = q.where('action', '=', f.action);
@@ -85,7 +86,11 @@ export async function listEntries(db: Executor, f: ListFilter): Promise<{ rows: 
   if (f.since) q = q.where('created_at', '>=', f.since).where('id', '>=', idFloor('log', f.since));
   if (f.until)
     q = q.where('created_at', '<', f.until).where('id', '<', idFloor('log', new Date(f.until.getTime() + 1)));
+  return q;
+}
 
+export async function listEntries(db: Executor, f: ListFilter): Promise<{ rows: EntryRow[]; count: number }> {
+  const q = filtered(db, f);
   const page = f.startingAfter ? q.where('id', '<', f.startingAfter) : q;
   const key = counterKey(f);
   const [rows, total] = await Promise.all([
@@ -102,4 +107,30 @@ export async function listEntries(db: Executor, f: ListFilter): Promise<{ rows: 
       : countByCounter(db, f, key),
   ]);
   return { rows, count: total };
+}
+
+/**
+ * Every entry a filter matches, newest first, read `chunk` at a time by keyset: an export of any size holds
+ * one chunk in memory, and each chunk is one index range scan.
+ */
+export async function* eachEntry(
+  db: Executor,
+  f: Omit<ListFilter, 'limit' | 'startingAfter'>,
+  chunk: number,
+  max: number,
+): AsyncGenerator<EntryRow> {
+  let after: string | undefined;
+  let sent = 0;
+  while (sent < max) {
+    const q = filtered(db, f);
+    const rows = await (after ? q.where('id', '<', after) : q)
+      .select(['id', 'action', 'entity_type', 'entity_id', 'metadata', 'created_at'])
+      .orderBy('id', 'desc')
+      .limit(Math.min(chunk, max - sent))
+      .execute();
+    for (const row of rows) yield row;
+    sent += rows.length;
+    if (rows.length < chunk) return;
+    after = rows[rows.length - 1]!.id;
+  }
 }

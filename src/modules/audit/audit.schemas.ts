@@ -29,3 +29,15 @@ export const LogsQuery = Type.Object({
 });
 
 export const LogsPage = List(AuditEntry);
+
+const { limit: _limit, starting_after: _startingAfter, ...filters } = LogsQuery.properties;
+export const ExportQuery = Type.Object({
+  ...filters,
+  format: Type.Optional(
+    Type.Union([Type.Literal('csv'), Type.Literal('jsonl')], {
+      default: 'csv',
+      description:
+        'csv: RFC 4180, a header row, metadata as its JSON string. jsonl: one entry object per line.',
+    }),
+  ),
+});

@@ -4,7 +4,10 @@
 import { newId } from '../../lib/ids.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import type { Executor } from '../../db/database.ts';
-import { insertEntry, listEntries, type ListFilter } from './audit.repository.ts';
+import { Readable } from 'node:stream';
+import type { Context } from '../../context.ts';
+import { iso } from '../../lib/time.ts';
+import { eachEntry, insertEntry, listEntries, type EntryRow, type ListFilter } from './audit.repository.ts';
 
 export interface Actor {
   type: 'user' | 'app' | 'system';
@@ -21,7 +24,8 @@ export interface AuditContext {
   requestId: string | null;
 }
 
-export type EntityType = 'api_key' | 'developer_app' | 'oauth_grant' | 'webhook' | 'webhook_delivery';
+export type EntityType =
+  'api_key' | 'developer_app' | 'oauth_grant' | 'webhook' | 'webhook_delivery' | 'audit_log';
 
 export interface AuditEntry {
   action: string;
@@ -64,4 +68,68 @@ export async function writeAudit(trx: Executor, ctx: AuditContext, entry: AuditE
 
 export async function listLogs(db: Executor, filter: ListFilter) {
   return listEntries(db, filter);
+}
+
+export type ExportFormat = 'csv' | 'jsonl';
+export type ExportFilter = Omit<ListFilter, 'limit' | 'startingAfter' | 'merchantId' | 'mode'>;
+
+/** One export reads at most this many entries; a longer history is exported by time range. */
+export const EXPORT_MAX = 1_000_000;
+const EXPORT_CHUNK = 1_000;
+const CSV_COLUMNS = ['id', 'created_at', 'action', 'entity_type', 'entity_id', 'metadata'] as const;
+
+/** RFC 4180: a field with a comma, a quote or a line break is quoted, and its quotes doubled. */
+const csvField = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
+
+async function* exportLines(rows: AsyncIterable<EntryRow>, format: ExportFormat): AsyncGenerator<string> {
+  if (format === 'csv') yield `${CSV_COLUMNS.join(',')}\r\n`;
+  let batch = '';
+  let n = 0;
+  for await (const row of rows) {
+    const entry = { ...row, created_at: iso(row.created_at) };
+    batch +=
+      format === 'csv'
+        ? `${CSV_COLUMNS.map((c) => csvField(entry[c])).join(',')}\r\n`
+        : `${JSON.stringify(entry)}\n`;
+    // one write per hundred entries rather than per entry
+    if (++n % 100 === 0) {
+      yield batch;
+      batch = '';
+    }
+  }
+  if (batch) yield batch;
+}
+
+/**
+ * The log as a file, streamed: the export is audited first (in its own transaction, so a failed stream is
+ * still on record), then the entries are read a chunk at a time and written as they come.
+ */
+export async function exportLogs(
+  ctx: Context,
+  audit: AuditContext,
+  filter: ExportFilter,
+  format: ExportFormat,
+): Promise<Readable> {
+  await ctx.db.transaction().execute((trx) =>
+    writeAudit(trx, audit, {
+      action: 'audit_log.exported',
+      entityType: 'audit_log',
+      entityId: audit.merchantId,
+      fields: {
+        format,
+        action: filter.action ?? null,
+        entity_type: filter.entityType ?? null,
+        entity_id: filter.entityId ?? null,
+        since: filter.since?.toISOString() ?? null,
+        until: filter.until?.toISOString() ?? null,
+      },
+    }),
+  );
+  const rows = eachEntry(
+    ctx.db,
+    { ...filter, merchantId: audit.merchantId, mode: audit.mode },
+    EXPORT_CHUNK,
+    EXPORT_MAX,
+  );
+  return Readable.from(exportLines(rows, format));
 }

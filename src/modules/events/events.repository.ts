@@ -49,3 +49,64 @@ export async function insertEvent(db: Executor, event: EventRow): Promise<void> 
     })
     .execute();
 }
+
+export interface EventFilter {
+  merchantId: string;
+  mode: Mode;
+  limit: number;
+  startingAfter?: string | undefined;
+  type?: string | undefined;
+  since?: Date | undefined;
+  until?: Date | undefined;
+  /** An event id, or the id of the object the event is about (`data.id`). */
+  q?: string | undefined;
+}
+
+export interface StoredEvent {
+  id: string;
+  type: string;
+  payload: string;
+  created_at: Date;
+}
+
+/** The merchant's events, newest first: one range of events_merchant_idx, or the data.id index for `q`. */
+export async function listEvents(
+  db: Executor,
+  f: EventFilter,
+): Promise<{ rows: StoredEvent[]; count: number }> {
+  let q = db.selectFrom('events').where('merchant_id', '=', f.merchantId).where('mode', '=', f.mode);
+  if (f.type) q = q.where('type', '=', f.type);
+  // Ids begin with their creation time: a time bound is also an id bound (see audit.repository.ts).
+  if (f.since) q = q.where('created_at', '>=', f.since).where('id', '>=', idFloor('evt', f.since));
+  if (f.until) q = q.where('created_at', '<', f.until);
+  if (f.q) {
+    const needle = f.q;
+    q = q.where((eb) =>
+      eb.or([eb('id', '=', needle), eb(sql`(payload::jsonb #>> '{data,id}')`, '=', needle)]),
+    );
+  }
+  const page = f.startingAfter ? q.where('id', '<', f.startingAfter) : q;
+  const [rows, total] = await Promise.all([
+    page
+      .select(['id', 'type', 'payload', 'created_at'])
+      .orderBy('id', 'desc')
+      .limit(f.limit + 1)
+      .execute(),
+    q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, count: Number(total.count) };
+}
+
+export async function findEvent(
+  db: Executor,
+  scope: { merchantId: string; mode: Mode },
+  id: string,
+): Promise<StoredEvent | undefined> {
+  return db
+    .selectFrom('events')
+    .select(['id', 'type', 'payload', 'created_at'])
+    .where('merchant_id', '=', scope.merchantId)
+    .where('mode', '=', scope.mode)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}

@@ -5,6 +5,7 @@ import { storeRoutes } from './stores.routes.ts';
 
 export {
   authenticateSession,
+  confirmPassword,
   createMerchant,
   findMerchantStore,
   isEmptyDatabase,

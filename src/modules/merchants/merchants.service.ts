@@ -92,6 +92,18 @@ export async function login(ctx: Context, email: string, password: string): Prom
   return openSession(ctx, ctx.db, user, merchant);
 }
 
+/** Re-entering the password before a sensitive step (revealing a webhook secret). */
+export async function confirmPassword(
+  ctx: Context,
+  merchantId: string,
+  userId: string,
+  password: string,
+): Promise<boolean> {
+  const user = await repo.findUser(ctx.db, merchantId, userId);
+  const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
+  return ok && user !== undefined;
+}
+
 export async function logout(ctx: Context, session: SessionPrincipal): Promise<void> {
   await repo.deleteSession(ctx.db, session.merchantId, session.sessionId);
 }

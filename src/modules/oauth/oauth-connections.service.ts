@@ -21,7 +21,7 @@ export async function listConnections(
     count,
     rows: rows.map((r) => ({
       id: r.id,
-      app: { id: r.app_id, name: r.app_name, client_id: r.client_id },
+      app: { id: r.app_id, name: r.app_name, client_id: r.client_id, developer_name: r.developer_name },
       scopes: splitScopes(r.scopes),
       mode: r.mode,
       created_at: iso(r.created_at),

@@ -65,6 +65,7 @@ export async function listGrants(
   const base = db
     .selectFrom('oauth_grants as g')
     .innerJoin('oauth_apps as a', 'a.id', 'g.app_id')
+    .innerJoin('merchants as dev', 'dev.id', 'a.merchant_id')
     .where('g.merchant_id', '=', merchantId)
     .where('g.mode', '=', mode);
   const paged = startingAfter ? base.where('g.id', '<', startingAfter) : base;
@@ -79,6 +80,7 @@ export async function listGrants(
         'a.id as app_id',
         'a.name as app_name',
         'a.client_id',
+        'dev.name as developer_name',
       ])
       .orderBy('g.id', 'desc')
       .limit(limit + 1)

@@ -96,7 +96,12 @@ export const Metadata = Type.Object({}, { additionalProperties: true });
 
 export const Connection = Type.Object({
   id: Type.String(),
-  app: Type.Object({ id: Type.String(), name: Type.String(), client_id: Type.String() }),
+  app: Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    client_id: Type.String(),
+    developer_name: Type.String({ description: 'The account that publishes the app.' }),
+  }),
   scopes: Type.Array(Type.String()),
   mode: Mode,
   created_at: Timestamp,

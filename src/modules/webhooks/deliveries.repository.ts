@@ -82,3 +82,20 @@ export async function cancelPendingDeliveries(db: Executor, webhookId: string): 
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
+
+/** The deliveries of some events (the events page), within the merchant and mode. */
+export async function deliveriesOfEvents(
+  db: Executor,
+  scope: { merchantId: string; mode: string },
+  eventIds: string[],
+): Promise<DeliveryRow[]> {
+  if (eventIds.length === 0) return [];
+  return db
+    .selectFrom('deliveries')
+    .selectAll()
+    .where('event_id', 'in', eventIds)
+    .where('merchant_id', '=', scope.merchantId)
+    .where('mode', '=', scope.mode as DeliveryRow['mode'])
+    .orderBy('id', 'desc')
+    .execute();
+}

@@ -10,6 +10,8 @@ import {
   DeliveryData,
   DeliveryPage,
   DeliveryParams,
+  RecoverBody,
+  RecoverData,
   TestWebhookBody,
   WebhookParams,
 } from './webhooks.schemas.ts';
@@ -107,6 +109,29 @@ export const deliveryRoutes: FastifyPluginAsync = async (plugin) => {
         request.params.webhookID,
         request.params.deliveryID,
       );
+      return reply.code(202).send({ data });
+    },
+  );
+
+  app.post(
+    '/webhooks/:webhookID/recover',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Send again every failed delivery of the endpoint since a time.',
+        params: WebhookParams,
+        body: RecoverBody,
+        response: { 200: RecoverData, 202: RecoverData, ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const audit = auditContext(request);
+      const since = new Date(request.body.since);
+      if (request.body.preview) {
+        return { data: await service.previewRecovery(app.ctx, audit, request.params.webhookID, since) };
+      }
+      const data = await service.recoverFailed(app.ctx, audit, request.params.webhookID, since);
       return reply.code(202).send({ data });
     },
   );

@@ -5,7 +5,19 @@ import { notify } from '../../db/bus.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
-import { DELIVERY_CHANNEL, isEventType, recordEvent, sampleData } from '../events/index.ts';
+import {
+  DELIVERY_CHANNEL,
+  findEvent,
+  isEventType,
+  listEvents,
+  recordEvent,
+  sampleData,
+  type EventFilter,
+  type StoredEvent,
+} from '../events/index.ts';
+import { iso } from '../../lib/time.ts';
+import type { Mode } from '../../lib/credentials.ts';
+import { RECOVER_MAX, countRecoverable, recoverDeliveries } from './recover.repository.ts';
 import * as repo from './deliveries.repository.ts';
 import { requestAgent } from './delivery/agents.ts';
 import { applyOutcomes, runAttempt } from './delivery/attempt.ts';
@@ -29,8 +41,13 @@ export async function getDelivery(ctx: Context, audit: AuditContext, webhookId: 
   const webhook = await findOwnWebhook(ctx.db, audit, webhookId);
   const row = await repo.findDelivery(ctx.db, webhook.id, id);
   if (!row) throw notFound('delivery');
-  const attempts = await repo.listAttempts(ctx.db, row.id);
-  return { ...presentDelivery(row), attempts: attempts.map(presentAttempt) };
+  const [attempts, event] = await Promise.all([
+    repo.listAttempts(ctx.db, row.id),
+    findEvent(ctx.db, audit, row.event_id),
+  ]);
+  // The exact bytes every attempt sent and signed (null once the event is purged).
+  const payload = event?.payload ?? null;
+  return { ...presentDelivery(row), payload, attempts: attempts.map(presentAttempt) };
 }
 
 /** Due at once and the workers woken; a delivery whose attempt is under way right now is left to it. */
@@ -116,4 +133,105 @@ export async function testWebhook(ctx: Context, audit: AuditContext, webhookId: 
   const outcome = await runAttempt(ctx, requestAgent(ctx), claimed);
   await applyOutcomes(ctx, holder, [outcome]);
   return getDelivery(ctx, audit, webhookId, claimed.id);
+}
+
+/** How many failed deliveries of this endpoint since `since` a recovery would enqueue (up to the bound). */
+export async function previewRecovery(ctx: Context, audit: AuditContext, webhookId: string, since: Date) {
+  const webhook = await findOwnWebhook(ctx.db, audit, webhookId);
+  const n = await countRecoverable(ctx.db, webhook.id, since);
+  return { count: Math.min(n, RECOVER_MAX), has_more: n > RECOVER_MAX };
+}
+
+/** Every failed delivery of the endpoint since `since` is due again now, oldest first (RECOVER_MAX a call). */
+export async function recoverFailed(ctx: Context, audit: AuditContext, webhookId: string, since: Date) {
+  return ctx.db.transaction().execute(async (trx) => {
+    const webhook = await findOwnWebhook(trx, audit, webhookId);
+    if (webhook.status !== 'enabled') throw new AppError('conflict', 'Enable the webhook before recovering.');
+    const count = await recoverDeliveries(trx, webhook.id, since, ctx.config.webhookRetrySchedule.length);
+    const left = count === RECOVER_MAX ? await countRecoverable(trx, webhook.id, since) : 0;
+    await writeAudit(trx, audit, {
+      action: 'webhook.recovered',
+      entityType: 'webhook',
+      entityId: webhook.id,
+      fields: { since: since.toISOString(), count },
+    });
+    if (count > 0) await notify(trx, DELIVERY_CHANNEL, '');
+    return { count, has_more: left > 0 };
+  });
+}
+
+/** A new delivery of one of the merchant's events to one of its endpoints, due now. */
+export async function resendEvent(ctx: Context, audit: AuditContext, eventId: string, webhookId: string) {
+  return ctx.db.transaction().execute(async (trx) => {
+    const event = await findEvent(trx, audit, eventId);
+    if (!event) throw notFound('event');
+    const webhook = await findOwnWebhook(trx, audit, webhookId);
+    if (webhook.status !== 'enabled') throw new AppError('conflict', 'Enable the webhook before resending.');
+    const delivery = await repo.insertDelivery(trx, {
+      id: newId('dlv'),
+      webhook_id: webhook.id,
+      merchant_id: audit.merchantId,
+      mode: audit.mode,
+      event_id: event.id,
+      event_type: event.type,
+      next_attempt_at: new Date(),
+    });
+    await writeAudit(trx, audit, {
+      action: 'webhook.event_resent',
+      entityType: 'webhook_delivery',
+      entityId: delivery.id,
+      fields: { webhook_id: webhook.id, event_id: event.id, event_type: event.type },
+    });
+    await notify(trx, DELIVERY_CHANNEL, '');
+    return presentDelivery(delivery);
+  });
+}
+
+/** The body every delivery of an event sends (API.md section 7). */
+interface EventPayload {
+  id: string;
+  type: string;
+  timestamp: string;
+  api_version: string;
+  mode: Mode;
+  merchant_id: string;
+  data: unknown;
+}
+
+/** An event as it was delivered (the exact payload), with when it was recorded. */
+function presentEvent(e: StoredEvent) {
+  return { ...(JSON.parse(e.payload) as EventPayload), created_at: iso(e.created_at) };
+}
+
+export async function listMerchantEvents(
+  ctx: Context,
+  audit: AuditContext,
+  f: Omit<EventFilter, 'merchantId' | 'mode'>,
+) {
+  const { rows, count } = await listEvents(ctx.db, { ...f, merchantId: audit.merchantId, mode: audit.mode });
+  const shown = rows.slice(0, f.limit);
+  const byEvent = Map.groupBy(
+    await repo.deliveriesOfEvents(
+      ctx.db,
+      audit,
+      shown.map((e) => e.id),
+    ),
+    (d) => d.event_id,
+  );
+  const items = rows.map((e) => ({
+    ...presentEvent(e),
+    deliveries: (byEvent.get(e.id) ?? []).map((d) => ({
+      id: d.id,
+      webhook_id: d.webhook_id,
+      status: d.status,
+    })),
+  }));
+  return { rows: items, count };
+}
+
+export async function getMerchantEvent(ctx: Context, audit: AuditContext, eventId: string) {
+  const event = await findEvent(ctx.db, audit, eventId);
+  if (!event) throw notFound('event');
+  const deliveries = await repo.deliveriesOfEvents(ctx.db, audit, [event.id]);
+  return { ...presentEvent(event), deliveries: deliveries.map(presentDelivery) };
 }

@@ -17,6 +17,8 @@ export interface SendResult {
   durationMs: number;
   status: number | null;
   body: string | null;
+  /** The answer's headers (at most 50, each value cut at 1 KiB), for the delivery view. */
+  headers: Record<string, string> | null;
   error: string | null;
   /** Seconds from a Retry-After header of a 429 or 503, if any. */
   retryAfter: number | null;
@@ -67,6 +69,22 @@ function retryAfterSeconds(status: number, header: string | string[] | undefined
   if (/^\d+$/.test(raw.trim())) return Number(raw.trim());
   const date = Date.parse(raw);
   return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+const HEADERS_KEPT = 50;
+const HEADER_VALUE_LIMIT = 1024;
+
+function keptHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  let n = 0;
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    if (++n > HEADERS_KEPT) break;
+    kept[name] = (Array.isArray(value) ? value.join(', ') : value)
+      .slice(0, HEADER_VALUE_LIMIT)
+      .replace(/\0/g, '');
+  }
+  return kept;
 }
 
 function describe(err: unknown): string {
@@ -142,10 +160,11 @@ export async function sendOnce(
     return done({
       status: res.statusCode,
       body: text,
+      headers: keptHeaders(res.headers),
       error: error ?? (ok ? null : `http_status: the endpoint answered ${res.statusCode}`),
       retryAfter: retryAfterSeconds(res.statusCode, res.headers['retry-after']),
     });
   } catch (err) {
-    return done({ status: null, body: null, error: describe(err), retryAfter: null });
+    return done({ status: null, body: null, headers: null, error: describe(err), retryAfter: null });
   }
 }

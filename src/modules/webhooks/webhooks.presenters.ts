@@ -1,9 +1,28 @@
 // Rows to API objects (API.md section 7): ISO times, no secret, no queue internals.
 import { iso } from '../../lib/time.ts';
 import type { AttemptRow, DeliveryRow } from './deliveries.repository.ts';
+import type { RecentDeliveries } from './health.repository.ts';
 import type { WebhookRow } from './webhooks.repository.ts';
+import { FAILING_DAYS } from './delivery/disable-failing.repository.ts';
 
-export function presentWebhook(w: WebhookRow) {
+const DAY_MS = 86_400_000;
+
+/** The webhook's `health` block: the last day's real deliveries, its last attempt, its failure streak. */
+export function presentHealth(w: WebhookRow, recent: RecentDeliveries | undefined) {
+  return {
+    deliveries_24h: recent?.deliveries ?? 0,
+    success_rate_24h: recent && recent.attempted > 0 ? recent.succeeded / recent.attempted : null,
+    last_attempt_at: iso(w.last_attempt_at),
+    last_status: w.last_response_status,
+    failing_since: iso(w.failing_since),
+    disables_at:
+      w.status === 'enabled' && w.failing_since
+        ? iso(new Date(w.failing_since.getTime() + FAILING_DAYS * DAY_MS))
+        : null,
+  };
+}
+
+export function presentWebhook(w: WebhookRow, recent?: RecentDeliveries) {
   return {
     id: w.id,
     url: w.url,
@@ -14,6 +33,7 @@ export function presentWebhook(w: WebhookRow) {
     created_at: iso(w.created_at),
     updated_at: iso(w.updated_at),
     disabled_reason: w.disabled_reason,
+    health: presentHealth(w, recent),
   };
 }
 
@@ -41,6 +61,8 @@ export function presentAttempt(a: AttemptRow) {
     duration_ms: a.duration_ms,
     response_status: a.response_status,
     response_body: a.response_body,
+    request_headers: a.request_headers ? (JSON.parse(a.request_headers) as Record<string, string>) : null,
+    response_headers: a.response_headers ? (JSON.parse(a.response_headers) as Record<string, string>) : null,
     error: a.error,
   };
 }

@@ -9,6 +9,8 @@ import { closeRequestAgent } from './delivery/agents.ts';
 import {
   CreateWebhookBody,
   EventCatalog,
+  RevealSecretBody,
+  RevealSecretData,
   RotateSecretBody,
   UpdateWebhookBody,
   WebhookData,
@@ -156,5 +158,28 @@ export const webhookRoutes: FastifyPluginAsync = async (plugin) => {
         request.body?.previous_secret_expires_in ?? 86_400,
       ),
     }),
+  );
+
+  app.post(
+    '/webhooks/:webhookID/reveal-secret',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Show the signing secret again, after re-entering the password.',
+        params: WebhookParams,
+        body: RevealSecretBody,
+        response: { 200: RevealSecretData, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const data = await service.revealSecret(
+        app.ctx,
+        auditContext(request),
+        request.params.webhookID,
+        request.body.password,
+      );
+      return reply.header('cache-control', 'no-store').send({ data });
+    },
   );
 };

@@ -9,6 +9,26 @@ const Events = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
 });
 const Description = Type.String({ maxLength: 500 });
 
+export const WebhookHealth = Type.Object(
+  {
+    deliveries_24h: Type.Integer({ description: 'Real (non-test) deliveries created in the last 24 hours.' }),
+    success_rate_24h: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
+      description: 'Of those with at least one attempt, the share that succeeded; null when none was tried.',
+    }),
+    last_attempt_at: NullableTimestamp,
+    last_status: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'HTTP status of the last attempt; null when it got no answer or none was made.',
+    }),
+    failing_since: Type.Union([Timestamp, Type.Null()], {
+      description: 'First failure of the current unbroken run of failures.',
+    }),
+    disables_at: Type.Union([Timestamp, Type.Null()], {
+      description: 'When the 5-day rule disables the webhook if failures continue.',
+    }),
+  },
+  { description: 'Test deliveries do not count.' },
+);
+
 export const Webhook = Type.Object({
   id: Type.String(),
   url: Type.String(),
@@ -19,6 +39,7 @@ export const Webhook = Type.Object({
   created_at: Timestamp,
   updated_at: Timestamp,
   disabled_reason: Type.Union([Type.String(), Type.Null()]),
+  health: WebhookHealth,
 });
 export const WebhookWithSecret = Type.Object({
   ...Webhook.properties,
@@ -73,9 +94,22 @@ export const Attempt = Type.Object({
   duration_ms: Type.Integer(),
   response_status: Type.Union([Type.Integer(), Type.Null()]),
   response_body: Type.Union([Type.String(), Type.Null()], { description: 'The first 16 KiB.' }),
+  request_headers: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], {
+    description:
+      'The headers sent: webhook-id, webhook-timestamp, webhook-signature, content-type, user-agent.',
+  }),
+  response_headers: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], {
+    description: "The answer's headers (at most 50, values cut at 1 KiB); null when no answer came.",
+  }),
   error: Type.Union([Type.String(), Type.Null()]),
 });
-export const DeliveryWithAttempts = Type.Object({ ...Delivery.properties, attempts: Type.Array(Attempt) });
+export const DeliveryWithAttempts = Type.Object({
+  ...Delivery.properties,
+  payload: Type.Union([Type.String(), Type.Null()], {
+    description: 'The exact request body every attempt sent and signed; null once the event is purged.',
+  }),
+  attempts: Type.Array(Attempt),
+});
 
 export const DeliveriesQuery = Type.Object({ ...PageQuery, status: Type.Optional(DeliveryStatus) });
 
@@ -99,3 +133,54 @@ export const DeliveryData = Data(Delivery);
 export const DeliveryAttemptsData = Data(DeliveryWithAttempts);
 export const DeliveryPage = List(Delivery);
 export const EventCatalog = List(EventDefinition);
+
+export const RecoverBody = Body({
+  since: Type.String({ format: 'date-time', description: 'Failed deliveries created at or after this.' }),
+  preview: Type.Optional(Type.Boolean({ default: false, description: 'Only count what would be sent.' })),
+});
+export const RecoverData = Data(
+  Type.Object({
+    count: Type.Integer({ description: 'Deliveries enqueued again (or that would be, with preview).' }),
+    has_more: Type.Boolean({ description: 'More than 10,000 matched: call again for the rest.' }),
+  }),
+);
+export const RevealSecretBody = Body({
+  password: Type.String({ minLength: 1, maxLength: 1024, description: "The signed-in user's password." }),
+});
+export const RevealSecretData = Data(
+  Type.Object({ secret: Type.String({ description: 'whsec_ + base64.' }) }),
+);
+
+export const ResendBody = Body({ webhook_id: Type.String({ minLength: 1, maxLength: 64 }) });
+export const EventParams = Type.Object({ eventID: Type.String({ minLength: 1, maxLength: 100 }) });
+export const EventsQuery = Type.Object({
+  ...PageQuery,
+  type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  since: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive.' })),
+  until: Type.Optional(Type.String({ format: 'date-time', description: 'Exclusive.' })),
+  q: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'An event id, or the `data.id` of its object.',
+    }),
+  ),
+});
+const EventFields = {
+  id: Type.String(),
+  type: Type.String(),
+  timestamp: Timestamp,
+  api_version: Type.String(),
+  mode: Mode,
+  merchant_id: Type.String(),
+  data: Type.Unknown({ description: 'The object the event is about, as delivered.' }),
+  created_at: Timestamp,
+};
+export const EventSummary = Type.Object({
+  ...EventFields,
+  deliveries: Type.Array(
+    Type.Object({ id: Type.String(), webhook_id: Type.String(), status: DeliveryStatus }),
+  ),
+});
+export const EventPage = List(EventSummary);
+export const EventWithDeliveries = Data(Type.Object({ ...EventFields, deliveries: Type.Array(Delivery) }));

@@ -1,11 +1,13 @@
 // Webhook subscriptions (API.md section 7): each change and its audit entry commit together.
 import type { Context } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
-import { notFound } from '../../lib/errors.ts';
+import { AppError, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { encryptSecret } from '../../lib/secrets.ts';
+import { decryptSecret, encryptSecret } from '../../lib/secrets.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
+import { confirmPassword } from '../merchants/index.ts';
 import { cancelPendingDeliveries } from './deliveries.repository.ts';
+import { countRecentDeliveries } from './health.repository.ts';
 import { presentWebhook } from './webhooks.presenters.ts';
 import * as repo from './webhooks.repository.ts';
 import { checkEvents, checkUrl } from './webhook-rules.ts';
@@ -18,6 +20,20 @@ function loggableUrl(raw: string): string {
   const url = new URL(raw);
   return `${url.protocol}//${url.host}${url.pathname}`;
 }
+
+const DAY_MS = 86_400_000;
+
+/** Webhooks as the API shows them, with the health of the last day (one statement for the whole page). */
+async function withHealth(db: Executor, rows: repo.WebhookRow[]): Promise<Webhook[]> {
+  const recent = await countRecentDeliveries(
+    db,
+    rows.map((r) => r.id),
+    new Date(Date.now() - DAY_MS),
+  );
+  return rows.map((r) => presentWebhook(r, recent.get(r.id)));
+}
+
+const presentOne = async (db: Executor, row: repo.WebhookRow) => (await withHealth(db, [row]))[0]!;
 
 const scopeOf = (audit: AuditContext): repo.Scope => ({ merchantId: audit.merchantId, mode: audit.mode });
 
@@ -76,7 +92,7 @@ export async function createWebhook(
 export async function getWebhook(ctx: Context, audit: AuditContext, id: string): Promise<Webhook> {
   const row = await repo.findWebhook(ctx.db, scopeOf(audit), id);
   if (!row) throw notFound('webhook');
-  return presentWebhook(row);
+  return presentOne(ctx.db, row);
 }
 
 export async function listWebhooks(
@@ -86,7 +102,7 @@ export async function listWebhooks(
   startingAfter: string | undefined,
 ) {
   const { rows, count } = await repo.listWebhooks(ctx.db, scopeOf(audit), limit, startingAfter);
-  return { rows: rows.map(presentWebhook), count };
+  return { rows: await withHealth(ctx.db, rows), count };
 }
 
 export async function updateWebhook(
@@ -110,7 +126,7 @@ export async function updateWebhook(
       ...changes,
       ...(url !== undefined ? { url: loggableUrl(url) } : {}),
     });
-    return presentWebhook(row);
+    return presentOne(trx, row);
   });
 }
 
@@ -122,7 +138,7 @@ export async function setEnabled(
 ): Promise<Webhook> {
   return ctx.db.transaction().execute(async (trx) => {
     const current = await locked(trx, audit, id);
-    if ((current.status === 'enabled') === enabled) return presentWebhook(current);
+    if ((current.status === 'enabled') === enabled) return presentOne(trx, current);
     const row = await repo.updateWebhook(
       trx,
       scopeOf(audit),
@@ -134,7 +150,7 @@ export async function setEnabled(
     // Disabled means nothing more is sent: pending retries are cancelled with it.
     if (!enabled) await cancelPendingDeliveries(trx, id);
     await audited(trx, audit, enabled ? 'webhook.enabled' : 'webhook.disabled', id);
-    return presentWebhook(row);
+    return presentOne(trx, row);
   });
 }
 
@@ -156,8 +172,27 @@ export async function rotateSecret(
     await audited(trx, audit, 'webhook.secret_rotated', id, {
       previous_secret_expires_at: expiresAt?.toISOString() ?? null,
     });
-    return { ...presentWebhook(row), secret };
+    return { ...(await presentOne(trx, row)), secret };
   });
+}
+
+/**
+ * The current signing secret, shown again after the signed-in user re-enters the password. Webhook secrets
+ * are stored encrypted (the service signs with them), so unlike keys and client secrets they can be shown.
+ */
+export async function revealSecret(
+  ctx: Context,
+  audit: AuditContext,
+  id: string,
+  password: string,
+): Promise<{ secret: string }> {
+  const row = await repo.findWebhook(ctx.db, scopeOf(audit), id);
+  if (!row) throw notFound('webhook');
+  if (!(await confirmPassword(ctx, audit.merchantId, audit.actor.id, password))) {
+    throw new AppError('forbidden', 'The password is wrong.');
+  }
+  await ctx.db.transaction().execute((trx) => audited(trx, audit, 'webhook.secret_revealed', id));
+  return { secret: decryptSecret(ctx.config.masterKey, row.secret_sealed) };
 }
 
 export async function deleteWebhook(ctx: Context, audit: AuditContext, id: string): Promise<void> {

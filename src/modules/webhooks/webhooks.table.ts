@@ -18,6 +18,8 @@ export interface WebhooksTable {
   previous_secret_sealed: string | null;
   previous_secret_expires_at: Date | null;
   failing_since: Date | null;
+  last_attempt_at: Generated<Date | null>;
+  last_response_status: Generated<number | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   deleted_at: Date | null;
@@ -51,6 +53,8 @@ export interface DeliveryAttemptsTable {
   duration_ms: number;
   response_status: number | null;
   response_body: string | null;
+  request_headers: string | null;
+  response_headers: string | null;
   error: string | null;
 }
 

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { ApiError } from '../lib/api.ts';
 import type { AsyncState } from '../lib/use-async.ts';
 import { ErrorBox } from './error-box.tsx';
 
@@ -19,6 +20,10 @@ export function AsyncView<T>({ state, onRetry, label, children }: Props<T>) {
       </div>
     );
   }
-  if (state.status === 'error') return <ErrorBox error={state.error} onRetry={onRetry} />;
+  // A 404 will not change on a second try: no retry button for it.
+  if (state.status === 'error') {
+    const gone = state.error instanceof ApiError && state.error.status === 404;
+    return <ErrorBox error={state.error} {...(gone ? {} : { onRetry })} />;
+  }
   return <>{children(state.data)}</>;
 }

@@ -4,6 +4,7 @@ const TONES: Record<string, string> = {
   succeeded: 'green',
   expiring: 'amber',
   pending: 'amber',
+  retrying: 'amber',
   disabled: 'grey',
   cancelled: 'grey',
   expired: 'grey',

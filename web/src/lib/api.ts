@@ -87,3 +87,25 @@ export function query(params: Record<string, string | number | undefined | null>
   const s = q.toString();
   return s ? `?${s}` : '';
 }
+
+/** A file from the merchant interface (an export), saved through the browser's download. */
+export async function download(path: string, filename: string): Promise<void> {
+  const res = await fetch(API + path, { credentials: 'same-origin', headers: { 'x-svc-mode': getMode() } });
+  if (!res.ok) {
+    const body = (await res.json().catch(() => ({}))) as ErrorBody;
+    throw new ApiError(
+      res.status,
+      body.error?.code ?? 'http_error',
+      body.error?.message ?? `The service answered ${res.status}.`,
+      body.error?.request_id ?? res.headers.get('x-request-id'),
+    );
+  }
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

@@ -34,3 +34,40 @@ export const GRACE_CHOICES: readonly { seconds: number; label: string }[] = [
   { seconds: 86_400, label: 'In 24 hours' },
   { seconds: 604_800, label: 'In 7 days' },
 ];
+
+/** A span of time as a person reads it: "45 s", "12 min", "2 h", "4 d 22 h". */
+export function span(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const min = Math.floor(s / 60);
+  if (min < 60) return `${min} min`;
+  const h = Math.floor(min / 60);
+  if (h < 24) return `${h} h`;
+  const d = Math.floor(h / 24);
+  return h % 24 ? `${d} d ${h % 24} h` : `${d} d`;
+}
+
+export interface HealthLike {
+  deliveries_24h: number;
+  success_rate_24h: number | null;
+  failing_since: string | null;
+  disables_at: string | null;
+}
+
+/** "Failing since 2 h, will be disabled in 4 d 22 h", or the day's success rate. */
+export function healthSummary(
+  h: HealthLike,
+  now = Date.now(),
+): { tone: 'ok' | 'bad' | 'idle'; text: string } {
+  const rate =
+    h.success_rate_24h === null
+      ? null
+      : `${Math.round(h.success_rate_24h * 1000) / 10}% of ${h.deliveries_24h} delivered in 24 h`;
+  if (h.failing_since) {
+    const since = `Failing since ${span(now - Date.parse(h.failing_since))}`;
+    const disables = h.disables_at ? `, will be disabled in ${span(Date.parse(h.disables_at) - now)}` : '';
+    return { tone: 'bad', text: `${since}${disables}${rate ? ` · ${rate}` : ''}` };
+  }
+  if (rate === null) return { tone: 'idle', text: 'No deliveries in 24 h' };
+  return { tone: h.success_rate_24h === 1 ? 'ok' : 'bad', text: rate };
+}

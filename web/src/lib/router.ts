@@ -16,11 +16,13 @@ export type Route =
   | { name: 'webhook-new' }
   | { name: 'webhook'; id: string }
   | { name: 'delivery'; webhookId: string; id: string }
+  | { name: 'events' }
+  | { name: 'event'; id: string }
   | { name: 'logs' }
   | { name: 'home' }
   | { name: 'not-found' };
 
-export type Tab = 'apps' | 'keys' | 'webhooks' | 'logs';
+export type Tab = 'apps' | 'keys' | 'webhooks' | 'events' | 'logs';
 
 const listeners = new Set<() => void>();
 window.addEventListener('popstate', () => listeners.forEach((l) => l()));
@@ -39,9 +41,15 @@ function subscribe(listener: () => void): () => void {
 }
 
 const getPath = () => location.pathname;
+const getSearch = () => location.search;
 
 export function usePath(): string {
   return useSyncExternalStore(subscribe, getPath);
+}
+
+/** The query string of the current URL: views keep their filters there, so a filtered view can be shared. */
+export function useSearch(): URLSearchParams {
+  return new URLSearchParams(useSyncExternalStore(subscribe, getSearch));
 }
 
 export function parse(pathname: string): Route {
@@ -78,6 +86,10 @@ export function parse(pathname: string): Route {
       if (b === 'deliveries' && c !== undefined && parts.length === 6)
         return { name: 'delivery', webhookId: a, id: c };
       break;
+    case 'events':
+      if (a === undefined) return { name: 'events' };
+      if (b === undefined) return { name: 'event', id: a };
+      break;
     case 'logs':
       if (a === undefined) return { name: 'logs' };
       break;
@@ -99,6 +111,9 @@ export function tabOf(route: Route): Tab | null {
     case 'webhook':
     case 'delivery':
       return 'webhooks';
+    case 'events':
+    case 'event':
+      return 'events';
     case 'logs':
       return 'logs';
     case 'signin':

@@ -32,7 +32,7 @@ export interface App {
 
 export interface Connection {
   id: string;
-  app: { id: string; name: string; client_id: string };
+  app: { id: string; name: string; client_id: string; developer_name?: string };
   scopes: Scope[];
   created_at: string;
   last_used_at: string | null;
@@ -65,7 +65,17 @@ export interface Webhook {
   created_at: string;
   updated_at: string;
   disabled_reason: string | null;
+  health: WebhookHealth;
   secret?: string;
+}
+
+export interface WebhookHealth {
+  deliveries_24h: number;
+  success_rate_24h: number | null;
+  last_attempt_at: string | null;
+  last_status: number | null;
+  failing_since: string | null;
+  disables_at: string | null;
 }
 
 export interface EventDefinition {
@@ -82,6 +92,8 @@ export interface Attempt {
   duration_ms: number | null;
   response_status: number | null;
   response_body: string | null;
+  request_headers?: Record<string, string> | null;
+  response_headers?: Record<string, string> | null;
   error: string | null;
 }
 export interface Delivery {
@@ -97,7 +109,19 @@ export interface Delivery {
   last_error: string | null;
   test: boolean;
   created_at: string;
+  payload?: string | null;
   attempts?: Attempt[];
+}
+
+export interface EventItem {
+  id: string;
+  type: string;
+  timestamp: string;
+  mode: Mode;
+  merchant_id: string;
+  data: unknown;
+  created_at: string;
+  deliveries: (Pick<Delivery, 'id' | 'webhook_id' | 'status'> & Partial<Delivery>)[];
 }
 
 export interface LogEntry {

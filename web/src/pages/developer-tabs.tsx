@@ -5,10 +5,11 @@ const TABS: { id: Tab; label: string }[] = [
   { id: 'apps', label: 'OAuth Apps' },
   { id: 'keys', label: 'Credentials' },
   { id: 'webhooks', label: 'Webhooks' },
+  { id: 'events', label: 'Events' },
   { id: 'logs', label: 'Logs' },
 ];
 
-/** The four tabs are links (each view has its own URL), so they are a navigation, not an ARIA tablist. */
+/** The tabs are links (each view has its own URL), so they are a navigation, not an ARIA tablist. */
 export function DeveloperTabs({ current }: { current: Tab | null }) {
   return (
     <nav aria-label="Developers" className="tabs">

@@ -1,5 +1,5 @@
 // Signed-in frame: top bar (merchant, test/live switch, sign-out), the test-mode banner, Settings ->
-// Developers with its four tabs, and the view the URL names. Views remount when the mode changes, so
+// Developers with its tabs, and the view the URL names. Views remount when the mode changes, so
 // nothing of one mode lingers in the other.
 import { useEffect, useRef } from 'react';
 import { useMode } from '../lib/mode.ts';
@@ -18,7 +18,13 @@ interface Props {
   onSignedOut: () => void;
 }
 
-const TITLES = { apps: 'OAuth apps', keys: 'Credentials', webhooks: 'Webhooks', logs: 'Logs' } as const;
+const TITLES = {
+  apps: 'OAuth apps',
+  keys: 'Credentials',
+  webhooks: 'Webhooks',
+  events: 'Events',
+  logs: 'Logs',
+} as const;
 
 export function Shell({ me, route, onSignedOut }: Props) {
   const mode = useMode();

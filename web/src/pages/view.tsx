@@ -12,8 +12,10 @@ import { WebhookCreatePage } from './webhooks/webhook-create-page.tsx';
 import { WebhookDetailPage } from './webhooks/webhook-detail-page.tsx';
 import { DeliveryPage } from './webhooks/delivery-page.tsx';
 import { LogsPage } from './logs/logs-page.tsx';
+import { EventsPage } from './events/events-page.tsx';
+import { EventPage } from './events/event-page.tsx';
 
-export function View({ route }: { route: Route; me: Me }) {
+export function View({ route, me }: { route: Route; me: Me }) {
   switch (route.name) {
     case 'apps':
       return <AppsPage />;
@@ -33,8 +35,12 @@ export function View({ route }: { route: Route; me: Me }) {
       return <WebhookDetailPage id={route.id} />;
     case 'delivery':
       return <DeliveryPage webhookId={route.webhookId} id={route.id} />;
+    case 'events':
+      return <EventsPage />;
+    case 'event':
+      return <EventPage id={route.id} />;
     case 'logs':
-      return <LogsPage />;
+      return <LogsPage me={me} />;
     case 'home':
     case 'signin':
     case 'signup':

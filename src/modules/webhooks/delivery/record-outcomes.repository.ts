@@ -18,6 +18,9 @@ export interface OutcomeRow {
   duration_ms: number;
   response_status: number | null;
   response_body: string | null;
+  /** JSON objects: the headers sent, and the answer's. */
+  request_headers: string | null;
+  response_headers: string | null;
   error: string | null;
   status: Outcome;
   step: number;
@@ -35,7 +38,8 @@ export async function recordOutcomes(db: Executor, worker: string, outcomes: Out
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb) as x(
         id text, webhook_id text, test boolean, number int, attempted boolean, started_at timestamptz,
-        duration_ms int, response_status int, response_body text, error text, status text, step int,
+        duration_ms int, response_status int, response_body text, request_headers text,
+        response_headers text, error text, status text, step int,
         next_attempt_at timestamptz, ok boolean)
     ), updated as (
       update deliveries d
@@ -55,17 +59,26 @@ export async function recordOutcomes(db: Executor, worker: string, outcomes: Out
       returning d.id
     ), attempts as (
       insert into delivery_attempts
-        (delivery_id, number, started_at, duration_ms, response_status, response_body, error)
-      select id, number, started_at, duration_ms, response_status, response_body, error
+        (delivery_id, number, started_at, duration_ms, response_status, response_body, request_headers,
+         response_headers, error)
+      select id, number, started_at, duration_ms, response_status, response_body, request_headers,
+             response_headers, error
       from input where attempted and id = any (array(select id from updated))
     ), streaks as (
-      select webhook_id, bool_or(ok) as ok, min(started_at) as failed_at
-      from input where attempted and not test group by webhook_id
+      -- per webhook: whether any attempt succeeded, the first failure, and the latest attempt (health)
+      select distinct on (webhook_id) webhook_id,
+             bool_or(ok) over w as ok, min(started_at) over w as failed_at,
+             started_at as last_at, response_status as last_status
+      from input where attempted and not test
+      window w as (partition by webhook_id)
+      order by webhook_id, started_at desc
     )
     update webhooks w
-    set failing_since = case when s.ok then null else coalesce(w.failing_since, s.failed_at) end
+    set failing_since = case when s.ok then null else coalesce(w.failing_since, s.failed_at) end,
+        last_attempt_at = s.last_at,
+        last_response_status = s.last_status
     from streaks s
     where w.id = any (array(select webhook_id from streaks)) and w.id = s.webhook_id
-      and (case when s.ok then w.failing_since is not null else w.failing_since is null end)
+      and (w.last_attempt_at is null or w.last_attempt_at <= s.last_at)
   `.execute(db);
 }

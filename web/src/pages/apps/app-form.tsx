@@ -17,7 +17,7 @@ interface Props {
   onCancel: () => void;
 }
 
-const SCOPE_TEXT: Record<Scope, string> = {
+export const SCOPE_TEXT: Record<Scope, string> = {
   'public:read': 'Read store data (GET requests)',
   'public:write': 'Change store data (POST, PUT, PATCH, DELETE)',
   'public:*': 'Read and change store data',

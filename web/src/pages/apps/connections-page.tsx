@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { api } from '../../lib/api.ts';
 import type { Connection, ListPage } from '../../lib/types.ts';
+import { SCOPE_TEXT } from './app-form.tsx';
 import { useAsync } from '../../lib/use-async.ts';
 import { AsyncView } from '../../components/async-view.tsx';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
@@ -36,7 +37,7 @@ export function ConnectionsPage() {
                   <thead>
                     <tr>
                       <th scope="col">App</th>
-                      <th scope="col">Scopes</th>
+                      <th scope="col">Access</th>
                       <th scope="col">Connected</th>
                       <th scope="col">Last used</th>
                       <th scope="col">
@@ -49,9 +50,18 @@ export function ConnectionsPage() {
                       <tr key={c.id}>
                         <td data-label="App">
                           <div>{c.app.name}</div>
+                          {c.app.developer_name && (
+                            <div className="muted small">by {c.app.developer_name}</div>
+                          )}
                           <code className="mono-small muted">{c.app.client_id}</code>
                         </td>
-                        <td data-label="Scopes">{c.scopes.join(', ')}</td>
+                        <td data-label="Access">
+                          {c.scopes.map((s) => (
+                            <div key={s} title={s}>
+                              {SCOPE_TEXT[s]}
+                            </div>
+                          ))}
+                        </td>
                         <td data-label="Connected">
                           <TimeText value={c.created_at} />
                         </td>

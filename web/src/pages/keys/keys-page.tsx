@@ -22,7 +22,7 @@ export function KeysPage() {
   return (
     <section aria-labelledby="section-title">
       <PageHeader
-        title="API keys"
+        title="Credentials"
         description="A key pair is a secret key for your server and a publishable key, read-only, safe for browsers."
         actions={
           <button type="button" className="btn btn-primary" onClick={() => setOpen('generate')}>

@@ -1,4 +1,4 @@
-// The audit actions of API.md section 8, by family, for the filters.
+// The audit actions of API.md sections 8 and 10, by family, for the filters.
 export const FAMILIES: Record<string, readonly string[]> = {
   api_key: ['api_key.created', 'api_key.rotated', 'api_key.revoked'],
   developer_app: [
@@ -27,5 +27,10 @@ export const FAMILIES: Record<string, readonly string[]> = {
     'webhook.deleted',
     'webhook.tested',
     'webhook.delivery_retried',
+    'webhook.event_resent',
+    'webhook.recovered',
+    'webhook.secret_revealed',
+    'webhook.event_triggered',
   ],
+  audit_log: ['audit_log.exported'],
 };

@@ -1,22 +1,68 @@
 import { useState } from 'react';
 import { prettyJson } from '../../lib/format.ts';
 import type { LogEntry } from '../../lib/types.ts';
+import { Link } from '../../components/link.tsx';
 import { TimeText } from '../../components/time-text.tsx';
 
-function actorOf(metadata: string): string {
+export interface ActorNames {
+  users: Map<string, string>;
+  apps: Map<string, string>;
+}
+
+interface Metadata {
+  actor?: { type?: string; id?: string | null };
+  webhook_id?: string;
+}
+
+function metadataOf(entry: LogEntry): Metadata {
   try {
-    const actor = (JSON.parse(metadata) as { actor?: { type?: string; id?: string | null } }).actor;
-    if (!actor?.type) return '—';
-    return actor.id ? `${actor.type} ${actor.id}` : actor.type;
+    return JSON.parse(entry.metadata) as Metadata;
   } catch {
-    return '—';
+    return {};
+  }
+}
+
+/** Who acted, in words (an email, an app's name), with the raw id on hover. */
+function Actor({ actor, names }: { actor: Metadata['actor']; names: ActorNames }) {
+  if (!actor?.type) return <span className="muted">—</span>;
+  const id = actor.id ?? '';
+  if (actor.type === 'system') return <span title={id}>svc (automatic)</span>;
+  const name = actor.type === 'user' ? names.users.get(id) : names.apps.get(id);
+  const label = name ?? (actor.type === 'app' ? `App ${id}` : `User ${id}`);
+  return (
+    <span title={id} className={name ? undefined : 'mono-small'}>
+      {actor.type === 'app' && name ? `App “${name}”` : label}
+    </span>
+  );
+}
+
+const BASE = '/settings/developers';
+
+/** Where the entity lives in the dashboard; none once the entry records its deletion. */
+function entityLink(entry: LogEntry, meta: Metadata): string | null {
+  if (entry.action.endsWith('.deleted')) return null;
+  switch (entry.entity_type) {
+    case 'api_key':
+      return `${BASE}/keys`;
+    case 'developer_app':
+      return `${BASE}/apps/${entry.entity_id}`;
+    case 'webhook':
+      return `${BASE}/webhooks/${entry.entity_id}`;
+    case 'webhook_delivery':
+      return meta.webhook_id ? `${BASE}/webhooks/${meta.webhook_id}/deliveries/${entry.entity_id}` : null;
+    case 'oauth_grant':
+      return `${BASE}/connected-apps`;
+    default:
+      return null;
   }
 }
 
 /** One entry; the button below the action opens its metadata, pretty-printed. */
-export function LogRow({ entry }: { entry: LogEntry }) {
+export function LogRow({ entry, actors }: { entry: LogEntry; actors: ActorNames }) {
   const [open, setOpen] = useState(false);
   const detailId = `log-${entry.id}`;
+  const meta = metadataOf(entry);
+  const link = entityLink(entry, meta);
   return (
     <>
       <tr className={open ? 'row-open' : undefined}>
@@ -32,22 +78,30 @@ export function LogRow({ entry }: { entry: LogEntry }) {
             <span aria-hidden="true">{open ? '▾' : '▸'}</span>
           </button>
         </td>
-        <td className="nowrap">
+        <td className="nowrap" data-label="Time">
           <TimeText value={entry.created_at} />
         </td>
-        <td>
+        <td data-label="Action">
           <code>{entry.action}</code>
         </td>
-        <td>
+        <td data-label="Entity">
           <div className="small muted">{entry.entity_type}</div>
-          <code className="mono-small">{entry.entity_id}</code>
+          {link ? (
+            <Link to={link} className="mono-small">
+              {entry.entity_id}
+            </Link>
+          ) : (
+            <code className="mono-small">{entry.entity_id}</code>
+          )}
         </td>
-        <td className="mono-small">{actorOf(entry.metadata)}</td>
+        <td data-label="Actor">
+          <Actor actor={meta.actor} names={actors} />
+        </td>
       </tr>
       {open && (
         <tr className="row-detail" id={detailId}>
           <td colSpan={5}>
-            <pre className="code-block" aria-label={`Metadata of ${entry.id}`}>
+            <pre className="code-block" tabIndex={0} aria-label={`Metadata of ${entry.id}`}>
               {prettyJson(entry.metadata)}
             </pre>
           </td>

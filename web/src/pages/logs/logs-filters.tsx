@@ -13,9 +13,10 @@ export const NO_FILTERS: LogFilters = { family: '', action: '', entityId: '', si
 
 export function LogsFilters({ value, onApply }: { value: LogFilters; onApply: (f: LogFilters) => void }) {
   const [f, setF] = useState(value);
+  const backwards = f.since !== '' && f.until !== '' && f.since > f.until;
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    onApply(f);
+    if (!backwards) onApply(f);
   };
   const actions = f.family ? (FAMILIES[f.family] ?? []) : Object.values(FAMILIES).flat();
   return (
@@ -72,11 +73,18 @@ export function LogsFilters({ value, onApply }: { value: LogFilters; onApply: (f
           className="input"
           type="date"
           value={f.until}
+          aria-invalid={backwards}
+          aria-describedby={backwards ? 'logs-range-error' : undefined}
           onChange={(e) => setF({ ...f, until: e.target.value })}
         />
       </label>
+      {backwards && (
+        <p className="text-danger small filters-error" id="logs-range-error" role="alert">
+          “To” is before “From”: choose a range that moves forward in time.
+        </p>
+      )}
       <div className="filters-actions">
-        <button type="submit" className="btn btn-primary">
+        <button type="submit" className="btn btn-primary" disabled={backwards}>
           Apply
         </button>
         <button

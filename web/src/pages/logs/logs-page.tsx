@@ -1,34 +1,89 @@
 import { useState } from 'react';
-import { api, query } from '../../lib/api.ts';
-import type { ListPage, LogEntry } from '../../lib/types.ts';
+import { api, download, query } from '../../lib/api.ts';
+import { getMode } from '../../lib/mode.ts';
+import { navigate, useSearch } from '../../lib/router.ts';
+import type { App, Connection, ListPage, LogEntry, Me } from '../../lib/types.ts';
 import { useAsync } from '../../lib/use-async.ts';
 import { AsyncView } from '../../components/async-view.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
 import { ErrorBox } from '../../components/error-box.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
-import { LogRow } from './log-row.tsx';
-import { LogsFilters, NO_FILTERS, type LogFilters } from './logs-filters.tsx';
+import { LogRow, type ActorNames } from './log-row.tsx';
+import { LogsFilters, type LogFilters } from './logs-filters.tsx';
+
+const HERE = '/settings/developers/logs';
 
 const PAGE = 50;
 
+/** The filters live in the URL, so a filtered view can be bookmarked and shared. */
+function fromUrl(search: URLSearchParams): LogFilters {
+  const date = (v: string | null) => (v && /^\d{4}-\d{2}-\d{2}$/.test(v) ? v : '');
+  return {
+    family: search.get('family') ?? '',
+    action: search.get('action') ?? '',
+    entityId: search.get('entity_id') ?? '',
+    since: date(search.get('from')),
+    until: date(search.get('to')),
+  };
+}
+
+function toUrl(f: LogFilters): string {
+  return query({
+    family: f.family,
+    action: f.action,
+    entity_id: f.entityId.trim(),
+    from: f.since,
+    to: f.until,
+  });
+}
+
 /** Dates are picked in the viewer's zone: "from" is that day's local midnight, "to" includes the whole day. */
-function params(f: LogFilters, after?: string) {
+function apiFilters(f: LogFilters) {
   const day = (s: string, plus = 0) => {
     const [y, m, d] = s.split('-').map(Number);
     return new Date(y!, m! - 1, d! + plus).toISOString();
   };
-  return query({
-    limit: PAGE,
-    starting_after: after,
+  return {
     action: f.action || (f.family ? `${f.family}.*` : undefined),
     entity_id: f.entityId.trim() || undefined,
     since: f.since ? day(f.since) : undefined,
     until: f.until ? day(f.until, 1) : undefined,
-  });
+  };
 }
 
-export function LogsPage() {
-  const [filters, setFilters] = useState<LogFilters>(NO_FILTERS);
+const params = (f: LogFilters, after?: string) =>
+  query({ limit: PAGE, starting_after: after, ...apiFilters(f) });
+
+/** Who acted, in words: the signed-in user's email, app names (own apps and installed ones). */
+function useActorNames(me: Me): ActorNames {
+  const { state } = useAsync(async () => {
+    const [apps, connections] = await Promise.all([
+      api<ListPage<App>>('GET', '/developer/apps?limit=200').catch(() => null),
+      api<ListPage<Connection>>('GET', '/developer/connections?limit=200').catch(() => null),
+    ]);
+    const names = new Map<string, string>();
+    for (const a of apps?.items ?? []) names.set(a.id, a.name);
+    for (const c of connections?.items ?? []) names.set(c.app.id, c.app.name);
+    return names;
+  }, []);
+  return { users: new Map([[me.user.id, me.user.email]]), apps: state.data ?? new Map<string, string>() };
+}
+
+export function LogsPage({ me }: { me: Me }) {
+  const search = useSearch();
+  const key = search.toString();
+  const filters = fromUrl(search);
+  const setFilters = (f: LogFilters) => navigate(`${HERE}${toUrl(f)}`);
+  const actors = useActorNames(me);
+  const [exportError, setExportError] = useState<unknown>(null);
+  const exportAs = (format: 'csv' | 'jsonl') => {
+    setExportError(null);
+    const day = new Date().toISOString().slice(0, 10);
+    download(
+      `/developer/logs/export${query({ ...apiFilters(filters), format })}`,
+      `svc-logs-${getMode()}-${day}.${format}`,
+    ).catch(setExportError);
+  };
   const [more, setMore] = useState<{
     items: LogEntry[];
     cursor: string | null;
@@ -44,7 +99,7 @@ export function LogsPage() {
     const page = await api<ListPage<LogEntry>>('GET', `/developer/logs${params(filters)}`);
     setMore({ items: [], cursor: page.next_cursor, busy: false, error: null });
     return page;
-  }, [filters]);
+  }, [key]);
 
   const loadMore = () => {
     if (!more.cursor) return;
@@ -67,13 +122,22 @@ export function LogsPage() {
         title="Logs"
         description="Every change to apps, keys, webhooks and OAuth connections, with who made it. Read-only."
         actions={
-          <button type="button" className="btn" onClick={() => reload()}>
-            Refresh
-          </button>
+          <>
+            <button type="button" className="btn" onClick={() => exportAs('csv')}>
+              Export CSV
+            </button>
+            <button type="button" className="btn" onClick={() => exportAs('jsonl')}>
+              Export JSON Lines
+            </button>
+            <button type="button" className="btn" onClick={() => reload()}>
+              Refresh
+            </button>
+          </>
         }
       />
+      {exportError !== null && <ErrorBox error={exportError} />}
       <div className="card card-padded">
-        <LogsFilters value={filters} onApply={setFilters} />
+        <LogsFilters key={key} value={filters} onApply={setFilters} />
       </div>
       <div className="card">
         <AsyncView state={state} onRetry={reload} label="logs">
@@ -84,7 +148,7 @@ export function LogsPage() {
             ) : (
               <>
                 <div className="table-wrap">
-                  <table className="table table-logs">
+                  <table className="table table-logs table-stack">
                     <thead>
                       <tr>
                         <th scope="col">
@@ -98,7 +162,7 @@ export function LogsPage() {
                     </thead>
                     <tbody>
                       {items.map((entry) => (
-                        <LogRow key={entry.id} entry={entry} />
+                        <LogRow key={entry.id} entry={entry} actors={actors} />
                       ))}
                     </tbody>
                   </table>

@@ -4,6 +4,21 @@ import { TimeText } from '../../components/time-text.tsx';
 
 const EXCERPT = 2000;
 
+function HeadersTable({ headers, label }: { headers: Record<string, string>; label: string }) {
+  return (
+    <table className="headers-table" aria-label={label}>
+      <tbody>
+        {Object.entries(headers).map(([name, value]) => (
+          <tr key={name}>
+            <th scope="row">{name}</th>
+            <td>{value}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 /** One attempt: outcome, HTTP status, duration, and what the endpoint said (or why it could not be reached). */
 export function AttemptResult({ attempt, status }: { attempt: Attempt; status?: string }) {
   const ok =
@@ -29,9 +44,27 @@ export function AttemptResult({ attempt, status }: { attempt: Attempt; status?: 
           </>
         )}
       </dl>
+      {attempt.request_headers && (
+        <details className="response-body">
+          <summary>Request headers</summary>
+          <HeadersTable
+            headers={attempt.request_headers}
+            label={`Request headers of attempt ${attempt.number}`}
+          />
+        </details>
+      )}
+      {attempt.response_headers && (
+        <details className="response-body">
+          <summary>Response headers</summary>
+          <HeadersTable
+            headers={attempt.response_headers}
+            label={`Response headers of attempt ${attempt.number}`}
+          />
+        </details>
+      )}
       <details className="response-body" open={body.length > 0 && body.length < 400}>
         <summary>Response body</summary>
-        <pre className="code-block">
+        <pre className="code-block" tabIndex={0}>
           {body ? (body.length > EXCERPT ? `${body.slice(0, EXCERPT)}…` : body) : '(empty)'}
         </pre>
       </details>

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { api, query } from '../../lib/api.ts';
 import type { Delivery, DeliveryStatus, ListPage } from '../../lib/types.ts';
 import { useAsync } from '../../lib/use-async.ts';
+import { usePollWhile } from '../../lib/use-poll.ts';
 import { AsyncView } from '../../components/async-view.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
 import { Link } from '../../components/link.tsx';
@@ -24,6 +25,10 @@ export function DeliveriesList({ webhookId }: { webhookId: string }) {
       ),
     [webhookId, status, after],
   );
+
+  // While anything is pending, the page is read again.
+  const pending = state.status === 'ok' && state.data.items.some((d) => d.status === 'pending');
+  usePollWhile(pending, state, reload);
 
   return (
     <section className="card" aria-labelledby="deliveries-title">
@@ -64,7 +69,7 @@ export function DeliveriesList({ webhookId }: { webhookId: string }) {
           ) : (
             <>
               <div className="table-wrap">
-                <table className="table">
+                <table className="table table-stack">
                   <thead>
                     <tr>
                       <th scope="col">Event</th>
@@ -83,15 +88,22 @@ export function DeliveriesList({ webhookId }: { webhookId: string }) {
                           </Link>
                           {d.test && <span className="badge badge-grey badge-inline">test</span>}
                         </td>
-                        <td>
-                          <StatusBadge status={d.status} />
+                        <td data-label="Status">
+                          <StatusBadge
+                            status={d.status === 'pending' && d.attempt_count > 0 ? 'retrying' : d.status}
+                          />
+                          {d.status === 'pending' && d.attempt_count > 0 && d.next_attempt_at && (
+                            <div className="muted small">
+                              next <TimeText value={d.next_attempt_at} />
+                            </div>
+                          )}
                         </td>
-                        <td>{d.attempt_count}</td>
-                        <td>
+                        <td data-label="Attempts">{d.attempt_count}</td>
+                        <td data-label="Last response">
                           {d.last_response_status ??
                             (d.last_error ? <span className="muted">error</span> : '—')}
                         </td>
-                        <td>
+                        <td data-label="Created">
                           <TimeText value={d.created_at} />
                         </td>
                       </tr>

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { api } from '../../lib/api.ts';
 import type { Delivery } from '../../lib/types.ts';
 import { useAsync } from '../../lib/use-async.ts';
+import { usePollWhile } from '../../lib/use-poll.ts';
 import { AsyncView } from '../../components/async-view.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
 import { ErrorBox } from '../../components/error-box.tsx';
@@ -9,12 +10,20 @@ import { PageHeader } from '../../components/page-header.tsx';
 import { StatusBadge } from '../../components/status-badge.tsx';
 import { TimeText } from '../../components/time-text.tsx';
 import { AttemptResult } from './attempt-result.tsx';
+import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
+import { Link } from '../../components/link.tsx';
+import { prettyJson } from '../../lib/format.ts';
 
 export function DeliveryPage({ webhookId, id }: { webhookId: string; id: string }) {
   const path = `/webhooks/${encodeURIComponent(webhookId)}/deliveries/${encodeURIComponent(id)}`;
   const { state, reload } = useAsync(() => api<Delivery>('GET', path), [path]);
   const [retrying, setRetrying] = useState(false);
   const [retryError, setRetryError] = useState<unknown>(null);
+  const [confirmResend, setConfirmResend] = useState(false);
+  // While it is pending, the delivery is read again.
+  const pending = state.status === 'ok' && state.data.status === 'pending';
+  usePollWhile(pending, state, reload);
+  const [raw, setRaw] = useState(false);
 
   const retry = () => {
     setRetrying(true);
@@ -46,8 +55,14 @@ export function DeliveryPage({ webhookId, id }: { webhookId: string; id: string 
                   <button type="button" className="btn" onClick={() => reload()}>
                     Refresh
                   </button>
-                  <button type="button" className="btn btn-primary" onClick={retry} disabled={retrying}>
-                    {retrying ? 'Retrying…' : 'Retry now'}
+                  <button
+                    type="button"
+                    className="btn btn-primary"
+                    // A delivery that already succeeded is sent again only after saying so.
+                    onClick={d.status === 'succeeded' ? () => setConfirmResend(true) : retry}
+                    disabled={retrying}
+                  >
+                    {retrying ? 'Retrying…' : d.status === 'succeeded' ? 'Send again' : 'Retry now'}
                   </button>
                 </>
               }
@@ -62,13 +77,19 @@ export function DeliveryPage({ webhookId, id }: { webhookId: string; id: string 
                 </dd>
                 <dt>Event</dt>
                 <dd>
-                  <code>{d.event_id}</code>
+                  <Link to={`/settings/developers/events/${d.event_id}`}>
+                    <code>{d.event_id}</code>
+                  </Link>
                 </dd>
                 <dt>Attempts</dt>
                 <dd>{d.attempt_count}</dd>
                 <dt>Next attempt</dt>
                 <dd>
-                  <TimeText value={d.next_attempt_at} />
+                  {d.status === 'pending' ? (
+                    <TimeText value={d.next_attempt_at} />
+                  ) : (
+                    <span className="muted">none</span>
+                  )}
                 </dd>
                 <dt>Created</dt>
                 <dd>
@@ -76,6 +97,24 @@ export function DeliveryPage({ webhookId, id }: { webhookId: string; id: string 
                 </dd>
               </dl>
             </div>
+            <section className="card card-padded" aria-labelledby="payload-title">
+              <div className="card-header-inline">
+                <h3 className="card-title" id="payload-title">
+                  Request body
+                </h3>
+                <label className="choice small">
+                  <input type="checkbox" checked={raw} onChange={(e) => setRaw(e.target.checked)} /> Exact
+                  bytes
+                </label>
+              </div>
+              {d.payload ? (
+                <pre className="code-block" tabIndex={0} data-testid="payload">
+                  {raw ? d.payload : prettyJson(d.payload)}
+                </pre>
+              ) : (
+                <p className="muted">The event has been purged.</p>
+              )}
+            </section>
             <section className="card card-padded" aria-labelledby="attempts-title">
               <h3 className="card-title" id="attempts-title">
                 Attempts
@@ -92,6 +131,23 @@ export function DeliveryPage({ webhookId, id }: { webhookId: string; id: string 
                 </ol>
               )}
             </section>
+            {confirmResend && (
+              <ConfirmDialog
+                title="Send a delivered event again"
+                confirmLabel="Send again"
+                danger={false}
+                onClose={() => setConfirmResend(false)}
+                onConfirm={async () => {
+                  setConfirmResend(false);
+                  retry();
+                }}
+              >
+                <p>
+                  This delivery already succeeded. Your endpoint will receive the same event again, with the
+                  same <code>webhook-id</code>, so a receiver that deduplicates will ignore it.
+                </p>
+              </ConfirmDialog>
+            )}
           </>
         )}
       </AsyncView>

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { api } from '../../lib/api.ts';
-import type { Delivery, Webhook } from '../../lib/types.ts';
+import type { Delivery, EventDefinition, ListPage, Webhook } from '../../lib/types.ts';
+import { useAsync } from '../../lib/use-async.ts';
 import { ErrorBox } from '../../components/error-box.tsx';
 import { AttemptResult } from './attempt-result.tsx';
 
@@ -15,6 +16,12 @@ export function TestEventPanel({ webhook, onSent }: Props) {
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<Delivery | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const catalog = useAsync(() => api<ListPage<EventDefinition>>('GET', '/webhooks/events'), []);
+  // Any event of the catalog can be sent as a test; the subscribed ones come first.
+  const others =
+    catalog.state.status === 'ok'
+      ? catalog.state.data.items.map((e) => e.id).filter((id) => !webhook.events.includes(id))
+      : [];
 
   return (
     <form
@@ -44,11 +51,22 @@ export function TestEventPanel({ webhook, onSent }: Props) {
       <label className="field">
         <span className="label">Event type</span>
         <select className="input" value={event} onChange={(e) => setEvent(e.target.value)}>
-          {webhook.events.map((e) => (
-            <option key={e} value={e}>
-              {e}
-            </option>
-          ))}
+          <optgroup label="Subscribed">
+            {webhook.events.map((e) => (
+              <option key={e} value={e}>
+                {e}
+              </option>
+            ))}
+          </optgroup>
+          {others.length > 0 && (
+            <optgroup label="Not subscribed">
+              {others.map((e) => (
+                <option key={e} value={e}>
+                  {e}
+                </option>
+              ))}
+            </optgroup>
+          )}
         </select>
       </label>
       <div>

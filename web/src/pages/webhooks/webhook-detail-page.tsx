@@ -13,8 +13,10 @@ import { StatusBadge } from '../../components/status-badge.tsx';
 import { TimeText } from '../../components/time-text.tsx';
 import { DeliveriesList } from './deliveries-list.tsx';
 import { TestEventPanel } from './test-event-panel.tsx';
+import { EditWebhookDialog, RecoverDialog, RevealSecretDialog } from './webhook-dialogs.tsx';
+import { HealthText } from '../../components/health-text.tsx';
 
-type Open = null | 'rotate' | 'delete' | 'disable' | { secret: string };
+type Open = null | 'rotate' | 'delete' | 'disable' | 'edit' | 'reveal' | 'recover' | { secret: string };
 
 export function WebhookDetailPage({ id }: { id: string }) {
   const path = `/webhooks/${encodeURIComponent(id)}`;
@@ -39,6 +41,14 @@ export function WebhookDetailPage({ id }: { id: string }) {
               back={{ to: '/settings/developers/webhooks', label: 'Webhooks' }}
               actions={
                 <>
+                  <button type="button" className="btn" onClick={() => setOpen('edit')}>
+                    Edit
+                  </button>
+                  {wh.status === 'enabled' && (
+                    <button type="button" className="btn" onClick={() => setOpen('recover')}>
+                      Recover failed
+                    </button>
+                  )}
                   {wh.status === 'enabled' ? (
                     <button type="button" className="btn" onClick={() => setOpen('disable')}>
                       Disable
@@ -48,6 +58,9 @@ export function WebhookDetailPage({ id }: { id: string }) {
                       Enable
                     </button>
                   )}
+                  <button type="button" className="btn" onClick={() => setOpen('reveal')}>
+                    Reveal secret
+                  </button>
                   <button type="button" className="btn" onClick={() => setOpen('rotate')}>
                     Rotate secret
                   </button>
@@ -66,6 +79,21 @@ export function WebhookDetailPage({ id }: { id: string }) {
                   <dd>
                     <StatusBadge status={wh.status} />
                     {wh.disabled_reason && <div className="muted small">{wh.disabled_reason}</div>}
+                  </dd>
+                  <dt>Last 24 hours</dt>
+                  <dd>
+                    <HealthText health={wh.health} />
+                  </dd>
+                  <dt>Last attempt</dt>
+                  <dd>
+                    {wh.health.last_attempt_at ? (
+                      <>
+                        {wh.health.last_status ?? 'no answer'} ·{' '}
+                        <TimeText value={wh.health.last_attempt_at} />
+                      </>
+                    ) : (
+                      <span className="muted">none yet</span>
+                    )}
                   </dd>
                   <dt>URL</dt>
                   <dd className="break">
@@ -100,6 +128,28 @@ export function WebhookDetailPage({ id }: { id: string }) {
               <TestEventPanel webhook={wh} onSent={() => setDeliveriesVersion((v) => v + 1)} />
             </div>
             <DeliveriesList key={deliveriesVersion} webhookId={wh.id} />
+            {open === 'edit' && (
+              <EditWebhookDialog
+                webhook={wh}
+                onClose={() => setOpen(null)}
+                onSaved={(saved) => {
+                  setData(saved);
+                  setOpen(null);
+                }}
+              />
+            )}
+            {open === 'reveal' && <RevealSecretDialog webhookId={wh.id} onClose={() => setOpen(null)} />}
+            {open === 'recover' && (
+              <RecoverDialog
+                webhook={wh}
+                onClose={() => setOpen(null)}
+                onDone={() => {
+                  setOpen(null);
+                  setDeliveriesVersion((v) => v + 1);
+                  reload(true);
+                }}
+              />
+            )}
             {open === 'rotate' && (
               <GraceDialog
                 title="Rotate signing secret"

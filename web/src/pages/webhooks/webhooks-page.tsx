@@ -6,6 +6,7 @@ import { EmptyState } from '../../components/empty-state.tsx';
 import { Link } from '../../components/link.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
 import { StatusBadge } from '../../components/status-badge.tsx';
+import { HealthText } from '../../components/health-text.tsx';
 import { TimeText } from '../../components/time-text.tsx';
 
 export function WebhooksPage() {
@@ -30,13 +31,14 @@ export function WebhooksPage() {
               </EmptyState>
             ) : (
               <div className="table-wrap">
-                <table className="table">
+                <table className="table table-stack">
                   <thead>
                     <tr>
                       <th scope="col">Endpoint</th>
                       <th scope="col">Status</th>
+                      <th scope="col">Last 24 hours</th>
+                      <th scope="col">Last response</th>
                       <th scope="col">Events</th>
-                      <th scope="col">Created</th>
                     </tr>
                   </thead>
                   <tbody>
@@ -48,14 +50,24 @@ export function WebhooksPage() {
                           </Link>
                           {wh.description && <div className="muted small">{wh.description}</div>}
                         </td>
-                        <td>
+                        <td data-label="Status">
                           <StatusBadge status={wh.status} />
                         </td>
-                        <td>
-                          {wh.events.length} event{wh.events.length === 1 ? '' : 's'}
+                        <td data-label="Last 24 hours">
+                          <HealthText health={wh.health} />
                         </td>
-                        <td>
-                          <TimeText value={wh.created_at} />
+                        <td data-label="Last response">
+                          {wh.health.last_attempt_at ? (
+                            <>
+                              {wh.health.last_status ?? 'no answer'} ·{' '}
+                              <TimeText value={wh.health.last_attempt_at} />
+                            </>
+                          ) : (
+                            <span className="muted">—</span>
+                          )}
+                        </td>
+                        <td data-label="Events">
+                          {wh.events.length} event{wh.events.length === 1 ? '' : 's'}
                         </td>
                       </tr>
                     ))}

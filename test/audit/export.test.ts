@@ -1,0 +1,100 @@
+// The log as a file an auditor can use (API.md section 10): CSV per RFC 4180 and JSON Lines, with the logs
+// page's filters, the same rows as the API, and the export itself on record.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'csv-parse/sync';
+import { startTestService, type TestService } from '../support/service.ts';
+import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
+
+let svc: TestService;
+let m: TestMerchant;
+beforeAll(async () => {
+  svc = await startTestService();
+  m = await signupMerchant(svc.app);
+  // Entries with commas, quotes and a line break in their metadata (names are free text).
+  for (const name of ['plain', 'with, comma', 'with "quotes"', 'two\nlines']) {
+    const res = await svc.app.inject({
+      method: 'POST',
+      url: '/api/v1/merchant/api-keys',
+      headers: m.auth,
+      payload: { name },
+    });
+    expect(res.statusCode).toBe(201);
+  }
+});
+afterAll(() => svc?.close());
+
+interface Entry {
+  id: string;
+  action: string;
+  entity_type: string;
+  entity_id: string;
+  metadata: string;
+  created_at: string;
+}
+
+async function apiEntries(query = ''): Promise<Entry[]> {
+  const res = await svc.app.inject({
+    url: `/api/v1/merchant/developer/logs?limit=200${query}`,
+    headers: m.auth,
+  });
+  return res.json<{ data: { items: Entry[] } }>().data.items;
+}
+
+describe('logs export', () => {
+  it('streams CSV that a CSV library parses into the rows of the API', async () => {
+    const expected = await apiEntries('&action=api_key.*');
+    const res = await svc.app.inject({
+      url: '/api/v1/merchant/developer/logs/export?format=csv&action=api_key.*',
+      headers: m.auth,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(res.headers['content-disposition']).toMatch(/^attachment; filename="svc-logs-test-.*\.csv"$/);
+    expect(res.body.endsWith('\r\n')).toBe(true);
+    const rows = parse<Entry>(res.body, { columns: true });
+    expect(rows).toEqual(
+      expected.map((e) => ({
+        id: e.id,
+        created_at: e.created_at,
+        action: e.action,
+        entity_type: e.entity_type,
+        entity_id: e.entity_id,
+        metadata: e.metadata,
+      })),
+    );
+    expect(rows).toHaveLength(4);
+  });
+
+  it('streams JSON Lines, one entry per line, and records the export', async () => {
+    const res = await svc.app.inject({
+      url: '/api/v1/merchant/developer/logs/export?format=jsonl',
+      headers: m.auth,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/x-ndjson; charset=utf-8');
+    const lines = res.body
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Entry);
+    const expected = await apiEntries();
+    // the export's own entry is written before it streams, so it is the newest line
+    expect(lines[0]!.action).toBe('audit_log.exported');
+    expect(lines.map((l) => l.id)).toEqual(expected.filter((e) => e.id <= lines[0]!.id).map((e) => e.id));
+    const exported = (await apiEntries('&action=audit_log.exported')).map((e) => ({
+      ...e,
+      metadata: JSON.parse(e.metadata) as Record<string, unknown>,
+    }));
+    expect(exported[0]).toMatchObject({ entity_type: 'audit_log', entity_id: m.merchantId });
+    expect(exported[0]!.metadata).toMatchObject({ format: 'jsonl', actor: { type: 'user', id: m.userId } });
+  });
+
+  it('refuses a bad format and needs a session', async () => {
+    const bad = await svc.app.inject({
+      url: '/api/v1/merchant/developer/logs/export?format=xml',
+      headers: m.auth,
+    });
+    expect(bad.statusCode).toBe(400);
+    const anon = await svc.app.inject({ url: '/api/v1/merchant/developer/logs/export' });
+    expect(anon.statusCode).toBe(401);
+  });
+});

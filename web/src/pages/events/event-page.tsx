@@ -1,0 +1,168 @@
+// One event: its payload, every delivery it produced, and "resend to an endpoint".
+import { useState } from 'react';
+import { api } from '../../lib/api.ts';
+import type { Delivery, EventItem, ListPage, Webhook } from '../../lib/types.ts';
+import { useAsync } from '../../lib/use-async.ts';
+import { AsyncView } from '../../components/async-view.tsx';
+import { ErrorBox } from '../../components/error-box.tsx';
+import { Link } from '../../components/link.tsx';
+import { PageHeader } from '../../components/page-header.tsx';
+import { StatusBadge } from '../../components/status-badge.tsx';
+import { TimeText } from '../../components/time-text.tsx';
+
+/** The payload as delivered: the event without the page's own fields. */
+function payloadOf(e: EventItem) {
+  const { created_at: _created, deliveries: _deliveries, ...payload } = e;
+  return JSON.stringify(payload, null, 2);
+}
+
+export function EventPage({ id }: { id: string }) {
+  const path = `/events/${encodeURIComponent(id)}`;
+  const { state, reload } = useAsync(() => api<EventItem>('GET', path), [path]);
+  const webhooks = useAsync(() => api<ListPage<Webhook>>('GET', '/webhooks?limit=200'), []);
+  const [target, setTarget] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [sent, setSent] = useState<Delivery | null>(null);
+
+  const resend = () => {
+    setBusy(true);
+    setError(null);
+    setSent(null);
+    api<Delivery>('POST', `${path}/resend`, { webhook_id: target }).then(
+      (d) => {
+        setBusy(false);
+        setSent(d);
+        setTimeout(() => reload(true), 800);
+      },
+      (err: unknown) => {
+        setBusy(false);
+        setError(err);
+      },
+    );
+  };
+
+  const endpoints = webhooks.state.status === 'ok' ? webhooks.state.data.items : [];
+  const urlOf = (webhookId: string) => endpoints.find((w) => w.id === webhookId)?.url ?? webhookId;
+
+  return (
+    <section aria-labelledby="section-title">
+      <AsyncView state={state} onRetry={reload} label="the event">
+        {(e) => (
+          <>
+            <PageHeader
+              title={`Event ${e.type}`}
+              description={<code>{e.id}</code>}
+              back={{ to: '/settings/developers/events', label: 'Events' }}
+            />
+            <div className="grid-2">
+              <section className="card card-padded" aria-labelledby="event-payload">
+                <h3 className="card-title" id="event-payload">
+                  Payload
+                </h3>
+                <pre className="code-block" tabIndex={0}>
+                  {payloadOf(e)}
+                </pre>
+              </section>
+              <form
+                className="card card-padded stack"
+                aria-labelledby="resend-title"
+                onSubmit={(ev) => {
+                  ev.preventDefault();
+                  resend();
+                }}
+              >
+                <h3 className="card-title" id="resend-title">
+                  Resend
+                </h3>
+                <p className="muted small">
+                  A new delivery of this event to the endpoint you choose, sent now with the same{' '}
+                  <code>webhook-id</code>.
+                </p>
+                <label className="field">
+                  <span className="label">Endpoint</span>
+                  <select
+                    className="input"
+                    required
+                    value={target}
+                    onChange={(ev) => setTarget(ev.target.value)}
+                  >
+                    <option value="">Choose an endpoint</option>
+                    {endpoints
+                      .filter((w) => w.status === 'enabled')
+                      .map((w) => (
+                        <option key={w.id} value={w.id}>
+                          {w.url}
+                        </option>
+                      ))}
+                  </select>
+                </label>
+                <div>
+                  <button type="submit" className="btn btn-primary" disabled={busy || !target}>
+                    {busy ? 'Sending…' : 'Resend event'}
+                  </button>
+                </div>
+                <div aria-live="polite">
+                  {error !== null && <ErrorBox error={error} />}
+                  {sent && (
+                    <p role="status">
+                      Delivery{' '}
+                      <Link to={`/settings/developers/webhooks/${sent.webhook_id}/deliveries/${sent.id}`}>
+                        <code>{sent.id}</code>
+                      </Link>{' '}
+                      is on its way.
+                    </p>
+                  )}
+                </div>
+              </form>
+            </div>
+            <section className="card" aria-labelledby="event-deliveries">
+              <div className="card-header">
+                <h3 className="card-title" id="event-deliveries">
+                  Deliveries
+                </h3>
+              </div>
+              {e.deliveries.length === 0 ? (
+                <p className="card-padded muted">No endpoint was subscribed to this event.</p>
+              ) : (
+                <div className="table-wrap">
+                  <table className="table table-stack">
+                    <thead>
+                      <tr>
+                        <th scope="col">Endpoint</th>
+                        <th scope="col">Status</th>
+                        <th scope="col">Attempts</th>
+                        <th scope="col">Created</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {e.deliveries.map((d) => (
+                        <tr key={d.id}>
+                          <td>
+                            <Link
+                              className="break"
+                              to={`/settings/developers/webhooks/${d.webhook_id}/deliveries/${d.id}`}
+                            >
+                              {urlOf(d.webhook_id)}
+                            </Link>
+                          </td>
+                          <td data-label="Status">
+                            <StatusBadge status={d.status} />
+                          </td>
+                          <td data-label="Attempts">{d.attempt_count ?? '—'}</td>
+                          <td data-label="Created">
+                            <TimeText value={d.created_at ?? null} />
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
+              )}
+            </section>
+          </>
+        )}
+      </AsyncView>
+    </section>
+  );
+}
