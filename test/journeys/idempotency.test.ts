@@ -135,6 +135,14 @@ describe('a replay makes no second object and no second change', () => {
     const received = rx.received.length;
     await once(`/api/v1/merchant/webhooks/${wh.id}/test`, {}, { event: 'order.created' });
     expect(rx.received.length).toBe(received + 1);
+    const since = new Date(Date.now() - 3600_000).toISOString();
+    await once(`/api/v1/merchant/webhooks/${wh.id}/recover`, { since }, { since, preview: false });
+    const revealed = await once(
+      `/api/v1/merchant/webhooks/${wh.id}/reveal-secret`,
+      { password: m.password },
+      { password: `${m.password}x` },
+    );
+    expect(revealed.secret).toMatch(/^whsec_/);
     await once(`/api/v1/merchant/webhooks/${wh.id}/disable`, undefined);
   });
 
