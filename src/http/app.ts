@@ -21,11 +21,11 @@ import { AppError } from '../lib/errors.ts';
 import { ErrorEnvelope } from './schemas.ts';
 import { installErrorHandler, sendError } from './error-handler.ts';
 import { loggerOptions } from './logging.ts';
-import { registerGuides } from './guides.ts';
 import { registerOpenApi } from './openapi.ts';
 import { requireMerchant } from './merchant-auth.ts';
 import { requirePublicCredential } from './public-auth.ts';
 import { registerIdempotency } from './idempotency.ts';
+import { registerCors } from './cors.ts';
 import { MODULES } from '../modules/registry.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -112,6 +112,7 @@ function notFoundAndMethods(app: FastifyInstance) {
       )
       .join('/');
     const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (route.url === '*') return; // the CORS preflight catch-all (src/http/cors.ts) allows no method
     routes.push({
       url: route.url,
       pattern: new RegExp(`^${source}$`),
@@ -186,7 +187,6 @@ async function docs(app: FastifyInstance, ctx: Context) {
     },
     () => app.swagger(),
   );
-  registerGuides(app);
 }
 
 export async function buildApp(ctx: Context): Promise<FastifyInstance> {
@@ -207,6 +207,7 @@ export async function buildApp(ctx: Context): Promise<FastifyInstance> {
   bodies(app);
   installErrorHandler(app);
   notFoundAndMethods(app);
+  await registerCors(app);
   everyRequest(app);
 
   await app.register(cookie);
@@ -240,6 +241,7 @@ export async function buildApp(ctx: Context): Promise<FastifyInstance> {
   await app.register(
     async (merchant) => {
       merchant.addHook('onRequest', requireMerchant);
+      registerIdempotency(merchant);
       for (const m of MODULES) if (m.merchantRoutes) await merchant.register(m.merchantRoutes);
     },
     { prefix: '/api/v1/merchant' },

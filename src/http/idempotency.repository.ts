@@ -8,10 +8,16 @@ export type IdempotencyRow = Selectable<IdempotencyKeysTable>;
 export interface KeyRef {
   merchantId: string;
   mode: Mode;
+  principal: string;
   key: string;
 }
 
-const scoped = (ref: KeyRef) => ({ merchant_id: ref.merchantId, mode: ref.mode, key: ref.key });
+const scoped = (ref: KeyRef) => ({
+  merchant_id: ref.merchantId,
+  mode: ref.mode,
+  principal: ref.principal,
+  key: ref.key,
+});
 
 /** Inserts the key as running; `false` when it already exists (the primary key decides, race-free). */
 export async function insertRunning(
@@ -39,6 +45,7 @@ export async function findKey(db: Executor, ref: KeyRef): Promise<IdempotencyRow
     .selectAll()
     .where('merchant_id', '=', ref.merchantId)
     .where('mode', '=', ref.mode)
+    .where('principal', '=', ref.principal)
     .where('key', '=', ref.key)
     .executeTakeFirst();
 }
@@ -66,6 +73,7 @@ export async function takeOver(
     })
     .where('merchant_id', '=', ref.merchantId)
     .where('mode', '=', ref.mode)
+    .where('principal', '=', ref.principal)
     .where('key', '=', ref.key)
     .where((eb) =>
       eb.or([
@@ -88,6 +96,7 @@ export async function storeAnswer(
     .set({ response_status: answer.status, response_type: answer.type, response_body: answer.body })
     .where('merchant_id', '=', ref.merchantId)
     .where('mode', '=', ref.mode)
+    .where('principal', '=', ref.principal)
     .where('key', '=', ref.key)
     .execute();
 }
@@ -97,6 +106,7 @@ export async function deleteKey(db: Executor, ref: KeyRef): Promise<void> {
     .deleteFrom('idempotency_keys')
     .where('merchant_id', '=', ref.merchantId)
     .where('mode', '=', ref.mode)
+    .where('principal', '=', ref.principal)
     .where('key', '=', ref.key)
     .execute();
 }

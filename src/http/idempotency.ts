@@ -1,20 +1,26 @@
-// `Idempotency-Key` on public POSTs (API.md section 1). The first request with a key claims it (a row in
-// idempotency_keys, per merchant and mode); its answer is stored before it is sent, and the same key with
-// the same method, path and body replays that answer for 24 h with `Idempotent-Replayed: true`. The same
-// key with anything different, or while the first request still runs, answers 409 `idempotency_conflict`.
-// A 5xx first answer is not stored: the retry the client will make runs again.
+// `Idempotency-Key` on every POST of both interfaces that creates or changes something (API.md section 1).
+// The first request with a key claims it (a row in idempotency_keys, per merchant, mode and principal); its
+// answer is stored before it is sent, and the same key with the same method, path and body replays that
+// answer for 24 h with `Idempotent-Replayed: true`. The same key with anything different, or while the first
+// request still runs, answers 409 `idempotency_conflict`. A 5xx first answer is not stored: the retry the
+// client will make runs again.
+// The principal is the credential's owner: the key pair for API keys, the app for access tokens, the user
+// for a merchant session; so two apps installed by one merchant have separate key spaces (issue 10, point 7).
+// Installed per route by the mount (`registerIdempotency`), so a new POST route gets it without asking.
 // Checked after authentication (an onRequest hook) and before the route's own checks (validation, handler).
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../context.ts';
 import { sameHash } from '../lib/credentials.ts';
 import { AppError } from '../lib/errors.ts';
+import { decryptSecret, encryptSecret } from '../lib/secrets.ts';
 import * as repo from './idempotency.repository.ts';
 
 const HEADER = 'idempotency-key';
 const KEEP_MS = 24 * 3600 * 1000;
-// A claim whose request has not answered after 60 s is taken to be dead (its process crashed): requests of
-// the public interface answer in milliseconds, and a key must not stay blocked for long after a crash.
+// A claim whose request has not answered after 60 s is taken to be dead (its process crashed): requests
+// answer in milliseconds (a webhook test, the slowest, is bounded by its 15 s delivery timeout), and a key
+// must not stay blocked for long after a crash.
 const LOCK_MS = 60 * 1000;
 
 const claims = new WeakMap<FastifyRequest, repo.KeyRef>();
@@ -49,12 +55,25 @@ function keyOf(request: FastifyRequest): string | undefined {
 
 const conflict = (why: string) => new AppError('idempotency_conflict', why);
 
+/** Whose key space the request is in; undefined for a request with no principal (sign-up, sign-in). */
+function refOf(request: FastifyRequest, key: string): repo.KeyRef | undefined {
+  const p = request.principal;
+  if (p) {
+    const principal =
+      p.kind === 'access_token' ? `app:${p.appId ?? p.credentialId}` : `key:${p.credentialId}`;
+    return { merchantId: p.merchantId, mode: p.mode, principal, key };
+  }
+  const m = request.merchant;
+  if (m) return { merchantId: m.merchantId, mode: request.mode, principal: `user:${m.userId}`, key };
+  return undefined;
+}
+
 async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
   if (request.method !== 'POST') return undefined;
   const key = keyOf(request);
-  if (key === undefined || !request.principal) return undefined;
-  const { db } = request.server.ctx;
-  const ref: repo.KeyRef = { merchantId: request.principal.merchantId, mode: request.principal.mode, key };
+  const ref = key === undefined ? undefined : refOf(request, key);
+  if (!ref) return undefined;
+  const { db, config } = request.server.ctx;
   const now = new Date();
   const fields = {
     fingerprint: fingerprint(request),
@@ -87,14 +106,17 @@ async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<F
     throw conflict('The first request with this Idempotency-Key is still in progress; retry later.');
   }
   if (row.response_type) void reply.type(row.response_type);
-  return reply.code(row.response_status).header('idempotent-replayed', 'true').send(row.response_body);
+  return reply
+    .code(row.response_status)
+    .headers({ 'idempotent-replayed': 'true', 'cache-control': 'no-store' })
+    .send(decryptSecret(config.masterKey, row.response_body));
 }
 
 async function storeAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
   const ref = claims.get(request);
   if (!ref) return payload;
   claims.delete(request);
-  const { db } = request.server.ctx;
+  const { db, config } = request.server.ctx;
   try {
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : null;
     if (reply.statusCode >= 500 || body === null) {
@@ -104,7 +126,8 @@ async function storeAnswer(request: FastifyRequest, reply: FastifyReply, payload
       await repo.storeAnswer(db, ref, {
         status: reply.statusCode,
         type: typeof type === 'string' ? type : null,
-        body,
+        // Sealed: a replayed key creation or secret rotation carries the secret it made.
+        body: encryptSecret(config.masterKey, body),
       });
     }
   } catch (err) {
@@ -119,13 +142,14 @@ const withHook = (existing: Hook | Hook[] | undefined, hook: Hook): Hook[] =>
   existing === undefined ? [hook] : [...(Array.isArray(existing) ? existing : [existing]), hook];
 
 /**
- * Installs the hooks on the POST routes of a scope (the public interface). Per route rather than per scope:
- * the read routes, the hot path, then run no idempotency code at all.
+ * Installs the hooks on the POST routes of a scope (both interfaces). Per route rather than per scope: the
+ * read routes, the hot path, then run no idempotency code at all. Routes that need no credential (sign-up,
+ * sign-in) have no principal to scope a key to, and are left out.
  */
 export function registerIdempotency(scope: FastifyInstance): void {
   scope.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (!methods.includes('POST')) return;
+    if (!methods.includes('POST') || route.config?.anonymous === true) return;
     route.preValidation = withHook(route.preValidation as Hook | Hook[] | undefined, claimKey);
     route.onSend = withHook(route.onSend as Hook | Hook[] | undefined, storeAnswer);
   });

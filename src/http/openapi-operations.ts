@@ -25,6 +25,12 @@ const P = '/api/public/v1';
 
 export const OPERATIONS: Record<string, OperationDoc> = {
   'GET /api/openapi.json': { id: 'getOpenApiDocument', summary: 'This OpenAPI document', tag: 'Health' },
+  'GET /guides/{name}': {
+    id: 'getGuide',
+    summary: 'An integrator guide, as Markdown',
+    tag: 'Health',
+    description: 'quickstart.md, oauth-apps.md or api-keys.md.',
+  },
   'GET /healthz': { id: 'getHealth', summary: 'Whether the process is up', tag: 'Health' },
   'GET /readyz': {
     id: 'getReadiness',
@@ -84,6 +90,11 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: "Rotate an app's client secret",
     tag: 'OAuth apps',
     description: 'Installs survive: grants and tokens stay valid, the app authenticates with the new secret.',
+  },
+  [`GET ${M}/developer/apps/{appID}/installs`]: {
+    id: 'getAppInstalls',
+    summary: 'How many stores installed an app',
+    tag: 'OAuth apps',
   },
   [`GET ${M}/developer/connections`]: {
     id: 'listConnections',
@@ -199,6 +210,12 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
 
   [`POST ${P}/stores/{storeID}/cart`]: { id: 'createCart', summary: 'Create a cart', tag: 'Public' },
+  [`GET ${P}/stores`]: {
+    id: 'listStores',
+    summary: 'The stores the credential may act on',
+    tag: 'Public',
+    description: 'Any credential kind: an installed app learns its store here (or from the token response).',
+  },
   [`GET ${P}/payments/supported-countries`]: {
     id: 'listSupportedCountries',
     summary: 'List supported countries',

@@ -17,7 +17,7 @@ type Operation = Json & { parameters?: Json[]; responses?: Record<string, Json>;
 const MERCHANT = '/api/v1/merchant';
 const PUBLIC = '/api/public/v1';
 const OAUTH = `${PUBLIC}/oauth`;
-const GUIDES = '/docs/guides';
+const GUIDES = '/guides';
 
 const session = [{ merchantSession: [] }, { merchantCookie: [] }];
 
@@ -135,7 +135,8 @@ function finishOperation(path: string, method: string, op: Operation): void {
   const responses = (op.responses ??= {});
   for (const [status, response] of Object.entries(responses)) {
     if (response.$ref) continue;
-    if (response.description === 'Default Response') response.description = SUCCESS[status] ?? 'Answer';
+    if (response.description === 'Default Response')
+      response.description = SUCCESS[status] ?? ERRORS[status] ?? 'Answer';
     const headers = (response.headers ??= {}) as Json;
     headers['X-Request-Id'] = { $ref: '#/components/headers/XRequestId' };
     if (idempotent && status.startsWith('2')) {
@@ -264,7 +265,7 @@ function errorEnvelope(existing: Json | undefined): Json {
   };
   const code = envelope.properties?.error?.properties?.code;
   if (code) {
-    code.enum = [...Object.keys(ERROR_STATUS), 'credential_not_browser_safe'].sort();
+    code.enum = Object.keys(ERROR_STATUS).sort();
     code.description = 'A machine-readable code; the contract lists what each means.';
   }
   return envelope;
@@ -311,8 +312,7 @@ export async function registerOpenApi(app: FastifyInstance, ctx: Context): Promi
             '/quickstart.md), [Building an OAuth app](' +
             GUIDES +
             '/oauth-apps.md),',
-          '[API keys](' + GUIDES + '/api-keys.md), [Receiving webhooks](' + GUIDES + '/webhooks.md),',
-          '[Verifying credentials from platform services](' + GUIDES + '/platform-services.md).',
+          '[API keys](' + GUIDES + '/api-keys.md). Receiving webhooks: `docs/webhooks.md` in the repository.',
           '',
           'Two interfaces share the conventions of the contract: the merchant interface (`/api/v1/merchant`,',
           'a merchant session, the mode chosen by `X-Svc-Mode`) and the public interface (`/api/public/v1`, a',
@@ -332,7 +332,7 @@ export async function registerOpenApi(app: FastifyInstance, ctx: Context): Promi
         { name: 'Public', description: 'The public interface, with a key or an access token.' },
         { name: 'Merchant account', description: 'Sign-up, sign-in and the session.' },
         { name: 'Internal', description: 'For the platform’s own services.' },
-        { name: 'Health', description: 'Liveness, readiness and this document.' },
+        { name: 'Health', description: 'Liveness, readiness, this document and the guides.' },
       ],
       components: components(publicUrl),
     },

@@ -53,6 +53,16 @@ export async function requirePublicCredential(request: FastifyRequest, _reply: F
       headers: challenge('invalid_token'),
     });
   }
+  // Seed 5.4: a secret key or an access token must not be used from browser code. Every browser sends
+  // `Origin` on a cross-origin call; server-side HTTP clients do not (see docs/decisions.md).
+  if (principal.kind !== 'publishable_key' && request.headers.origin !== undefined) {
+    throw new AppError(
+      'credential_not_browser_safe',
+      principal.kind === 'secret_key'
+        ? 'A secret key belongs on a server: call this API from your backend, or use a publishable key in the browser.'
+        : "An OAuth access token belongs on a server: call this API from your app's backend, not from a browser.",
+    );
+  }
   if (request.modeHeader && request.modeHeader !== principal.mode) {
     throw new AppError(
       'mode_mismatch',

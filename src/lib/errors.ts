@@ -9,6 +9,7 @@ export const ERROR_STATUS = {
   invalid_credential: 401,
   invalid_credentials: 401,
   insufficient_scope: 403,
+  credential_not_browser_safe: 403,
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,

@@ -3,6 +3,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
+import { OPERATIONS } from '../../src/http/openapi-operations.ts';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -28,7 +29,7 @@ it('lists every route that exists', async () => {
   }
   const missing: string[] = [];
   for (const route of svc.app.routeTable) {
-    // swagger-ui's and the dashboard's static assets are files, not API routes
+    // the reference page's and the dashboard's static assets are files, not API routes
     if (/^\/(docs|dashboard)(\/|$)|^\/$|^\/favicon\.ico$/.test(route.url)) continue;
     const path = route.url.replace(/:([A-Za-z_]+)/g, '{$1}');
     for (const method of route.methods) {
@@ -43,4 +44,48 @@ it('serves a reference page at /docs', async () => {
   const res = await svc.app.inject({ url: '/docs/' });
   expect(res.statusCode).toBe(200);
   expect(res.headers['content-type']).toMatch(/text\/html/);
+});
+
+it('names, summarises, tags and secures every operation from the one table, with named schemas', async () => {
+  const doc = (await svc.app.inject({ url: '/api/openapi.json' })).json();
+  const seen = new Map<string, string>();
+  const problems: string[] = [];
+  for (const [path, item] of Object.entries(
+    doc.paths as Record<string, Record<string, Record<string, unknown>>>,
+  )) {
+    for (const [method, op] of Object.entries(item)) {
+      const key = `${method.toUpperCase()} ${path}`;
+      const doc = OPERATIONS[key];
+      if (!doc) problems.push(`${key}: no entry in openapi-operations.ts`);
+      else if (op.operationId !== doc.id) problems.push(`${key}: operationId ${String(op.operationId)}`);
+      if (typeof op.operationId === 'string') {
+        if (seen.has(op.operationId))
+          problems.push(`${key}: operationId also used by ${seen.get(op.operationId)}`);
+        seen.set(op.operationId, key);
+      }
+      if (!Array.isArray(op.security)) problems.push(`${key}: no security`);
+      const responses = op.responses as Record<string, { description: string }>;
+      if (!Object.keys(responses).some((s) => s.startsWith('4'))) problems.push(`${key}: no 4xx answer`);
+      if (Object.values(responses).some((r) => r.description === 'Default Response'))
+        problems.push(`${key}: an answer without a description`);
+    }
+  }
+  expect(problems).toEqual([]);
+  const schemas = Object.keys(doc.components.schemas as object);
+  for (const name of ['OAuthApp', 'KeyPair', 'Webhook', 'Delivery', 'Attempt', 'AuditEntry', 'Event', 'Cart'])
+    expect(schemas).toContain(name);
+  expect(doc.components.schemas.ErrorEnvelope.properties.error.properties.code.enum).toContain('not_found');
+  expect(Object.keys(doc.components.securitySchemes as object).sort()).toEqual(
+    [
+      'clientSecretBasic',
+      'internalToken',
+      'merchantCookie',
+      'merchantSession',
+      'oauth2',
+      'publicBearer',
+    ].sort(),
+  );
+  // A POST that takes no body does not force one on clients.
+  const enable = doc.paths['/api/v1/merchant/webhooks/{webhookID}/enable'].post;
+  expect(enable.requestBody.required).toBe(false);
 });

@@ -66,6 +66,9 @@ describe('authorization_code', () => {
       expires_in: 3600,
       refresh_token: expect.stringMatching(/^svc_ort_/),
       scope: 'public:*',
+      merchant_id: shop.merchantId,
+      store_id: shop.storeId,
+      mode: 'test',
     });
     expect(a.redirectTo.searchParams.get('state')).toBe('st-123');
     expect(a.redirectTo.searchParams.get('iss')).toBe(svc.config.publicUrl);

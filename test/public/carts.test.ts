@@ -133,7 +133,7 @@ describe('Idempotency-Key', () => {
     const { createHash } = await import('node:crypto');
     await insertRunning(
       svc.ctx.db,
-      { merchantId: m.merchantId, mode: 'test', key: 'in-flight' },
+      { merchantId: m.merchantId, mode: 'test', principal: `key:${key.id}`, key: 'in-flight' },
       {
         fingerprint: createHash('sha256').update('whatever').digest(),
         lockedUntil: new Date(Date.now() + 60_000),
@@ -151,7 +151,7 @@ describe('Idempotency-Key', () => {
     const past = new Date(Date.now() - 1000);
     await insertRunning(
       svc.ctx.db,
-      { merchantId: m.merchantId, mode: 'test', key: 'dead' },
+      { merchantId: m.merchantId, mode: 'test', principal: `key:${key.id}`, key: 'dead' },
       {
         fingerprint: createHash('sha256').update('whatever').digest(),
         lockedUntil: past,

@@ -1,6 +1,13 @@
 import type { Module } from '../registry.ts';
+import type { FastifyPluginAsync } from 'fastify';
 import { dashboardRoutes } from './dashboard.routes.ts';
+import { guideRoutes } from './guides.routes.ts';
 
 export { buildIfStale, isStale } from './build-web.ts';
 
-export const dashboardModule: Module = { name: 'dashboard', routes: dashboardRoutes };
+const routes: FastifyPluginAsync = async (app) => {
+  await app.register(dashboardRoutes);
+  await app.register(guideRoutes);
+};
+
+export const dashboardModule: Module = { name: 'dashboard', routes };

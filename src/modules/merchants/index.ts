@@ -1,6 +1,7 @@
 import type { Module } from '../registry.ts';
 import { merchantRoutes } from './merchants.routes.ts';
 import { purgeExpiredSessions } from './merchants.service.ts';
+import { storeRoutes } from './stores.routes.ts';
 
 export {
   authenticateSession,
@@ -14,12 +15,14 @@ export {
   purgeExpiredSessions,
   type SessionPrincipal,
 } from './merchants.service.ts';
+export { installedStoreId, storesFor, type PublicStore } from './stores.service.ts';
 
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 
 export const merchantsModule: Module = {
   name: 'merchants',
   merchantRoutes,
+  publicRoutes: storeRoutes,
   // Expired sessions are refused by their expiry alone; the purge only keeps the table from growing.
   async start(ctx) {
     const timer = setInterval(() => {

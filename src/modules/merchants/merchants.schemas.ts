@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Body, Data, Timestamp } from '../../http/schemas.ts';
+import { Body, Data, List, Timestamp } from '../../http/schemas.ts';
 
 export const User = Type.Object(
   {
@@ -36,3 +36,16 @@ export const Session = Data(
   Type.Object({ token: Type.String(), expires_at: Timestamp, user: User, merchant: Merchant }),
 );
 export const Me = Data(Type.Object({ user: User, merchant: Merchant, stores: Type.Array(Store) }));
+
+export const PublicStore = Type.Object(
+  {
+    id: Type.String({ examples: ['store_01jd8z6q4m0000000000000000'] }),
+    name: Type.String(),
+    merchant_id: Type.String(),
+    mode: Type.Union([Type.Literal('test'), Type.Literal('live')], {
+      description: 'The mode of the credential: test and live share the store, never their data.',
+    }),
+  },
+  { description: 'A store the credential may act on.' },
+);
+export const PublicStoreList = List(PublicStore);

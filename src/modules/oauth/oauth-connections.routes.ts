@@ -3,8 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { auditContext, merchantOf } from '../../http/request.ts';
 import { PageQuery, errors, page } from '../../http/schemas.ts';
-import { ConnectionsPage, GrantParams } from './oauth.schemas.ts';
-import { disconnect, listConnections } from './oauth-connections.service.ts';
+import { ConnectionsPage, GrantParams, InstallsAnswer } from './oauth.schemas.ts';
+import { countInstalls, disconnect, listConnections } from './oauth-connections.service.ts';
 
 export const connectionsRoutes: FastifyPluginAsync = async (plugin) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -48,5 +48,21 @@ export const connectionsRoutes: FastifyPluginAsync = async (plugin) => {
       await disconnect(app.ctx, auditContext(request), request.params.grantID);
       return reply.code(204).send(null);
     },
+  );
+
+  app.get(
+    '/developer/apps/:appID/installs',
+    {
+      schema: {
+        tags: ['OAuth apps'],
+        summary: 'How many stores installed one of your apps',
+        security,
+        params: Type.Object({ appID: Type.String({ minLength: 1, maxLength: 64 }) }),
+        response: { 200: InstallsAnswer, ...errors(400, 401, 404) },
+      },
+    },
+    async (request) => ({
+      data: await countInstalls(app.ctx, merchantOf(request).merchantId, request.mode, request.params.appID),
+    }),
   );
 };

@@ -5,7 +5,7 @@ import type { Mode } from '../../lib/credentials.ts';
 import { notFound } from '../../lib/errors.ts';
 import { iso } from '../../lib/time.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
-import { splitScopes } from '../oauth-apps/index.ts';
+import { appById, splitScopes } from '../oauth-apps/index.ts';
 import { announceGrantRevocation, forgetGrant } from './oauth-bearer.service.ts';
 import * as repo from './oauth.repository.ts';
 
@@ -44,4 +44,14 @@ export async function disconnect(ctx: Context, audit: AuditContext, grantId: str
     await announceGrantRevocation(trx, grant.id);
   });
   forgetGrant(ctx, grantId);
+}
+
+/**
+ * For the app's developer: how many stores installed the app (one grant per installing merchant). An app
+ * of another merchant or of the other mode is not found, as every merchant resource.
+ */
+export async function countInstalls(ctx: Context, merchantId: string, mode: Mode, appId: string) {
+  const app = await appById(ctx, appId);
+  if (!app || app.merchantId !== merchantId || app.mode !== mode) throw notFound('app');
+  return { app_id: app.id, stores: await repo.countGrantsOfApp(ctx.db, app.id) };
 }

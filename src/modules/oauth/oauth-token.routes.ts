@@ -11,6 +11,7 @@ import { closeHotPool } from './oauth.pool.ts';
 import { OAuthError } from './oauth.errors.ts';
 import { OAuthErrorBody, RevokeBody, TokenBody, TokenResponse } from './oauth.schemas.ts';
 import { exchangeCode, refreshTokens, revokeToken } from './oauth-token.service.ts';
+import { installedStoreId } from '../merchants/index.ts';
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
@@ -89,9 +90,13 @@ export const tokenRoutes: FastifyPluginAsync = async (plugin) => {
         );
       }
       const meta = requestMeta(request);
-      return grantType === 'authorization_code'
-        ? exchangeCode(app.ctx, client, params, meta)
-        : refreshTokens(app.ctx, client, params, meta);
+      const tokens =
+        grantType === 'authorization_code'
+          ? await exchangeCode(app.ctx, client, params, meta)
+          : await refreshTokens(app.ctx, client, params, meta);
+      // The installation, so that the app knows which store it acts on (Stripe's `stripe_user_id`).
+      const storeId = (await installedStoreId(app.ctx, tokens.merchant_id)) ?? null;
+      return { ...tokens, store_id: storeId, mode: client.mode };
     },
   );
 

@@ -32,6 +32,8 @@ export interface TokenAnswer {
   expires_in: number;
   refresh_token: string;
   scope: string;
+  /** The installation (API.md section 5); the route adds `store_id` and `mode`. */
+  merchant_id: string;
 }
 
 type Outcome = { ok: TokenAnswer; revokedGrant?: string } | { error: OAuthError; revokedGrant?: string };
@@ -55,13 +57,19 @@ function newPair(ctx: Context) {
   };
 }
 
-function answer(ctx: Context, tokens: ReturnType<typeof newPair>, scopes: string): TokenAnswer {
+function answer(
+  ctx: Context,
+  tokens: ReturnType<typeof newPair>,
+  scopes: string,
+  merchantId: string,
+): TokenAnswer {
   return {
     access_token: tokens.access.token,
     token_type: 'Bearer',
     expires_in: ctx.config.oauth.accessTokenTtl,
     refresh_token: tokens.refresh.token,
     scope: scopes,
+    merchant_id: merchantId,
   };
 }
 
@@ -163,7 +171,7 @@ export async function exchangeCode(
       });
       // last_used_at in the batched write, not here: every install's exchanges would queue on the grant row
       noteGrantUse(ctx, row.grant_id);
-      return { ok: answer(ctx, tokens, row.scopes) };
+      return { ok: answer(ctx, tokens, row.scopes, row.merchant_id) };
     }),
   );
 }
@@ -224,7 +232,7 @@ export async function refreshTokens(
   const rotated = pool
     ? await rotateRefreshBatched(ctx, pool, input)
     : await repo.rotateRefresh(ctx.db, undefined, input);
-  if (rotated) return answer(ctx, tokens, rotated.scopes);
+  if (rotated) return answer(ctx, tokens, rotated.scopes, rotated.merchant_id);
   return settle(ctx, () => refreshSlowPath(ctx, client, hash, tokens, accessScopes, meta));
 }
 
@@ -279,7 +287,7 @@ async function refreshSlowPath(
         fields: { app_id: client.id, client_id: client.clientId, grant_type: 'refresh_token', grace: true },
       });
       await announceGrantRevocation(trx, row.grant_id);
-      return { ok: answer(ctx, tokens, scopes), revokedGrant: row.grant_id };
+      return { ok: answer(ctx, tokens, scopes, row.merchant_id), revokedGrant: row.grant_id };
     }
     // RFC 9700 4.14.2: a rotated refresh token used again means one of two parties holds a stolen copy.
     return revokeLeakedFamily(trx, audit, row, {

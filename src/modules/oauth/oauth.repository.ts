@@ -400,3 +400,13 @@ export async function purgeOrphanFamilies(db: Executor, limit: number): Promise<
   `.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
+
+/** How many merchants installed the app: the (app_id, merchant_id) unique index answers it. */
+export async function countGrantsOfApp(db: Executor, appId: string): Promise<number> {
+  const row = await db
+    .selectFrom('oauth_grants')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('app_id', '=', appId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

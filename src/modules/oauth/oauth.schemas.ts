@@ -34,7 +34,12 @@ export const TokenResponse = Type.Object(
     token_type: Type.Literal('Bearer'),
     expires_in: Type.Integer(),
     refresh_token: Type.String(),
-    scope: Type.String(),
+    scope: Type.String({ description: "The effective scope: granted, within the app's allowed scopes." }),
+    merchant_id: Type.String({ description: 'The merchant that installed the app.' }),
+    store_id: Type.Union([Type.String(), Type.Null()], {
+      description: 'The store the app acts on: the `storeID` of the cart route. Also in GET /stores.',
+    }),
+    mode: Type.Union([Type.Literal('test'), Type.Literal('live')], { description: 'The mode of the app.' }),
   },
   { title: 'TokenResponse' },
 );
@@ -49,16 +54,20 @@ export const OAuthErrorBody = Type.Object(
 
 const queryParam = (description: string) => Type.Optional(Type.Unknown({ description }));
 
-/** Not typed: a malformed or repeated parameter must reach the handler, which answers per RFC 6749 4.1.2.1. */
+/**
+ * Not typed: a malformed or repeated parameter must reach the handler, which answers per RFC 6749 4.1.2.1.
+ * The parameters the server requires are `required` here for the OpenAPI document only: the route does not
+ * validate its query with this schema (a missing one is an error redirect or page, not a 400 envelope).
+ */
 export const AuthorizeQuery = Type.Object(
   {
-    response_type: queryParam('code'),
-    client_id: queryParam('The app client_id.'),
-    redirect_uri: queryParam('One of the app redirect URIs, exactly.'),
+    response_type: Type.Unknown({ description: 'code (the only response type).' }),
+    client_id: Type.Unknown({ description: 'The app client_id.' }),
+    redirect_uri: Type.Unknown({ description: 'One of the app redirect URIs, exactly as registered.' }),
     scope: queryParam('Space-separated; default: the app allowed scopes.'),
-    state: queryParam('Returned unchanged.'),
-    code_challenge: queryParam('base64url(SHA-256(code_verifier)).'),
-    code_challenge_method: queryParam('S256'),
+    state: queryParam('Returned unchanged with the code; recommended (CSRF protection of the callback).'),
+    code_challenge: Type.Unknown({ description: 'PKCE: base64url(SHA-256(code_verifier)), 43 characters.' }),
+    code_challenge_method: Type.Unknown({ description: 'S256 (plain is refused).' }),
   },
   { additionalProperties: true },
 );
@@ -109,3 +118,10 @@ export const Connection = Type.Object(
 );
 export const ConnectionsPage = List(Connection);
 export const GrantParams = Type.Object({ grantID: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const InstallsAnswer = Data(
+  Type.Object({
+    app_id: Type.String(),
+    stores: Type.Integer({ description: 'Stores that installed the app and have not disconnected it.' }),
+  }),
+);

@@ -8,6 +8,7 @@ import type { Me } from '../lib/types.ts';
 import { ModeSwitch } from '../components/mode-switch.tsx';
 import { SignOutButton } from '../components/sign-out-button.tsx';
 import { TestBanner } from '../components/test-banner.tsx';
+import { AccountIds } from './account-ids.tsx';
 import { DeveloperTabs } from './developer-tabs.tsx';
 import { View } from './view.tsx';
 
@@ -62,6 +63,7 @@ export function Shell({ me, route, onSignedOut }: Props) {
           </ol>
         </nav>
         <h1 className="page-title">Developers</h1>
+        <AccountIds me={me} />
         <DeveloperTabs current={tab} />
         <div className="tab-panel">
           <View key={mode} route={route} me={me} />

@@ -12,6 +12,7 @@ import { PageHeader } from '../../components/page-header.tsx';
 import { SecretDialog } from '../../components/secret-dialog.tsx';
 import { TimeText } from '../../components/time-text.tsx';
 import { AppForm, type AppFields } from './app-form.tsx';
+import { AppInstallCard } from './app-install-card.tsx';
 
 type Open = null | 'edit' | 'rotate' | 'delete' | { secret: string };
 
@@ -81,6 +82,7 @@ export function AppDetailPage({ id }: { id: string }) {
                 </dd>
               </dl>
             </div>
+            <AppInstallCard app={app} />
             {open === 'edit' && (
               <Dialog title="Edit app" onClose={() => setOpen(null)} wide>
                 <AppForm

@@ -1,0 +1,31 @@
+// GET /api/public/v1/stores: the stores the credential may act on, whatever its kind (API.md section 6).
+// An installed app learns here (or from its token response) which store_id its cart calls take.
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { principalOf } from '../../http/request.ts';
+import { errors } from '../../http/schemas.ts';
+import { PublicStoreList } from './merchants.schemas.ts';
+import { storesFor } from './stores.service.ts';
+
+export const storeRoutes: FastifyPluginAsync = async (plugin) => {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(
+    '/stores',
+    {
+      schema: {
+        tags: ['Stores'],
+        summary: 'List the stores the credential may act on',
+        description:
+          'Any credential with public:read: secret key, publishable key or access token. One store per ' +
+          'merchant today, all in one page. Its `id` is the `storeID` of the cart route.',
+        security: [{ credential: [] }],
+        response: { 200: PublicStoreList, ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const items = await storesFor(app.ctx, principal.merchantId, principal.mode);
+      return { data: { items, count: items.length, has_more: false, next_cursor: null } };
+    },
+  );
+};

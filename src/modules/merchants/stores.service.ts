@@ -1,0 +1,36 @@
+// Which store a credential acts on (API.md section 6, GET /stores, and the token response of section 5).
+// A merchant has one store today; the list form leaves room for more. The first store of a merchant never
+// changes, so the token endpoint's lookup is remembered per process: a refresh then costs no extra query.
+import type { Context } from '../../context.ts';
+import type { Mode } from '../../lib/credentials.ts';
+import * as repo from './merchants.repository.ts';
+
+export interface PublicStore {
+  id: string;
+  name: string;
+  merchant_id: string;
+  mode: Mode;
+}
+
+// 10,000 merchants' ids are about 1 MB; beyond that the oldest entry goes (insertion order of a Map).
+const MEMO_MAX = 10_000;
+const memos = new WeakMap<Context, Map<string, string>>();
+
+/** The stores a credential of the merchant in the mode may act on, oldest first. */
+export async function storesFor(ctx: Context, merchantId: string, mode: Mode): Promise<PublicStore[]> {
+  const rows = await repo.listStores(ctx.db, merchantId);
+  return rows.map((s) => ({ id: s.id, name: s.name, merchant_id: merchantId, mode }));
+}
+
+/** The store an app installed by the merchant acts on (its first store); undefined if it has none. */
+export async function installedStoreId(ctx: Context, merchantId: string): Promise<string | undefined> {
+  let memo = memos.get(ctx);
+  if (!memo) memos.set(ctx, (memo = new Map<string, string>()));
+  const known = memo.get(merchantId);
+  if (known) return known;
+  const [first] = await repo.listStores(ctx.db, merchantId);
+  if (!first) return undefined;
+  if (memo.size >= MEMO_MAX) memo.delete(memo.keys().next().value!);
+  memo.set(merchantId, first.id);
+  return first.id;
+}

@@ -1,0 +1,102 @@
+// examples/oauth-app.ts (oauth4webapi), run as documented in docs/guides/oauth-apps.md against a started
+// service, driven through Chromium: sign-in, consent, code exchange; then the app finds its store with
+// only what the token response and GET /stores returned, creates a cart there, refreshes and disconnects.
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../support/service.ts';
+import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
+import { freePort } from '../support/processes.ts';
+import { launchBrowser, type Launched } from './support/browser.ts';
+
+let svc: TestService;
+let browser: Launched;
+let child: ChildProcess | undefined;
+let shop: TestMerchant;
+let base: string;
+let out = '';
+
+beforeAll(async () => {
+  [svc, browser] = await Promise.all([startTestService({ listen: true }), launchBrowser()]);
+  const developer = await signupMerchant(svc.app, 'Sync Labs');
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  const created = await svc.app.inject({
+    method: 'POST',
+    url: '/api/v1/merchant/developer/apps',
+    headers: developer.auth,
+    payload: {
+      name: 'Inventory Sync',
+      redirect_uris: [`${base}/callback`],
+      allowed_scopes: ['public:read', 'public:write'],
+    },
+  });
+  expect(created.statusCode).toBe(201);
+  const app = created.json().data as { client_id: string; client_secret: string };
+  child = spawn(process.execPath, ['examples/oauth-app.ts'], {
+    env: {
+      PATH: process.env.PATH,
+      SVC_URL: svc.url,
+      CLIENT_ID: app.client_id,
+      CLIENT_SECRET: app.client_secret,
+      PORT: String(port),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  for (const end = Date.now() + 20_000; !out.includes('listening');) {
+    if (Date.now() > end || child.exitCode !== null) throw new Error(`the example did not start: ${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  shop = await signupMerchant(svc.app, 'Corner Shop');
+});
+afterAll(async () => {
+  child?.kill('SIGKILL');
+  await browser?.close();
+  await svc?.close();
+});
+
+const result = async (page: Page) =>
+  JSON.parse((await page.textContent('#result')) ?? 'null') as Record<string, unknown>;
+
+it('installs through sign-in and consent, finds its store, creates a cart, refreshes and disconnects', async () => {
+  const s = await browser.open();
+  const { page } = s;
+  await page.goto(base);
+  await page.getByRole('link', { name: 'Install on your store' }).click();
+  await page.getByLabel('Email').fill(shop.email);
+  await page.getByLabel('Password').fill(shop.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Approve' }).click();
+  await page.getByRole('heading', { name: 'Installed' }).waitFor();
+
+  const installed = await result(page);
+  expect(installed).toMatchObject({
+    merchant_id: shop.merchantId,
+    store_id: shop.storeId,
+    mode: 'test',
+    stores: [{ id: shop.storeId, name: 'Corner Shop', merchant_id: shop.merchantId, mode: 'test' }],
+    cart_status: 201,
+  });
+  const cart = await svc.ctx.db
+    .selectFrom('carts')
+    .select(['store_id', 'merchant_id'])
+    .where('id', '=', String(installed.cart_id))
+    .executeTakeFirst();
+  expect(cart).toEqual({ store_id: shop.storeId, merchant_id: shop.merchantId });
+
+  await page.goto(`${base}/refresh`);
+  expect(await result(page)).toEqual({ stores_status: 200 });
+  await page.goto(`${base}/disconnect`);
+  expect(await result(page)).toEqual({ disconnected: true });
+  // Revoking the refresh token took its access tokens along: the installation holds no live token.
+  const live = await svc.ctx.db
+    .selectFrom('oauth_tokens')
+    .select('kind')
+    .where('merchant_id', '=', shop.merchantId)
+    .where('expires_at', '>', new Date())
+    .where('rotated_at', 'is', null)
+    .execute();
+  expect(live).toEqual([]);
+  expect(s.errors, s.errors.join('\n')).toEqual([]);
+});
