@@ -1,5 +1,5 @@
 // The OpenAPI document is generated from the route schemas: it must be valid OpenAPI 3.1 and name every
-// route the app serves (but swagger-ui's own asset routes).
+// route the app serves (but the reference page's own asset routes).
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
