@@ -10,7 +10,7 @@ import { PageHeader } from '../../components/page-header.tsx';
 import { SecretDialog } from '../../components/secret-dialog.tsx';
 import { EventPicker } from './event-picker.tsx';
 
-type Catalog = ListPage<EventDefinition> | EventDefinition[];
+export type Catalog = ListPage<EventDefinition> | EventDefinition[];
 export const catalogItems = (c: Catalog) => (Array.isArray(c) ? c : c.items);
 
 export function WebhookCreatePage() {

@@ -1,16 +1,15 @@
 // The webhook detail page's dialogs: edit, reveal the secret (after the password), recover failed deliveries.
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { api } from '../../lib/api.ts';
-import type { EventDefinition, ListPage, Webhook } from '../../lib/types.ts';
+import type { Webhook } from '../../lib/types.ts';
 import { useAsync } from '../../lib/use-async.ts';
 import { AsyncView } from '../../components/async-view.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { Dialog } from '../../components/dialog.tsx';
 import { ErrorBox } from '../../components/error-box.tsx';
 import { EventPicker } from './event-picker.tsx';
+import { catalogItems, type Catalog } from './webhook-create-page.tsx';
 
-type Catalog = ListPage<EventDefinition> | EventDefinition[];
-const catalogItems = (c: Catalog) => (Array.isArray(c) ? c : c.items);
 
 /** A form in a dialog: submit runs `action`, whose error is shown in place; Cancel closes. */
 function DialogForm(props: {
