@@ -10,7 +10,6 @@ import { ErrorBox } from '../../components/error-box.tsx';
 import { EventPicker } from './event-picker.tsx';
 import { catalogItems, type Catalog } from './webhook-create-page.tsx';
 
-
 /** A form in a dialog: submit runs `action`, whose error is shown in place; Cancel closes. */
 function DialogForm(props: {
   title: string;
