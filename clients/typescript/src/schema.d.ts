@@ -1310,6 +1310,52 @@ export interface components {
             /** @description Pass as starting_after. */
             next_cursor: string | null;
         };
+        /** Metadata */
+        Metadata: {
+            /**
+             * Format: uri
+             * @description The issuer identifier; every URL below starts with it.
+             */
+            issuer: string;
+            /**
+             * Format: uri
+             * @description Where the merchant approves an install.
+             */
+            authorization_endpoint: string;
+            /**
+             * Format: uri
+             * @description Code exchange and refresh.
+             */
+            token_endpoint: string;
+            /**
+             * Format: uri
+             * @description RFC 7009 revocation.
+             */
+            revocation_endpoint: string;
+            /** @description Every scope an app may request. */
+            scopes_supported: string[];
+            /** @description Always `code`. */
+            response_types_supported: string[];
+            /** @description Always `query`. */
+            response_modes_supported: string[];
+            /** @description `authorization_code` and `refresh_token`. */
+            grant_types_supported: string[];
+            /** @description PKCE methods: `S256` only. */
+            code_challenge_methods_supported: string[];
+            /** @description How a client authenticates at the token endpoint. */
+            token_endpoint_auth_methods_supported: string[];
+            /** @description How a client authenticates at the revocation endpoint. */
+            revocation_endpoint_auth_methods_supported: string[];
+            /** @description RFC 9207: redirects carry `iss`. */
+            authorization_response_iss_parameter_supported: boolean;
+            /**
+             * Format: uri
+             * @description The API reference.
+             */
+            service_documentation: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** TokenResponse */
         TokenResponse: {
             access_token: string;
@@ -1388,6 +1434,7 @@ export type KeyPairList = components['schemas']['KeyPairList'];
 export type Cart = components['schemas']['Cart'];
 export type Country = components['schemas']['Country'];
 export type CountryList = components['schemas']['CountryList'];
+export type Metadata = components['schemas']['Metadata'];
 export type TokenResponse = components['schemas']['TokenResponse'];
 export type OAuthError = components['schemas']['OAuthError'];
 export type ParameterXSvcMode = components['parameters']['XSvcMode'];
@@ -5704,9 +5751,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Metadata"];
                 };
             };
             /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
@@ -5772,9 +5817,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Metadata"];
                 };
             };
             /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */

@@ -98,7 +98,32 @@ export const ConsentBody = Type.Object(
 
 export const ConsentAnswer = Data(Type.Object({ redirect_to: Type.String() }));
 
-export const Metadata = Type.Object({}, { additionalProperties: true });
+const Url = (description: string) => Type.String({ format: 'uri', description });
+const Strings = (description: string) => Type.Array(Type.String(), { description });
+
+/** RFC 8414 authorization server metadata; fields a later version adds are extra, per RFC 8414 section 3.2. */
+export const Metadata = Type.Object(
+  {
+    issuer: Url('The issuer identifier; every URL below starts with it.'),
+    authorization_endpoint: Url('Where the merchant approves an install.'),
+    token_endpoint: Url('Code exchange and refresh.'),
+    revocation_endpoint: Url('RFC 7009 revocation.'),
+    scopes_supported: Strings('Every scope an app may request.'),
+    response_types_supported: Strings('Always `code`.'),
+    response_modes_supported: Strings('Always `query`.'),
+    grant_types_supported: Strings('`authorization_code` and `refresh_token`.'),
+    code_challenge_methods_supported: Strings('PKCE methods: `S256` only.'),
+    token_endpoint_auth_methods_supported: Strings('How a client authenticates at the token endpoint.'),
+    revocation_endpoint_auth_methods_supported: Strings(
+      'How a client authenticates at the revocation endpoint.',
+    ),
+    authorization_response_iss_parameter_supported: Type.Boolean({
+      description: 'RFC 9207: redirects carry `iss`.',
+    }),
+    service_documentation: Url('The API reference.'),
+  },
+  { title: 'Metadata', additionalProperties: true },
+);
 
 export const Connection = Type.Object(
   {
