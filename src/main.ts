@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { ConfigError, loadConfig } from './config.ts';
 import { createService, type Service } from './server.ts';
 import { createMerchant, isEmptyDatabase } from './modules/merchants/index.ts';
+import { surviveConnectionLoss } from './db/connection-loss.ts';
 
 async function seedDemo(service: Service): Promise<void> {
   const { ctx } = service;
@@ -20,6 +21,7 @@ async function seedDemo(service: Service): Promise<void> {
 async function main(): Promise<void> {
   const config = loadConfig();
   const service = await createService(config);
+  surviveConnectionLoss(service.app.log);
   await seedDemo(service);
   await service.app.listen({ port: config.port, host: config.host });
 

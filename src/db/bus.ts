@@ -15,6 +15,8 @@ export interface Bus {
    * so caches must drop everything.
    */
   onReset(handler: () => void): void;
+  /** Whether signals are being heard now (the listening connection is up); /readyz reports it. */
+  listening(): boolean;
   close(): Promise<void>;
 }
 
@@ -56,6 +58,7 @@ export function createPgliteBus(pglite: PGlite): Bus {
     onReset(handler) {
       handlers.resets.add(handler);
     },
+    listening: () => true,
     async close() {
       handlers.byChannel.clear();
       await Promise.allSettled(unlisteners.map((u) => u()));
@@ -71,26 +74,44 @@ export async function createPgBus(url: string): Promise<Bus> {
   let retry: NodeJS.Timeout | undefined;
 
   async function connect(): Promise<void> {
-    const next = new pg.Client({ connectionString: url });
+    // keepAlive notices a peer that vanished without closing the socket; a connect that hangs gives up
+    // after 5 s and is tried again.
+    const next = new pg.Client({ connectionString: url, keepAlive: true, connectionTimeoutMillis: 5000 });
     next.on('notification', (msg) => handlers.dispatch(msg.channel, msg.payload ?? ''));
-    next.on('error', () => reconnect(next));
-    next.on('end', () => reconnect(next));
-    await next.connect();
-    for (const channel of handlers.byChannel.keys())
-      await next.query(`listen ${pg.escapeIdentifier(channel)}`);
+    next.on('error', () => lost(next));
+    next.on('end', () => lost(next));
+    try {
+      await next.connect();
+      for (const channel of handlers.byChannel.keys())
+        await next.query(`listen ${pg.escapeIdentifier(channel)}`);
+    } catch (err) {
+      next.end().catch(() => {});
+      throw err;
+    }
+    if (closed) {
+      await next.end().catch(() => {});
+      return;
+    }
     client = next;
   }
 
-  function reconnect(lost: pg.Client, delay = 250): void {
-    if (closed || client !== lost) return;
+  function lost(which: pg.Client): void {
+    if (closed || client !== which) return;
     client = undefined;
-    lost.end().catch(() => {});
+    which.end().catch(() => {});
+    retryIn(250);
+  }
+
+  // 250 ms doubling to 5 s while the database is away; the caches are reset once it is back, since the
+  // notifications of the gap were lost.
+  function retryIn(delay: number): void {
     retry = setTimeout(() => {
       connect().then(
-        () => handlers.resets.forEach((h) => h()),
         () => {
-          client = lost;
-          reconnect(lost, Math.min(delay * 2, 5000));
+          if (!closed) handlers.resets.forEach((h) => h());
+        },
+        () => {
+          if (!closed) retryIn(Math.min(delay * 2, 5000));
         },
       );
     }, delay);
@@ -106,6 +127,7 @@ export async function createPgBus(url: string): Promise<Bus> {
     onReset(handler) {
       handlers.resets.add(handler);
     },
+    listening: () => client !== undefined,
     async close() {
       closed = true;
       clearTimeout(retry);

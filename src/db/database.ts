@@ -7,6 +7,7 @@ import { PGliteDialect } from './pglite-dialect.ts';
 import type { DB } from './schema.ts';
 import { createPgBus, createPgliteBus, type Bus } from './bus.ts';
 import { migrate, type RawSession } from './migrate.ts';
+import { createPool } from './pg-pool.ts';
 
 export type Db = Kysely<DB>;
 export type Tx = Transaction<DB>;
@@ -71,8 +72,7 @@ async function openEmbedded(pglite: PGlite, options: DatabaseOptions): Promise<D
 async function openPg(url: string, options: DatabaseOptions): Promise<Database> {
   // 20 connections: the delivery workers hold a few, the HTTP side needs the rest under load; measured in
   // bench/, more connections only added contention on a 2-core machine.
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 20 });
-  pool.on('error', () => {}); // an idle client's error is reported to the query that next uses the pool
+  const pool = createPool(url, { max: options.poolSize ?? 20 });
   if (!options.migrated) {
     const client = await pool.connect();
     const session: RawSession = {

@@ -15,7 +15,6 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
-import { sql } from 'kysely';
 import type { Context } from '../context.ts';
 import { AppError } from '../lib/errors.ts';
 import { ErrorEnvelope } from './schemas.ts';
@@ -26,6 +25,8 @@ import { requireMerchant } from './merchant-auth.ts';
 import { requirePublicCredential } from './public-auth.ts';
 import { registerIdempotency } from './idempotency.ts';
 import { registerCors } from './cors.ts';
+import { isReady } from './readiness.ts';
+import { RETRY_AFTER_SECONDS } from '../db/connection-loss.ts';
 import { MODULES } from '../modules/registry.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -228,14 +229,13 @@ export async function buildApp(ctx: Context): Promise<FastifyInstance> {
   app.get(
     '/readyz',
     { schema: { response: { 200: status('ready'), 503: status('unavailable') } } },
-    async (_request, reply) => {
-      try {
-        await sql`select 1`.execute(ctx.db);
-        return { data: { status: 'ready' } };
-      } catch {
-        return reply.code(503).send({ data: { status: 'unavailable' } });
-      }
-    },
+    async (_request, reply) =>
+      (await isReady(ctx))
+        ? { data: { status: 'ready' as const } }
+        : reply
+            .code(503)
+            .header('retry-after', String(RETRY_AFTER_SECONDS))
+            .send({ data: { status: 'unavailable' as const } }),
   );
 
   await app.register(

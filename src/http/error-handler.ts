@@ -2,6 +2,7 @@
 // table, and nothing internal (stack, SQL, secret) in a body or a client-facing message.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_STATUS, type ErrorCode, type ErrorDetail } from '../lib/errors.ts';
+import { isConnectionLoss, RETRY_AFTER_SECONDS } from '../db/connection-loss.ts';
 
 interface AjvError {
   keyword: string;
@@ -48,6 +49,7 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   payload_too_large: 'The body is larger than 1 MiB.',
   invalid_json: 'The body is not valid JSON.',
   rate_limited: 'Too many requests; retry after the time in Retry-After.',
+  service_unavailable: 'The database is unreachable; retry after the time in Retry-After.',
   internal_error: 'Something went wrong on our side; the request id identifies it for support.',
 };
 
@@ -63,6 +65,11 @@ export function toAppError(err: FastifyError | AppError | Error): AppError {
   const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined;
   if (mapped) return new AppError(mapped, MESSAGES[mapped] ?? 'The request is invalid.');
   if (fe.statusCode === 429) return new AppError('rate_limited', MESSAGES.rate_limited!);
+  if (isConnectionLoss(err)) {
+    return new AppError('service_unavailable', MESSAGES.service_unavailable!, {
+      headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
+    });
+  }
   if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
     return new AppError('validation_failed', 'The request is invalid.');
   }
@@ -88,6 +95,8 @@ export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const error = toAppError(err);
     if (error.code === 'internal_error') request.log.error({ err }, 'request failed');
+    else if (error.code === 'service_unavailable')
+      request.log.warn({ err: String(err.message).split('\n')[0] }, 'database unavailable');
     return sendError(reply, request, error);
   });
 }

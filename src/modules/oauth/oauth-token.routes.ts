@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requestMeta } from '../../http/request.ts';
 import { AppError } from '../../lib/errors.ts';
+import { isConnectionLoss, RETRY_AFTER_SECONDS } from '../../db/connection-loss.ts';
 import { authenticateClient, checkFailureBudget, param, recordFailure } from './oauth-client-auth.ts';
 import { acceptForms } from './oauth-forms.ts';
 import { closeHotPool } from './oauth.pool.ts';
@@ -29,6 +30,12 @@ function toOAuthError(err: FastifyError | Error, request: FastifyRequest): OAuth
   if (fe.statusCode === 429) return new OAuthError('rate_limited', 'Too many requests; retry later.');
   if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
     return new OAuthError('invalid_request', 'The request is malformed.');
+  }
+  if (isConnectionLoss(err)) {
+    request.log.warn({ err: err.message.split('\n')[0] }, 'database unavailable');
+    return new OAuthError('temporarily_unavailable', 'The service is briefly unavailable; retry later.', {
+      'retry-after': String(RETRY_AFTER_SECONDS),
+    });
   }
   request.log.error({ err }, 'oauth request failed');
   return new OAuthError('server_error', 'Something went wrong on our side; retry later.');

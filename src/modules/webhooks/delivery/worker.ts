@@ -14,6 +14,7 @@ import { claimDeliveries, type ClaimedDelivery } from './claim-deliveries.reposi
 import type { OutcomeRow } from './record-outcomes.repository.ts';
 import { releaseLeases } from './release-leases.repository.ts';
 import { purgeExpired } from './purge-expired.repository.ts';
+import { Backoff, isConnectionLoss } from '../../../db/connection-loss.ts';
 
 // At most 32 attempts in flight per webhook in one process: an endpoint that answers in 15 s then holds 32
 // slots while the other 224 keep flowing to everyone else. 8 was the first choice, but it capped a single
@@ -77,6 +78,9 @@ export async function startWorker(ctx: Context): Promise<Worker> {
   let flushing: Promise<void> | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
   let retryAt = Infinity;
+  // While the database is away, claims back off (250 ms doubling to 2 s: deliveries resume within 2 s of
+  // its return) and the outage is logged once, not at every poll.
+  const outage = new Backoff(250, 2000);
 
   function scheduleWake(at: number): void {
     if (stopped || at >= retryAt) return;
@@ -216,16 +220,24 @@ export async function startWorker(ctx: Context): Promise<Worker> {
   let claimRun: Promise<void> | undefined;
 
   function wake(): void {
-    if (stopped) return;
+    if (stopped || !outage.ready()) return;
     if (claiming) {
       again = true;
       return;
     }
     claiming = true;
     claimRun = claimLoop()
-      .catch((err: unknown) => {
-        ctx.log.warn({ err: String(err).split('\n')[0], worker: id }, 'claiming deliveries failed');
-      })
+      .then(
+        () => {
+          if (outage.failing) ctx.log.info({ worker: id }, 'database back: claiming deliveries again');
+          outage.succeeded();
+        },
+        (err: unknown) => {
+          if (!isConnectionLoss(err) || !outage.failing)
+            ctx.log.warn({ err: String(err).split('\n')[0], worker: id }, 'claiming deliveries failed');
+          if (isConnectionLoss(err)) scheduleWake(Date.now() + outage.failed());
+        },
+      )
       .finally(() => {
         claiming = false;
         // a wake that arrived after the loop's last check but before this point must not be lost
