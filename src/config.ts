@@ -26,6 +26,13 @@ export interface Config {
     readonly accessTokenTtl: number;
     readonly refreshTokenTtl: number;
   };
+  /** Slow-client limits of the HTTP server, in ms (README, "Configuration"). */
+  readonly http: {
+    readonly headersTimeoutMs: number;
+    readonly requestTimeoutMs: number;
+    readonly keepAliveTimeoutMs: number;
+    readonly idleTimeoutMs: number;
+  };
   /** Start the background loops (delivery workers, sweeps). Off for the CLI and for tests that drive them. */
   readonly workers: boolean;
 }
@@ -76,6 +83,19 @@ function publicUrl(env: Env, host: string, port: number): string {
   return url.href.replace(/\/$/, '');
 }
 
+function httpTimeouts(env: Env): Config['http'] {
+  const http = {
+    headersTimeoutMs: int(env, 'SVC_HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestTimeoutMs: int(env, 'SVC_HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    keepAliveTimeoutMs: int(env, 'SVC_HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 600_000),
+    idleTimeoutMs: int(env, 'SVC_HTTP_IDLE_TIMEOUT_MS', 120_000, 100, 3_600_000),
+  };
+  if (http.headersTimeoutMs > http.requestTimeoutMs) {
+    throw new ConfigError('SVC_HTTP_HEADERS_TIMEOUT_MS must not exceed SVC_HTTP_REQUEST_TIMEOUT_MS');
+  }
+  return Object.freeze(http);
+}
+
 function decodeKey(raw: string, source: string): Buffer {
   const key = Buffer.from(raw, 'base64');
   if (key.length !== 32) throw new ConfigError(`${source} must be 32 bytes in base64`);
@@ -122,6 +142,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       accessTokenTtl: int(env, 'SVC_OAUTH_ACCESS_TOKEN_TTL', 3600, 1, 86_400),
       refreshTokenTtl: int(env, 'SVC_OAUTH_REFRESH_TOKEN_TTL', 30 * 86_400, 60, 365 * 86_400),
     },
+    http: httpTimeouts(env),
     workers: flag(env, 'SVC_WORKERS', true, 'on', 'off'),
     ...overrides,
   };

@@ -26,6 +26,8 @@ import { requirePublicCredential } from './public-auth.ts';
 import { registerIdempotency } from './idempotency.ts';
 import { registerCors } from './cors.ts';
 import { isReady } from './readiness.ts';
+import { securityHeaders } from './security-headers.ts';
+import { serverTimeouts } from './timeouts.ts';
 import { RETRY_AFTER_SECONDS } from '../db/connection-loss.ts';
 import { MODULES } from '../modules/registry.ts';
 
@@ -192,6 +194,7 @@ async function docs(app: FastifyInstance, ctx: Context) {
 
 export async function buildApp(ctx: Context): Promise<FastifyInstance> {
   const app = Fastify({
+    ...serverTimeouts(ctx.config),
     logger: loggerOptions(ctx.config.logLevel),
     bodyLimit: BODY_LIMIT,
     genReqId: (req) => requestId(req.headers['x-request-id']),
@@ -210,6 +213,7 @@ export async function buildApp(ctx: Context): Promise<FastifyInstance> {
   notFoundAndMethods(app);
   await registerCors(app);
   everyRequest(app);
+  securityHeaders(app, ctx);
 
   await app.register(cookie);
   if (ctx.config.rateLimit) {
