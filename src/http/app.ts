@@ -2,6 +2,7 @@
 // body parsing, unknown fields, modes), then the feature modules in their three mounts.
 import Fastify, {
   LogController,
+  errorCodes,
   type FastifyInstance,
   type FastifyPluginAsync,
   type FastifyReply,
@@ -18,7 +19,8 @@ import { Type } from 'typebox';
 import type { Context } from '../context.ts';
 import { AppError } from '../lib/errors.ts';
 import { ErrorEnvelope } from './schemas.ts';
-import { installErrorHandler, sendError } from './error-handler.ts';
+import { answerClientError, installErrorHandler, sendError, toAppError } from './error-handler.ts';
+import { guardText } from './text-guard.ts';
 import { loggerOptions } from './logging.ts';
 import { registerOpenApi } from './openapi.ts';
 import { requireMerchant } from './merchant-auth.ts';
@@ -29,6 +31,7 @@ import { isReady } from './readiness.ts';
 import { securityHeaders } from './security-headers.ts';
 import { serverTimeouts } from './timeouts.ts';
 import { RETRY_AFTER_SECONDS } from '../db/connection-loss.ts';
+import { addSchemaRules } from './schema-rules.ts';
 import { MODULES } from '../modules/registry.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -64,6 +67,8 @@ function validators(app: FastifyInstance) {
   const options = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false } as const;
   const body = addFormats(new Ajv({ ...options, coerceTypes: false }));
   const params = addFormats(new Ajv({ ...options, coerceTypes: 'array' }));
+  addSchemaRules(body);
+  addSchemaRules(params);
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? body : params).compile(schema));
 }
 
@@ -82,6 +87,19 @@ function bodies(app: FastifyInstance) {
       );
     },
   );
+  // A body with no Content-Type (API.md section 1, Bodies): a route that takes no body, or only optional
+  // fields, reads it as JSON, so that `curl -d '{}'` works on enable, revoke and logout. A route with
+  // required fields, or text that is not JSON, answers 415 as before: the client must say what it sends.
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (req, body, done) => {
+    const text = (body as string).trim();
+    if (req.headers['content-type'] === undefined && takesNoRequiredField(req) && /^[[{]/.test(text)) {
+      return void parseJson(req, text, (err, value) =>
+        done(err ? new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE() : null, value),
+      );
+    }
+    if (req.headers['content-type'] === undefined && text === '') return done(null, undefined);
+    done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE());
+  });
   // A POST whose route takes no body may come with none: validate it as `{}` so that a route with an
   // optional body sees its defaults and one with required fields names them.
   app.addHook('preValidation', (request, _reply, done) => {
@@ -94,6 +112,11 @@ function bodies(app: FastifyInstance) {
     }
     done();
   });
+}
+
+function takesNoRequiredField(request: FastifyRequest): boolean {
+  const schema = request.routeOptions.schema?.body as { required?: unknown[] } | undefined;
+  return schema === undefined || !Array.isArray(schema.required) || schema.required.length === 0;
 }
 
 export interface RouteEntry {
@@ -198,6 +221,12 @@ export async function buildApp(ctx: Context): Promise<FastifyInstance> {
     logger: loggerOptions(ctx.config.logLevel),
     bodyLimit: BODY_LIMIT,
     genReqId: (req) => requestId(req.headers['x-request-id']),
+    // Errors Fastify raises before a route runs (a malformed URL) and those of the HTTP parser (a header
+    // overflow) answer in our envelope with a request id too.
+    frameworkErrors: (err, request, reply) => {
+      void sendError(reply, request, toAppError(err));
+    },
+    clientErrorHandler: answerClientError,
     logController: new LogController({
       requestIdLogLabel: 'request_id',
       // One line per request costs about 10% of throughput on the public read path; on at debug level.
@@ -210,6 +239,7 @@ export async function buildApp(ctx: Context): Promise<FastifyInstance> {
   validators(app);
   bodies(app);
   installErrorHandler(app);
+  guardText(app);
   notFoundAndMethods(app);
   await registerCors(app);
   everyRequest(app);

@@ -1,6 +1,8 @@
 // The one place where errors become HTTP answers: the envelope of API.md section 1, the code-to-status
 // table, and nothing internal (stack, SQL, secret) in a body or a client-facing message.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
+import { randomUUID } from 'node:crypto';
 import { AppError, ERROR_STATUS, type ErrorCode, type ErrorDetail } from '../lib/errors.ts';
 import { isConnectionLoss, RETRY_AFTER_SECONDS } from '../db/connection-loss.ts';
 
@@ -42,6 +44,7 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'validation_failed',
+  FST_ERR_BAD_URL: 'validation_failed',
 };
 
 const MESSAGES: Partial<Record<ErrorCode, string>> = {
@@ -78,6 +81,8 @@ export function toAppError(err: FastifyError | AppError | Error): AppError {
 
 export function sendError(reply: FastifyReply, request: FastifyRequest, error: AppError): FastifyReply {
   if (error.headers) void reply.headers(error.headers);
+  // also here, not only in onRequest: errors raised before the hooks (a malformed URL) need it too
+  void reply.header('x-request-id', request.id);
   return reply
     .code(ERROR_STATUS[error.code])
     .type('application/json; charset=utf-8')
@@ -91,12 +96,43 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
     });
 }
 
+/** The error as an AppError, logged when it is ours (a 5xx). */
+export function toLoggedAppError(err: FastifyError | Error, request: FastifyRequest): AppError {
+  const error = toAppError(err);
+  if (error.code === 'internal_error') request.log.error({ err }, 'request failed');
+  else if (error.code === 'service_unavailable')
+    request.log.warn({ err: String(err.message).split('\n')[0] }, 'database unavailable');
+  return error;
+}
+
 export function installErrorHandler(app: FastifyInstance): void {
-  app.setErrorHandler((err: FastifyError, request, reply) => {
-    const error = toAppError(err);
-    if (error.code === 'internal_error') request.log.error({ err }, 'request failed');
-    else if (error.code === 'service_unavailable')
-      request.log.warn({ err: String(err.message).split('\n')[0] }, 'database unavailable');
-    return sendError(reply, request, error);
-  });
+  app.setErrorHandler((err: FastifyError, request, reply) =>
+    sendError(reply, request, toLoggedAppError(err, request)),
+  );
+}
+
+/**
+ * Errors of the HTTP parser, before there is a request (headers too large, a malformed request line): the
+ * envelope with a new request id, then the socket closes, as Node's own handler does.
+ */
+export function answerClientError(err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || !socket.writable) {
+    socket.destroy(err);
+    return;
+  }
+  const [status, code, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'headers_too_large', 'The request headers are too large.']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'request_timeout', 'The request took too long to arrive.']
+        : [400, 'invalid_request', 'The request is not valid HTTP.'];
+  const id = `req_${randomUUID().replaceAll('-', '')}`;
+  const body = JSON.stringify({ error: { code, message, request_id: id } });
+  const reason = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }[
+    status
+  ];
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\n\r\n${body}`,
+  );
 }

@@ -1,5 +1,6 @@
 // Schema pieces shared by every route: envelopes, pagination, timestamps, ids.
 import { Type, type TSchema } from 'typebox';
+import { NO_SECRET } from './schema-rules.ts';
 
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-21T10:00:00.000Z'] });
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
@@ -47,6 +48,13 @@ export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
   starting_after: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
 };
+
+/**
+ * Text that names, describes or addresses something (names, descriptions, URLs): refused when it holds
+ * something shaped like a secret credential, a courtesy of secret scanning (src/http/schema-rules.ts).
+ */
+export const PlainText = (options: Parameters<typeof Type.String>[0] = {}) =>
+  Type.String({ ...options, [NO_SECRET]: true });
 
 /** An object body with no fields: routes that take no body still reject unknown fields. */
 export const EmptyBody = Type.Object({}, { additionalProperties: false });

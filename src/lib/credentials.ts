@@ -104,3 +104,22 @@ export function parseCredential(token: string): ParsedCredential | undefined {
 export function sameHash(a: Buffer | Uint8Array, b: Buffer | Uint8Array): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
+
+// A credential of ours, or any text that starts like one: the prefix and 8 characters of its alphabet. Wider
+// than parseCredential (no checksum, any length, anywhere in the text) because it guards where a secret
+// must never land (names, URLs, audit metadata), and a truncated or mistyped secret is still one there.
+const SECRET_SHAPE = /svc_(?:test_|live_)?(?:sk|cs|oac|oat|ort|mst)_[0-9A-Za-z]{8}|whsec_[A-Za-z0-9+/]{8}/;
+const SECRET_SHAPES = new RegExp(
+  `${SECRET_SHAPE.source.replace('{8}', '{8,}').replace('{8}', '{8,}')}=*`,
+  'g',
+);
+
+/** True when the text holds something shaped like a secret credential (publishable keys are not secret). */
+export function looksLikeSecret(text: string): boolean {
+  return SECRET_SHAPE.test(text);
+}
+
+/** The text with every secret-shaped run replaced by `[redacted]`. */
+export function redactSecrets(text: string): string {
+  return text.replace(SECRET_SHAPES, '[redacted]');
+}

@@ -6,6 +6,7 @@ import {
   Mode,
   NullableTimestamp,
   PageQuery,
+  PlainText,
   Scopes,
   Timestamp,
 } from '../../http/schemas.ts';
@@ -49,7 +50,7 @@ export const ApiKeyWithSecret = Type.Object(
 );
 
 export const CreateKeyBody = Body({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  name: Type.Optional(PlainText({ minLength: 1, maxLength: 100 })),
   scopes: Type.Optional(Scopes),
 });
 

@@ -1,8 +1,11 @@
 // The audit writer runs inside the caller's transaction: the entry commits with the change it records, or
-// neither does. Metadata carries who did it and from where, and never a secret: a credential-shaped value
-// is a bug in the caller, so it fails the write (and the change with it) instead of landing in the log.
+// neither does. Metadata carries who did it and from where, and never a secret. What the client sends
+// incidentally (its User-Agent) has secret-shaped runs redacted; a credential-shaped value among the action's
+// own fields is refused, and the change with it: the schemas refuse such names and URLs before this point,
+// so this is the last line, and it answers 400 (the input is the cause), never 500.
 import { newId } from '../../lib/ids.ts';
-import type { Mode } from '../../lib/credentials.ts';
+import { AppError } from '../../lib/errors.ts';
+import { looksLikeSecret, redactSecrets, type Mode } from '../../lib/credentials.ts';
 import type { Executor } from '../../db/database.ts';
 import { Readable } from 'node:stream';
 import type { Context } from '../../context.ts';
@@ -35,8 +38,6 @@ export interface AuditEntry {
   fields?: Record<string, unknown>;
 }
 
-const SECRET_SHAPE = /svc_(?:test_|live_)?(?:sk|cs|oac|oat|ort|mst)_[0-9A-Za-z]{8}|whsec_[A-Za-z0-9+/]{8}/;
-
 export function systemContext(merchantId: string, mode: Mode, requestId: string | null = null): AuditContext {
   return { merchantId, mode, actor: { type: 'system', id: 'svc' }, ip: null, userAgent: null, requestId };
 }
@@ -45,11 +46,16 @@ export async function writeAudit(trx: Executor, ctx: AuditContext, entry: AuditE
   const metadata = JSON.stringify({
     actor: ctx.actor,
     ip: ctx.ip,
-    user_agent: ctx.userAgent,
+    user_agent: ctx.userAgent === null ? null : redactSecrets(ctx.userAgent),
     request_id: ctx.requestId,
     ...entry.fields,
   });
-  if (SECRET_SHAPE.test(metadata)) throw new Error(`audit metadata of ${entry.action} holds a secret`);
+  if (looksLikeSecret(metadata)) {
+    throw new AppError(
+      'validation_failed',
+      'The request holds something shaped like a secret credential; secrets do not belong there.',
+    );
+  }
   const now = new Date();
   const id = newId('log', now);
   await insertEntry(trx, {

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Body, Data, List, Timestamp } from '../../http/schemas.ts';
+import { Body, Data, List, PlainText, Timestamp } from '../../http/schemas.ts';
 
 export const User = Type.Object(
   {
@@ -23,7 +23,7 @@ const Email = Type.String({ format: 'email', maxLength: 254 });
 const Password = Type.String({ minLength: 10, maxLength: 1024 });
 
 export const SignupBody = Body({
-  merchant_name: Type.String({ minLength: 1, maxLength: 100 }),
+  merchant_name: PlainText({ minLength: 1, maxLength: 100 }),
   email: Email,
   password: Password,
 });

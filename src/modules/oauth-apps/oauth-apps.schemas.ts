@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
-import { Body, Data, List, Mode, PageQuery, Scopes, Timestamp } from '../../http/schemas.ts';
+import { Body, Data, List, Mode, PageQuery, PlainText, Scopes, Timestamp } from '../../http/schemas.ts';
 
-const Name = Type.String({ minLength: 1, maxLength: 100 });
-const Description = Type.Union([Type.String({ maxLength: 1000 }), Type.Null()]);
+const Name = PlainText({ minLength: 1, maxLength: 100 });
+const Description = Type.Union([PlainText({ maxLength: 1000 }), Type.Null()]);
 // Shape only; the rules of API.md section 3 (absolute, https or loopback http, no fragment) are checked by
 // the service so that each failing URI is named in the error.
-const RedirectUris = Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), {
+const RedirectUris = Type.Array(PlainText({ minLength: 1, maxLength: 2048 }), {
   minItems: 1,
   maxItems: 10,
   uniqueItems: true,

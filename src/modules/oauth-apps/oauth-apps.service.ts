@@ -7,6 +7,7 @@ import { makeCredential } from '../../lib/credentials.ts';
 import { AppError, notFound, type ErrorDetail } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { iso } from '../../lib/time.ts';
+import { uriTextIssue } from '../../lib/uri.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
 import { announceAppChange, forgetApp } from './oauth-apps.cache.ts';
 import * as repo from './oauth-apps.repository.ts';
@@ -33,6 +34,8 @@ export function presentApp(row: repo.AppRow) {
 
 /** Why a redirect URI is refused (RFC 9700 2.1: exact match, no fragment; RFC 8252 8.3: loopback http). */
 export function redirectUriIssue(raw: string): string | undefined {
+  const text = uriTextIssue(raw);
+  if (text) return text;
   if (raw.includes('#')) return 'must not contain a fragment';
   let url: URL;
   try {

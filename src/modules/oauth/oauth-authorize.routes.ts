@@ -7,7 +7,9 @@ import { checkOrigin, resolveMerchant, SESSION_COOKIE } from '../../http/merchan
 import type { MerchantPrincipal } from '../../http/request.ts';
 import { requestMeta } from '../../http/request.ts';
 import { errors } from '../../http/schemas.ts';
+import { sendError, toLoggedAppError } from '../../http/error-handler.ts';
 import { AppError } from '../../lib/errors.ts';
+import { uriTextIssue } from '../../lib/uri.ts';
 import { login, me, merchantName } from '../merchants/index.ts';
 import { clientById } from '../oauth-apps/index.ts';
 import {
@@ -59,6 +61,16 @@ async function signedIn(request: FastifyRequest): Promise<MerchantPrincipal | nu
 export const authorizeRoutes: FastifyPluginAsync = async (plugin) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   acceptForms(app);
+  // Input refused before a handler runs (text the database cannot store, src/http/text-guard.ts) is shown
+  // on our page to a browser, never redirected: the client and redirect URI are not known to be good yet.
+  app.setErrorHandler((err: Error, request, reply) => {
+    const error = toLoggedAppError(err, request);
+    const browser = request.method === 'GET' ? !wantsJson(request) : isForm(request.headers['content-type']);
+    if (browser && error.code === 'validation_failed') {
+      return sendPage(reply, 400, errorPage('Invalid request', `invalid_request: ${error.message}`));
+    }
+    return sendError(reply, request, error);
+  });
   const tags = ['OAuth 2'];
   const ctx = app.ctx;
 
@@ -158,8 +170,10 @@ export const authorizeRoutes: FastifyPluginAsync = async (plugin) => {
       const text = (name: string) => (typeof body[name] === 'string' ? body[name] : '');
       const returnTo = text('return_to');
       const origin = request.headers.origin;
+      // Checked as text before the password: the redirect after a good sign-in must be sendable.
       if (
         !returnTo.startsWith(`${AUTHORIZE_PATH}?`) ||
+        uriTextIssue(returnTo) !== undefined ||
         (origin !== undefined && origin !== new URL(ctx.config.publicUrl).origin)
       ) {
         return sendPage(

@@ -5,6 +5,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context } from '../../context.ts';
 import { makeCredential } from '../../lib/credentials.ts';
 import { newId } from '../../lib/ids.ts';
+import { uriTextIssue } from '../../lib/uri.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
 import {
   appById,
@@ -62,7 +63,9 @@ export async function checkAuthorizationRequest(
     };
   }
   const redirectUri = single(query, 'redirect_uri');
-  if (!redirectUri || !app.redirectUris.includes(redirectUri)) {
+  // A URI registered before redirect URIs were checked as text may not be sendable as a Location header:
+  // such a one is shown on our page, like an unregistered one, before anything is written.
+  if (!redirectUri || !app.redirectUris.includes(redirectUri) || uriTextIssue(redirectUri)) {
     return {
       kind: 'page',
       title: 'Invalid redirect URI',
@@ -164,7 +167,9 @@ export async function decideConsent(
   // The app is read before the transaction: the app cache reads through the root connection, which on
   // PGlite would wait for the transaction that holds it.
   const pending = await repo.findConsent(ctx.db, who.merchantId, consentId);
-  const app = pending ? await appById(ctx, pending.app_id) : undefined;
+  // Nothing is consumed or written unless the answer's redirect can be sent.
+  if (!pending || uriTextIssue(pending.redirect_uri)) return undefined;
+  const app = await appById(ctx, pending.app_id);
   if (!app) return undefined;
   return ctx.db.transaction().execute(async (trx) => {
     const consent = await repo.takeConsent(trx, who.merchantId, consentId);

@@ -2,6 +2,7 @@
 // secret form-encoded, then base64) or `client_secret_post`, never both. Apps are confidential clients.
 import type { Context } from '../../context.ts';
 import { parseCredential } from '../../lib/credentials.ts';
+import { storableText } from '../../http/text-guard.ts';
 import { clientById, secretMatches, type ClientApp } from '../oauth-apps/index.ts';
 import { OAuthError, invalidClient } from './oauth.errors.ts';
 
@@ -36,11 +37,17 @@ function parseBasic(header: string | undefined): Basic | undefined {
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 1) throw invalidClient('The Basic credentials are malformed.', true);
+  let basic: Basic;
   try {
-    return { id: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
+    basic = { id: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
   } catch {
     throw invalidClient('The Basic credentials are malformed.', true);
   }
+  // decoded here, so the edge's text check (src/http/text-guard.ts) has not seen them
+  if (!storableText(basic.id) || !storableText(basic.secret)) {
+    throw invalidClient('The Basic credentials are malformed.', true);
+  }
+  return basic;
 }
 
 async function verify(ctx: Context, clientId: string, secret: string, basic: boolean): Promise<ClientApp> {

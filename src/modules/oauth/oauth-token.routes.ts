@@ -23,7 +23,15 @@ function toOAuthError(err: FastifyError | Error, request: FastifyRequest): OAuth
     const field = fe.validation[0]?.instancePath.replace(/^\//, '') || 'body';
     return new OAuthError('invalid_request', `${field} must be given once, as a string.`);
   }
-  if (err instanceof AppError && err.status < 500) return new OAuthError('invalid_request', err.message);
+  if (err instanceof AppError && err.status < 500) {
+    // Text the database cannot store (src/http/text-guard.ts): the client's own credentials fail client
+    // authentication, anything else is a malformed request.
+    const field = err.details?.[0]?.field;
+    if (field === 'client_id' || field === 'client_secret') {
+      return new OAuthError('invalid_client', `Client authentication failed: ${err.message}`);
+    }
+    return new OAuthError('invalid_request', err.message);
+  }
   if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     return new OAuthError('invalid_request', 'Send the body as application/x-www-form-urlencoded or JSON.');
   }

@@ -18,7 +18,7 @@ export async function insertConsent(db: Executor, row: Insertable<OAuthConsentsT
 export async function findConsent(db: Executor, merchantId: string, consentId: string) {
   return db
     .selectFrom('oauth_consents')
-    .select(['id', 'app_id'])
+    .select(['id', 'app_id', 'redirect_uri'])
     .where('id', '=', consentId)
     .where('merchant_id', '=', merchantId)
     .executeTakeFirst();

@@ -1,13 +1,22 @@
 import { Type } from 'typebox';
-import { Body, Data, List, Mode, NullableTimestamp, PageQuery, Timestamp } from '../../http/schemas.ts';
+import {
+  Body,
+  Data,
+  List,
+  Mode,
+  NullableTimestamp,
+  PageQuery,
+  PlainText,
+  Timestamp,
+} from '../../http/schemas.ts';
 
-const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'Absolute; https in live mode.' });
+const Url = PlainText({ minLength: 1, maxLength: 2048, description: 'Absolute; https in live mode.' });
 const Events = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   minItems: 1,
   maxItems: 100,
   description: 'Event ids of the catalog (GET /webhooks/events).',
 });
-const Description = Type.String({ maxLength: 500 });
+const Description = PlainText({ maxLength: 500 });
 
 export const WebhookHealth = Type.Object(
   {
