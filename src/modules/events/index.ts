@@ -4,6 +4,15 @@ import { eventRoutes } from './events.routes.ts';
 export { emitEvent, ingestEvent, recordEvent, type EmittedEvent, type NewEvent } from './events.service.ts';
 export { DELIVERY_CHANNEL, isOwnSignal, onDeliveriesCreated } from './delivery-signal.ts';
 export { findEvent, listEvents, type EventFilter, type StoredEvent } from './events.repository.ts';
-export { EVENT_CATALOG, isEventType, sampleData, type EventDefinition } from './event-catalog.ts';
+export {
+  EVENT_CATALOG,
+  PUBLISHED_CATALOG,
+  isEventType,
+  sampleData,
+  type EventDefinition,
+} from './event-catalog.ts';
+export { EVENT_PAYLOADS, type EventPayload } from './event-payloads.ts';
+export { eventWebhooks } from './event-webhooks.ts';
+export { checkPayload, mergeData, payloadProblems } from './event-validation.ts';
 
 export const eventsModule: Module = { name: 'events', routes: eventRoutes };

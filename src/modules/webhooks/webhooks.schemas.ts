@@ -143,6 +143,19 @@ export const EventDefinition = Type.Object(
     name: Type.String(),
     category: Type.String(),
     description: Type.String(),
+    schema: Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description:
+          "The JSON Schema (2020-12) of the event's `data`. Within v1 it only gains optional fields; " +
+          'objects allow unknown fields, which receivers should ignore.',
+      },
+    ),
+    example: Type.Object(
+      {},
+      { additionalProperties: true, description: 'A realistic `data` of this type, valid against `schema`.' },
+    ),
   },
   { title: 'EventDefinition' },
 );
@@ -214,3 +227,18 @@ export const EventSummary = Type.Object(
 );
 export const EventPage = List(EventSummary);
 export const EventWithDeliveries = Data(Type.Object({ ...EventFields, deliveries: Type.Array(Delivery) }));
+
+export const TriggerBody = Body({
+  type: Type.String({ minLength: 1, maxLength: 100, description: 'An event id of the catalog.' }),
+  data: Type.Optional(
+    Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description:
+          "Merged over the type's example, field by field (objects merge, anything else replaces); the " +
+          'result must match the schema of the type.',
+      },
+    ),
+  ),
+});
