@@ -1,6 +1,6 @@
 // A throwaway PostgreSQL cluster for tests and benchmarks: initdb into a temporary directory, start it on a
 // free loopback port, and remove it all on stop. As root (CI, this machine), the server runs as `postgres`.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,12 @@ export interface Cluster {
   /** `postgres://postgres@127.0.0.1:PORT/` without a database name. */
   baseUrl: string;
   url(database: string): string;
+  /**
+   * Stops the server as an operator's restart does (fast: sessions are terminated with 57P01), waits
+   * `downMs`, and starts it again on the same port. Asynchronous, so that a test keeps driving load while
+   * the database is away. Resolves once the server accepts connections again.
+   */
+  restart(downMs?: number): Promise<void>;
   stop(): void;
 }
 
@@ -58,6 +64,14 @@ export async function startCluster(
       : spawnSync(full, args, { encoding: 'utf8' });
     if (result.status !== 0) throw new Error(`${cmd} failed: ${result.stderr || result.stdout}`);
   };
+  const runAsync = (cmd: string, args: string[]) =>
+    new Promise<void>((resolve, reject) => {
+      const full = join(bin, cmd);
+      const [file, argv] = root ? ['runuser', ['-u', 'postgres', '--', full, ...args]] : [full, args];
+      execFile(file, argv, (err, stdout, stderr) =>
+        err ? reject(new Error(`${cmd} failed: ${stderr || stdout}`)) : resolve(),
+      );
+    });
   run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
   const port = await freePort();
   const settings: Record<string, string | number> = {
@@ -84,6 +98,11 @@ export async function startCluster(
   return {
     baseUrl,
     url: (database) => `${baseUrl}${database}`,
+    async restart(downMs = 0) {
+      await runAsync('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+      await new Promise((r) => setTimeout(r, downMs));
+      await runAsync('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', 'start']);
+    },
     stop() {
       if (stopped) return;
       stopped = true;
