@@ -20,7 +20,7 @@ import type { Context } from '../context.ts';
 import { AppError } from '../lib/errors.ts';
 import { ErrorEnvelope } from './schemas.ts';
 import { installErrorHandler, sendError } from './error-handler.ts';
-import { loggerOptions } from './logging.ts';
+import { loggerOptions, type DestinationStream } from './logging.ts';
 import { registerOpenApi } from './openapi.ts';
 import { requireMerchant } from './merchant-auth.ts';
 import { requirePublicCredential } from './public-auth.ts';
@@ -189,9 +189,17 @@ async function docs(app: FastifyInstance, ctx: Context) {
   );
 }
 
-export async function buildApp(ctx: Context): Promise<FastifyInstance> {
+export interface AppOptions {
+  /** Where log lines go (standard output when absent): tests read them back. */
+  logStream?: DestinationStream;
+}
+
+export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: loggerOptions(ctx.config.logLevel),
+    logger: loggerOptions(ctx.config.logLevel, options.logStream),
+    // Only through the proxies the operator names: otherwise `request.ip` is the socket address, and an
+    // X-Forwarded-For sent by a client is ignored (it would let anyone pick the address a limit counts).
+    trustProxy: ctx.config.trustProxy === false ? false : [...ctx.config.trustProxy],
     bodyLimit: BODY_LIMIT,
     genReqId: (req) => requestId(req.headers['x-request-id']),
     logController: new LogController({
