@@ -1,7 +1,7 @@
 // Passwords as NIST SP 800-63B (rev. 4, section 3.1.1.2) asks: at least 10 characters here (15 is its
 // floor for a single factor; 10 is this contract's minimum, and the sign-in limits bound online guessing),
 // up to 1024, any printable Unicode including spaces, no composition rules, and refused when the password
-// is commonly used, repetitive, or the account's own email. Control characters (NUL among them) are refused:
+// is commonly used, repetitive or sequential, or the account's own email. Control characters (NUL among them) are refused:
 // they cannot be typed and are mangled by the forms and terminals a password passes through.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -43,6 +43,13 @@ function repetitive(password: string): boolean {
   return false;
 }
 
+/** Every character one after the previous, or one before (`0123456789`, `abcdefghij`, `9876543210`). */
+function sequential(password: string): boolean {
+  const codes = [...password].map((c) => c.codePointAt(0)!);
+  const step = codes[1]! - codes[0]!;
+  return Math.abs(step) === 1 && codes.every((c, i) => i === 0 || c - codes[i - 1]! === step);
+}
+
 /** Why the password is refused, as the `issue` of a validation detail; undefined when it is acceptable. */
 export function passwordProblem(password: string, context: { email?: string } = {}): string | undefined {
   const length = [...password].length;
@@ -50,6 +57,7 @@ export function passwordProblem(password: string, context: { email?: string } = 
   if (length > PASSWORD_MAX_LENGTH) return `must be at most ${PASSWORD_MAX_LENGTH} characters`;
   if (UNPRINTABLE.test(password)) return 'must not contain control characters (NUL, tabs, line breaks)';
   if (repetitive(password)) return 'must not be one character or a short sequence repeated';
+  if (sequential(password)) return 'must not be a run of consecutive characters';
   const form = canonical(password);
   if (commonPasswords().has(form)) {
     return 'is one of the most commonly used passwords; choose another';

@@ -146,7 +146,9 @@ export async function signIn(ctx: Context, attempt: SignInAttempt): Promise<Sign
     throw new AppError('invalid_credentials', 'The email or password is wrong.');
   }
   state.accounts.reset(accountKey);
-  remember(state, user.id, ip);
+  // A device sign-in proves the device, not the address: behind a shared NAT, remembering the address
+  // would hand everyone else there the owner's budget.
+  if (!trusted) remember(state, user.id, ip);
   const session = await openSession(ctx, ctx.db, user, merchant);
   log.info({ ...fields, outcome: 'succeeded' }, 'sign-in succeeded');
   return { session, device: issueDevice(state, user.id) };
