@@ -2,6 +2,7 @@
 // bad value stops the process with the variable's name rather than surfacing later as a strange failure.
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 
 export interface Config {
@@ -20,6 +21,11 @@ export interface Config {
   readonly cartAbandonAfter: number;
   readonly logLevel: string;
   readonly rateLimit: boolean;
+  /**
+   * The proxies whose `X-Forwarded-For` is believed (addresses, CIDRs, or proxy-addr's `loopback`,
+   * `linklocal`, `uniquelocal`); `false`: the socket address is the client's.
+   */
+  readonly trustProxy: false | readonly string[];
   readonly sessionTtlSeconds: number;
   readonly oauth: {
     readonly codeTtl: number;
@@ -66,6 +72,28 @@ function schedule(env: Env): number[] {
     throw new ConfigError(`SVC_WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds, got "${raw}"`);
   }
   return steps;
+}
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** `off` (the default) or a comma list; `true` or a hop count is refused: either trusts a forged header. */
+function trustProxy(env: Env): false | string[] {
+  const raw = env.SVC_TRUST_PROXY?.trim();
+  if (!raw || raw === 'off') return false;
+  const entries = raw.split(',').map((s) => s.trim());
+  for (const entry of entries) {
+    const [address = '', bits, extra] = entry.split('/');
+    const family = isIP(address);
+    const prefixOk =
+      bits === undefined ||
+      (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32) && family !== 0);
+    if (extra !== undefined || !prefixOk || (family === 0 && !PROXY_NAMES.has(entry))) {
+      throw new ConfigError(
+        `SVC_TRUST_PROXY must be "off" or a comma list of proxy addresses or CIDRs, got "${entry}"`,
+      );
+    }
+  }
+  return entries;
 }
 
 function publicUrl(env: Env, host: string, port: number): string {
@@ -136,6 +164,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     cartAbandonAfter: int(env, 'SVC_CART_ABANDON_AFTER', 86_400, 1, 365 * 86_400),
     logLevel: env.SVC_LOG_LEVEL || 'info',
     rateLimit: flag(env, 'SVC_RATE_LIMIT', true, 'on', 'off'),
+    trustProxy: trustProxy(env),
     sessionTtlSeconds: int(env, 'SVC_SESSION_TTL', 7 * 86_400, 60, 365 * 86_400),
     oauth: {
       codeTtl: int(env, 'SVC_OAUTH_CODE_TTL', 60, 1, 600),

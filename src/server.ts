@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import type { Context } from './context.ts';
 import { openDatabase, type Database } from './db/database.ts';
-import { buildApp } from './http/app.ts';
+import { buildApp, type AppOptions } from './http/app.ts';
 import { MODULES } from './modules/registry.ts';
 
 export interface Service {
@@ -15,7 +15,11 @@ export interface Service {
   close(): Promise<void>;
 }
 
-export async function createService(config: Config, database?: Database): Promise<Service> {
+export async function createService(
+  config: Config,
+  database?: Database,
+  options: AppOptions = {},
+): Promise<Service> {
   const db = database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   let app: FastifyInstance | undefined = undefined;
   const ctx: Context = {
@@ -26,7 +30,7 @@ export async function createService(config: Config, database?: Database): Promis
       return app!.log;
     },
   };
-  app = await buildApp(ctx);
+  app = await buildApp(ctx, options);
   const stops: (() => Promise<void>)[] = [];
   if (config.workers) for (const m of MODULES) if (m.start) stops.push(await m.start(ctx));
   let closing: Promise<void> | undefined;

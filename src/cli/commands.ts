@@ -1,6 +1,6 @@
 // The subcommands of `svc`, one entry each.
 import type { Command } from './svc.ts';
-import { createMerchant } from '../modules/merchants/index.ts';
+import { checkPassword, createMerchant } from '../modules/merchants/index.ts';
 import { AppError } from '../lib/errors.ts';
 import { ingestEvent } from '../modules/events/index.ts';
 
@@ -17,11 +17,11 @@ const merchantCreate: Command = {
   options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
   async run(ctx, values) {
     const password = required(values, 'password');
-    if (password.length < 10)
-      throw new AppError('validation_failed', '--password must be at least 10 characters.');
+    const email = required(values, 'email');
+    checkPassword(password, email, '--password');
     const { merchant, user, store } = await createMerchant(ctx, {
       merchantName: required(values, 'name'),
-      email: required(values, 'email'),
+      email,
       password,
     });
     return { merchant_id: merchant.id, user_id: user.id, store_id: store.id };

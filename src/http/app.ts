@@ -21,7 +21,7 @@ import { AppError } from '../lib/errors.ts';
 import { ErrorEnvelope } from './schemas.ts';
 import { answerClientError, installErrorHandler, sendError, toAppError } from './error-handler.ts';
 import { guardText } from './text-guard.ts';
-import { loggerOptions } from './logging.ts';
+import { loggerOptions, type DestinationStream } from './logging.ts';
 import { registerOpenApi } from './openapi.ts';
 import { requireMerchant } from './merchant-auth.ts';
 import { requirePublicCredential } from './public-auth.ts';
@@ -215,10 +215,18 @@ async function docs(app: FastifyInstance, ctx: Context) {
   );
 }
 
-export async function buildApp(ctx: Context): Promise<FastifyInstance> {
+export interface AppOptions {
+  /** Where log lines go (standard output when absent): tests read them back. */
+  logStream?: DestinationStream;
+}
+
+export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     ...serverTimeouts(ctx.config),
-    logger: loggerOptions(ctx.config.logLevel),
+    logger: loggerOptions(ctx.config.logLevel, options.logStream),
+    // Only through the proxies the operator names: otherwise `request.ip` is the socket address, and an
+    // X-Forwarded-For sent by a client is ignored (it would let anyone pick the address a limit counts).
+    trustProxy: ctx.config.trustProxy === false ? false : [...ctx.config.trustProxy],
     bodyLimit: BODY_LIMIT,
     genReqId: (req) => requestId(req.headers['x-request-id']),
     // Errors Fastify raises before a route runs (a malformed URL) and those of the HTTP parser (a header

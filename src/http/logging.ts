@@ -2,6 +2,9 @@
 // values of credential-bearing parameters are masked, and error messages are scrubbed of anything shaped like
 // a secret. Errors are logged by type, code and message, without stack or SQL.
 import type { FastifyServerOptions } from 'fastify';
+import type { DestinationStream } from 'pino';
+
+export type { DestinationStream };
 
 const SENSITIVE_QUERY =
   /([?&](?:code|token|refresh_token|access_token|client_secret|password|state)=)[^&]*/gi;
@@ -11,9 +14,13 @@ export function scrub(text: string): string {
   return text.replace(SECRET_SHAPE, '$1[redacted]');
 }
 
-export function loggerOptions(level: string): NonNullable<FastifyServerOptions['logger']> {
+export function loggerOptions(
+  level: string,
+  stream?: DestinationStream,
+): NonNullable<FastifyServerOptions['logger']> {
   return {
     level,
+    ...(stream && { stream }),
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
       censor: '[redacted]',

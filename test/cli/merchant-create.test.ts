@@ -57,4 +57,11 @@ it('explains its usage and refuses bad input', () => {
   });
   expect(short.status).toBe(1);
   expect(short.stderr).toMatch(/password/);
+  // The password policy of the HTTP routes (NIST SP 800-63B): a common password is refused here too.
+  const common = runSvc(
+    ['merchant', 'create', '--name', 'x', '--email', 'c@b.co', '--password', 'password123'],
+    { databaseUrl: svc?.databaseUrl, dataDir },
+  );
+  expect(common.status).toBe(1);
+  expect(common.stderr).toMatch(/--password is one of the most commonly used passwords/);
 }, 120_000);

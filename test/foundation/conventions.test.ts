@@ -133,7 +133,7 @@ describe('error envelope and codes', () => {
     const res = await svc.app.inject({
       method: 'POST',
       url: '/api/v1/merchant/auth/signup',
-      payload: { merchant_name: 'Again', email: m.email, password: '0123456789' },
+      payload: { merchant_name: 'Again', email: m.email, password: 'another long one' },
     });
     expectError(res, 409, 'conflict');
   });

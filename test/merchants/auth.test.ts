@@ -68,7 +68,7 @@ describe('merchant sign-in', () => {
     const res = await svc.app.inject({
       method: 'POST',
       url: '/api/v1/merchant/auth/signup',
-      payload: { merchant_name: 'X', email: m.email, password: '0123456789' },
+      payload: { merchant_name: 'X', email: m.email, password: 'another long one' },
     });
     expect(res.statusCode).toBe(409);
     expect(res.json().error.code).toBe('conflict');

@@ -8,6 +8,7 @@ import { inject } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, openPglite, type Database } from '../../src/db/database.ts';
 import { createService, type Service } from '../../src/server.ts';
+import type { AppOptions } from '../../src/http/app.ts';
 
 export const DB_KIND: 'pg' | 'pglite' = process.env.SVC_TEST_DB === 'pg' ? 'pg' : 'pglite';
 export const MASTER_KEY = randomBytes(32).toString('base64');
@@ -65,6 +66,8 @@ export interface TestServiceOptions {
   listen?: boolean;
   /** Share the database of another test service, as a second process would. */
   shareWith?: TestService;
+  /** Receives the service's log lines (set SVC_LOG_LEVEL in `env`: tests run silent by default). */
+  logStream?: AppOptions['logStream'];
 }
 
 export interface TestService extends Service {
@@ -108,7 +111,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     url = options.env?.SVC_PUBLIC_URL ?? `http://127.0.0.1:${probe}`;
     config = loadConfig({ ...env, PORT: String(probe), SVC_PUBLIC_URL: url }, options.overrides);
   }
-  const service = await createService(config, database);
+  const service = await createService(config, database, { logStream: options.logStream });
   if (options.listen) await service.app.listen({ port: config.port, host: '127.0.0.1' });
   else await service.app.ready();
 

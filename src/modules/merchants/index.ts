@@ -5,16 +5,24 @@ import { storeRoutes } from './stores.routes.ts';
 
 export {
   authenticateSession,
+  checkPassword,
   confirmPassword,
   createMerchant,
   findMerchantStore,
   isEmptyDatabase,
-  login,
   me,
   merchantName,
   purgeExpiredSessions,
   type SessionPrincipal,
 } from './merchants.service.ts';
+export {
+  DEVICE_COOKIE,
+  DEVICE_COOKIE_MAX_AGE,
+  signIn,
+  type SignInAttempt,
+  type SignInResult,
+} from './sign-in.service.ts';
+export { deviceCookieOf, setSignInCookies } from './sign-in.cookies.ts';
 export { installedStoreId, storesFor, type PublicStore } from './stores.service.ts';
 
 const PURGE_EVERY_MS = 10 * 60 * 1000;

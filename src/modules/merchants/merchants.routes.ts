@@ -6,9 +6,12 @@ import { SESSION_COOKIE } from '../../http/merchant-auth.ts';
 import { EmptyBody, errors } from '../../http/schemas.ts';
 import { LoginBody, Me, Session, SignupBody } from './merchants.schemas.ts';
 import * as service from './merchants.service.ts';
+import { signIn } from './sign-in.service.ts';
+import { deviceCookieOf, setSignInCookies } from './sign-in.cookies.ts';
 
-// Sign-in is the one place where guessing pays: 20 tries a minute per address is plenty for people.
-const SIGN_IN_LIMIT = { rateLimit: { max: 20, timeWindow: '1 minute' } };
+// Signup creates accounts: 20 a minute per address is plenty for people. Sign-in has failure budgets of its
+// own (sign-in.service.ts), which never count a right password.
+const SIGNUP_LIMIT = { rateLimit: { max: 20, timeWindow: '1 minute' } };
 
 export const merchantRoutes: FastifyPluginAsync = async (plugin) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -27,7 +30,7 @@ export const merchantRoutes: FastifyPluginAsync = async (plugin) => {
   app.post(
     '/auth/signup',
     {
-      config: { anonymous: true, ...SIGN_IN_LIMIT },
+      config: { anonymous: true, ...SIGNUP_LIMIT },
       schema: { tags, body: SignupBody, response: { 201: Session, ...errors(400, 409, 429) } },
     },
     async (request, reply) => {
@@ -41,13 +44,19 @@ export const merchantRoutes: FastifyPluginAsync = async (plugin) => {
   app.post(
     '/auth/login',
     {
-      config: { anonymous: true, ...SIGN_IN_LIMIT },
+      config: { anonymous: true },
       schema: { tags, body: LoginBody, response: { 200: Session, ...errors(400, 401, 429) } },
     },
     async (request, reply) => {
-      const session = await service.login(app.ctx, request.body.email, request.body.password);
-      setCookie(reply, session);
-      return { data: session };
+      const result = await signIn(app.ctx, {
+        email: request.body.email,
+        password: request.body.password,
+        ip: request.ip,
+        device: deviceCookieOf(request.cookies),
+        log: request.log,
+      });
+      setSignInCookies(reply, app.ctx.config, result);
+      return { data: result.session };
     },
   );
 

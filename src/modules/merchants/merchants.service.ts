@@ -5,6 +5,7 @@ import { AppError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { hashCredential, makeCredential, parseCredential, sameHash } from '../../lib/credentials.ts';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../lib/passwords.ts';
+import { passwordProblem } from '../../lib/password-policy.ts';
 import { iso } from '../../lib/time.ts';
 import * as repo from './merchants.repository.ts';
 
@@ -36,8 +37,15 @@ export const presentMerchant = (m: MerchantRow) => ({
   created_at: iso(m.created_at),
 });
 
+/** 400 `validation_failed` naming `field` when the password breaks the policy (every way a password is set). */
+export function checkPassword(password: string, email: string | undefined, field = 'password'): void {
+  const issue = passwordProblem(password, { email });
+  if (issue) throw new AppError('validation_failed', `${field} ${issue}.`, { details: [{ field, issue }] });
+}
+
 /** Creates the merchant, its owner and a first store; 409 `conflict` when the email is taken. */
 export async function createMerchant(ctx: Context, input: NewMerchant) {
+  checkPassword(input.password, input.email);
   const passwordHash = await hashPassword(input.password);
   return ctx.db.transaction().execute(async (trx) => {
     const merchant = await repo.insertMerchant(trx, { id: newId('mer'), name: input.merchantName });
@@ -57,7 +65,7 @@ export async function createMerchant(ctx: Context, input: NewMerchant) {
   });
 }
 
-async function openSession(ctx: Context, db: Executor, user: UserRow, merchant: MerchantRow) {
+export async function openSession(ctx: Context, db: Executor, user: UserRow, merchant: MerchantRow) {
   const credential = makeCredential('merchant_session');
   const expiresAt = new Date(Date.now() + ctx.config.sessionTtlSeconds * 1000);
   await repo.insertSession(db, {
@@ -80,15 +88,6 @@ export type LoginResult = Awaited<ReturnType<typeof openSession>>;
 export async function signup(ctx: Context, input: NewMerchant): Promise<LoginResult> {
   if (!ctx.config.signup) throw new AppError('not_found', 'No such path.');
   const { merchant, user } = await createMerchant(ctx, input);
-  return openSession(ctx, ctx.db, user, merchant);
-}
-
-/** Unknown email and wrong password cost the same scrypt run and answer the same. */
-export async function login(ctx: Context, email: string, password: string): Promise<LoginResult> {
-  const user = await repo.findUserByEmail(ctx.db, email);
-  const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
-  const merchant = user && ok ? await repo.findMerchant(ctx.db, user.merchant_id) : undefined;
-  if (!user || !merchant) throw new AppError('invalid_credentials', 'The email or password is wrong.');
   return openSession(ctx, ctx.db, user, merchant);
 }
 

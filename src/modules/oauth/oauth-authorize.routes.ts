@@ -3,14 +3,14 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { checkOrigin, resolveMerchant, SESSION_COOKIE } from '../../http/merchant-auth.ts';
+import { checkOrigin, resolveMerchant } from '../../http/merchant-auth.ts';
 import type { MerchantPrincipal } from '../../http/request.ts';
 import { requestMeta } from '../../http/request.ts';
 import { errors } from '../../http/schemas.ts';
 import { sendError, toLoggedAppError } from '../../http/error-handler.ts';
 import { AppError } from '../../lib/errors.ts';
 import { uriTextIssue } from '../../lib/uri.ts';
-import { login, me, merchantName } from '../merchants/index.ts';
+import { deviceCookieOf, me, merchantName, setSignInCookies, signIn } from '../merchants/index.ts';
 import { clientById } from '../oauth-apps/index.ts';
 import {
   checkAuthorizationRequest,
@@ -27,7 +27,6 @@ import { AuthorizeQuery, ConsentAnswer, ConsentBody, ConsentInfo } from './oauth
 export const AUTHORIZE_PATH = '/api/public/v1/oauth/authorize';
 const CONSENT_PATH = `${AUTHORIZE_PATH}/consent`;
 const LOGIN_PATH = `${AUTHORIZE_PATH}/login`;
-const SIGN_IN_LIMIT = { rateLimit: { max: 20, timeWindow: '1 minute' } };
 const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-store',
@@ -157,7 +156,6 @@ export const authorizeRoutes: FastifyPluginAsync = async (plugin) => {
   app.post(
     LOGIN_PATH,
     {
-      config: SIGN_IN_LIMIT,
       schema: {
         tags,
         summary: 'The sign-in form of the authorize page (a form post from that page, answered with HTML).',
@@ -185,26 +183,29 @@ export const authorizeRoutes: FastifyPluginAsync = async (plugin) => {
       const clientId = new URLSearchParams(returnTo.slice(AUTHORIZE_PATH.length + 1)).get('client_id');
       const appName = (clientId && (await clientById(ctx, clientId))?.name) || 'An app';
       try {
-        const session = await login(ctx, text('email'), text('password'));
-        void reply.setCookie(SESSION_COOKIE, session.token, {
-          httpOnly: true,
-          sameSite: 'lax',
-          secure: ctx.config.publicUrl.startsWith('https:'),
-          path: '/',
-          expires: new Date(session.expires_at),
+        // The same budget as /auth/login: one account, one set of limits, whichever form is used.
+        const result = await signIn(ctx, {
+          email: text('email'),
+          password: text('password'),
+          ip: request.ip,
+          device: deviceCookieOf(request.cookies),
+          log: request.log,
         });
+        setSignInCookies(reply, ctx.config, result);
         return reply.headers({ 'cache-control': 'no-store' }).redirect(returnTo, 303);
       } catch (err) {
-        if (!(err instanceof AppError) || err.code !== 'invalid_credentials') throw err;
+        if (!(err instanceof AppError)) throw err;
+        if (err.code !== 'invalid_credentials' && err.code !== 'rate_limited') throw err;
+        if (err.headers) void reply.headers(err.headers);
         return sendPage(
           reply,
-          401,
+          err.status,
           signInPage({
             action: LOGIN_PATH,
             returnTo,
             appName,
             email: text('email'),
-            error: 'The email or password is wrong.',
+            error: err.code === 'rate_limited' ? err.message : 'The email or password is wrong.',
           }),
         );
       }

@@ -3,6 +3,7 @@
 import type { Context } from '../../context.ts';
 import { parseCredential } from '../../lib/credentials.ts';
 import { storableText } from '../../http/text-guard.ts';
+import { createFailureLimiter, retryAfterSeconds, type FailureLimiter } from '../../lib/failure-limiter.ts';
 import { clientById, secretMatches, type ClientApp } from '../oauth-apps/index.ts';
 import { OAuthError, invalidClient } from './oauth.errors.ts';
 
@@ -50,21 +51,81 @@ function parseBasic(header: string | undefined): Basic | undefined {
   return basic;
 }
 
-async function verify(ctx: Context, clientId: string, secret: string, basic: boolean): Promise<ClientApp> {
+// Failed client authentications: limited per client and per address, after the secret was checked, so a
+// right secret always passes (docs/decisions.md, "Limits attackers cannot turn against users"). A client
+// secret carries 178 random bits: the limits do not protect it from guessing, which is hopeless; they tell
+// a misconfigured or hostile caller to back off, with Retry-After, instead of answering each failure alike.
+// Per app: 20 failures, then 1 s, 2 s, 4 s ... up to 5 min. Per address: 50, then the same.
+const PER_CLIENT = { free: 20, baseMs: 1000, maxMs: 5 * 60_000, forgetMs: 10 * 60_000 };
+const PER_ADDRESS = { free: 50, baseMs: 1000, maxMs: 5 * 60_000, forgetMs: 10 * 60_000 };
+
+interface Limits {
+  clients: FailureLimiter;
+  addresses: FailureLimiter;
+}
+const limits = new WeakMap<Context, Limits>();
+
+function limitsOf(ctx: Context): Limits {
+  let l = limits.get(ctx);
+  if (!l) {
+    l = { clients: createFailureLimiter(PER_CLIENT), addresses: createFailureLimiter(PER_ADDRESS) };
+    limits.set(ctx, l);
+  }
+  return l;
+}
+
+/**
+ * Counts a failed authentication: against the app when the client_id names one (an unknown id would let
+ * anyone fill the table with made-up keys), and against the address. Past either budget the failure
+ * answers 429 with Retry-After instead of 401.
+ */
+function failed(
+  ctx: Context,
+  error: OAuthError,
+  app: ClientApp | undefined,
+  ip: string | undefined,
+): OAuthError {
+  if (!ctx.config.rateLimit) return error;
+  const l = limitsOf(ctx);
+  const wait = Math.max(app ? l.clients.fail(app.clientId) : 0, ip ? l.addresses.fail(ip) : 0);
+  if (wait === 0) return error;
+  return new OAuthError('rate_limited', 'Too many failed client authentications; retry later.', {
+    'retry-after': retryAfterSeconds(wait),
+  });
+}
+
+async function verify(
+  ctx: Context,
+  clientId: string,
+  secret: string,
+  basic: boolean,
+  ip: string | undefined,
+): Promise<ClientApp> {
   const app = clientId.startsWith('svc_ca_') ? await clientById(ctx, clientId) : undefined;
   const parsed = parseCredential(secret);
   if (!app || parsed?.kind !== 'client_secret' || parsed.mode !== app.mode || !secretMatches(app, secret)) {
-    throw invalidClient('Client authentication failed: unknown client or wrong secret.', basic);
+    const error = invalidClient('Client authentication failed: unknown client or wrong secret.', basic);
+    throw failed(ctx, error, app, ip);
   }
   return app;
 }
 
+/**
+ * The authenticated app. A right secret is never refused, whatever others' failures; failures are limited
+ * per app and per `ip` (the client address, `request.ip`).
+ */
 export async function authenticateClient(
   ctx: Context,
   params: Params,
   authorization: string | undefined,
+  ip?: string,
 ): Promise<ClientApp> {
-  const basic = parseBasic(authorization);
+  let basic: Basic | undefined;
+  try {
+    basic = parseBasic(authorization);
+  } catch (err) {
+    throw err instanceof OAuthError ? failed(ctx, err, undefined, ip) : err;
+  }
   const bodyId = param(params, 'client_id');
   const bodySecret = param(params, 'client_secret');
   if (basic) {
@@ -77,7 +138,7 @@ export async function authenticateClient(
     if (bodyId !== undefined && bodyId !== basic.id) {
       throw new OAuthError('invalid_request', 'client_id in the body differs from the Basic credentials.');
     }
-    return verify(ctx, basic.id, basic.secret, true);
+    return verify(ctx, basic.id, basic.secret, true, ip);
   }
   if (bodyId === undefined) {
     throw invalidClient('Authenticate the client: HTTP Basic, or client_id and client_secret.', false);
@@ -85,34 +146,5 @@ export async function authenticateClient(
   if (bodySecret === undefined) {
     throw invalidClient('client_secret is required: apps are confidential clients.', false);
   }
-  return verify(ctx, bodyId, bodySecret, false);
-}
-
-// Guessing a 178-bit secret is hopeless, but failed attempts still cost lookups: past 100 failures a
-// minute from one address, the endpoint answers 429 until the minute is over. Successful calls are never
-// limited here, so a busy app refreshing thousands of tokens a second is not slowed.
-const FAILURES_PER_MINUTE = 100;
-const failures = new WeakMap<Context, Map<string, { count: number; resetAt: number }>>();
-
-export function checkFailureBudget(ctx: Context, ip: string): void {
-  if (!ctx.config.rateLimit) return;
-  const entry = failures.get(ctx)?.get(ip);
-  if (entry && entry.resetAt > Date.now() && entry.count >= FAILURES_PER_MINUTE) {
-    const seconds = Math.ceil((entry.resetAt - Date.now()) / 1000);
-    throw new OAuthError('rate_limited', 'Too many failed requests; retry later.', {
-      'retry-after': String(seconds),
-    });
-  }
-}
-
-export function recordFailure(ctx: Context, ip: string): void {
-  if (!ctx.config.rateLimit) return;
-  let map = failures.get(ctx);
-  if (!map) failures.set(ctx, (map = new Map<string, { count: number; resetAt: number }>()));
-  const now = Date.now();
-  const entry = map.get(ip);
-  if (!entry || entry.resetAt <= now) {
-    if (map.size > 10_000) map.clear();
-    map.set(ip, { count: 1, resetAt: now + 60_000 });
-  } else entry.count++;
+  return verify(ctx, bodyId, bodySecret, false, ip);
 }

@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import { requestMeta } from '../../http/request.ts';
 import { AppError } from '../../lib/errors.ts';
 import { isConnectionLoss, RETRY_AFTER_SECONDS } from '../../db/connection-loss.ts';
-import { authenticateClient, checkFailureBudget, param, recordFailure } from './oauth-client-auth.ts';
+import { authenticateClient, param } from './oauth-client-auth.ts';
 import { acceptForms } from './oauth-forms.ts';
 import { closeHotPool } from './oauth.pool.ts';
 import { OAuthError } from './oauth.errors.ts';
@@ -52,9 +52,6 @@ function toOAuthError(err: FastifyError | Error, request: FastifyRequest): OAuth
 function rfcErrors(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const error = toOAuthError(err, request);
-    if (error.error === 'invalid_client' || error.error === 'invalid_grant') {
-      recordFailure(app.ctx, request.ip);
-    }
     return reply
       .code(error.status)
       .headers({ ...error.headers, ...NO_STORE })
@@ -84,7 +81,6 @@ export const tokenRoutes: FastifyPluginAsync = async (plugin) => {
     },
     async (request, reply) => {
       void reply.headers(NO_STORE);
-      checkFailureBudget(app.ctx, request.ip);
       const params = request.body as Record<string, unknown>;
       // The grant type first, as node-oidc-provider does: saying which grants exist reveals nothing.
       const grantType = param(params, 'grant_type');
@@ -95,7 +91,7 @@ export const tokenRoutes: FastifyPluginAsync = async (plugin) => {
           'grant_type must be authorization_code or refresh_token.',
         );
       }
-      const client = await authenticateClient(app.ctx, params, request.headers.authorization);
+      const client = await authenticateClient(app.ctx, params, request.headers.authorization, request.ip);
       const mode = request.headers['x-svc-mode'];
       if (mode !== undefined && mode !== client.mode) {
         // A test app's code never yields a live token, and the reverse (API.md section 5).
@@ -128,9 +124,8 @@ export const tokenRoutes: FastifyPluginAsync = async (plugin) => {
     },
     async (request, reply) => {
       void reply.headers(NO_STORE);
-      checkFailureBudget(app.ctx, request.ip);
       const params = request.body as Record<string, unknown>;
-      const client = await authenticateClient(app.ctx, params, request.headers.authorization);
+      const client = await authenticateClient(app.ctx, params, request.headers.authorization, request.ip);
       await revokeToken(app.ctx, client, params, requestMeta(request));
       return reply.code(200).send('');
     },

@@ -1,0 +1,83 @@
+// Failure budgets with exponential back-off, in memory, per process. Only failures are recorded: a key earns
+// its waits from its own failed attempts, and what the caller refuses while a key waits is not recorded, so a
+// user retrying after a 429 does not lengthen the wait. A key with no failure for `forgetMs` starts afresh.
+
+export interface FailurePolicy {
+  /** Failures allowed before any wait. */
+  free: number;
+  /** The wait after the first failure past `free`; each further failure doubles it. */
+  baseMs: number;
+  maxMs: number;
+  /** A key with no failure for this long is forgotten. */
+  forgetMs: number;
+}
+
+export interface FailureLimiter {
+  /** Milliseconds until the key may try again; 0 when it may now. */
+  waitMs(key: string): number;
+  /** Records a failure; returns the wait it starts (0 while within the free failures). */
+  fail(key: string): number;
+  /** Forgets the key (a success proved the attempts were the owner's). */
+  reset(key: string): void;
+}
+
+interface Entry {
+  failures: number;
+  lastFailure: number;
+  blockedUntil: number;
+}
+
+// 100,000 keys of about 150 bytes each: 15 MB at most. Past it the oldest key is dropped: flooding the
+// table takes failures from many keys, which the per-address budgets already slow down.
+const MAX_KEYS = 100_000;
+
+export function createFailureLimiter(
+  policy: FailurePolicy,
+  options: { maxKeys?: number; now?: () => number } = {},
+): FailureLimiter {
+  const maxKeys = options.maxKeys ?? MAX_KEYS;
+  const now = options.now ?? Date.now;
+  const entries = new Map<string, Entry>();
+
+  function live(key: string, at: number): Entry | undefined {
+    const entry = entries.get(key);
+    if (entry && at - entry.lastFailure >= policy.forgetMs && at >= entry.blockedUntil) {
+      entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  return {
+    waitMs(key) {
+      const at = now();
+      const entry = live(key, at);
+      return entry ? Math.max(0, entry.blockedUntil - at) : 0;
+    },
+    fail(key) {
+      const at = now();
+      const entry = live(key, at) ?? { failures: 0, lastFailure: at, blockedUntil: 0 };
+      entry.failures++;
+      entry.lastFailure = at;
+      const over = entry.failures - policy.free;
+      if (over > 0) {
+        // 2^30 already exceeds any sensible cap; the bound keeps the arithmetic finite.
+        const wait = Math.min(policy.baseMs * 2 ** Math.min(over - 1, 30), policy.maxMs);
+        entry.blockedUntil = Math.max(entry.blockedUntil, at + wait);
+      }
+      // Delete then set: the Map keeps insertion order, so the first key is the least recently failed.
+      entries.delete(key);
+      entries.set(key, entry);
+      if (entries.size > maxKeys) entries.delete(entries.keys().next().value!);
+      return Math.max(0, entry.blockedUntil - at);
+    },
+    reset(key) {
+      entries.delete(key);
+    },
+  };
+}
+
+/** Whole seconds for Retry-After, never 0 (a 0 invites an immediate retry that would be refused). */
+export function retryAfterSeconds(ms: number): string {
+  return String(Math.max(1, Math.ceil(ms / 1000)));
+}
