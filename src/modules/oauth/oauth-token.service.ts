@@ -337,7 +337,8 @@ async function refreshSlowPath(
       if (!row.branch_of) return { error: unknown };
       // The first sibling to be refreshed wins: the others become tombstones and their access tokens go.
       const siblings = await repo.lockSiblings(trx, row.branch_of);
-      const others = siblings.filter((s) => !s.hash.equals(hash) && !s.revoked_at);
+      // PGlite returns bytea as a Uint8Array, PostgreSQL as a Buffer: compare as Buffers.
+      const others = siblings.filter((s) => !Buffer.from(s.hash).equals(hash) && !s.revoked_at);
       if (others.some((s) => s.rotated_at)) return reuse('sibling_already_used'); // defensive
       await repo.tombstone(
         trx,
