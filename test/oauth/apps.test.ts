@@ -183,7 +183,7 @@ describe('changes that bind existing tokens at once', () => {
     expect(fresh.statusCode).toBe(200);
   });
 
-  it('rotation without grace stops the old secret and every code and token at once', async () => {
+  it('rotation without grace stops the old secret at once and keeps every install, code and token', async () => {
     const { app, tokens } = await install();
     const pending = await getCode(svc.app, app, shop);
     const res = await svc.app.inject({
@@ -194,9 +194,16 @@ describe('changes that bind existing tokens at once', () => {
     expect(res.statusCode).toBe(200);
     const secret = res.json().data.client_secret as string;
     const next = { ...app, client_secret: secret };
-    expect(await readWith(svc.app, tokens.access_token)).toBe(401);
-    expect((await refresh(svc.app, app, tokens.refresh_token)).statusCode).toBe(401);
-    expect((await refresh(svc.app, next, tokens.refresh_token)).statusCode).toBe(400);
+    expect(await readWith(svc.app, tokens.access_token)).toBe(200);
+    const old = await refresh(svc.app, app, tokens.refresh_token);
+    expect(old.statusCode).toBe(401);
+    expect(old.json().error).toBe('invalid_client');
+    // the app's refresh token keeps working, with the new secret (API.md section 3)
+    const renewed = await refresh(svc.app, next, tokens.refresh_token);
+    expect(renewed.statusCode).toBe(200);
+    expect(await readWith(svc.app, renewed.json().access_token)).toBe(200);
+    expect(await readWith(svc.app, tokens.access_token)).toBe(200);
+    // a code issued before the rotation is exchanged with the new secret
     const code = await tokenCall(
       svc.app,
       {
@@ -207,7 +214,8 @@ describe('changes that bind existing tokens at once', () => {
       },
       basic(next),
     );
-    expect(code.json().error).toBe('invalid_grant');
+    expect(code.statusCode).toBe(200);
+    expect(await readWith(svc.app, code.json().access_token)).toBe(200);
     // a new install with the new secret works
     const again = await getCode(svc.app, next, shop);
     expect(
@@ -218,6 +226,7 @@ describe('changes that bind existing tokens at once', () => {
       headers: dev.auth,
     });
     expect(logs.json().data.count).toBe(1);
+    expect(JSON.parse(logs.json().data.items[0].metadata)).toMatchObject({ tokens_revoked: false });
   });
 
   it('deleting an app stops every grant, code and token of it', async () => {

@@ -47,12 +47,6 @@ describe('revocations reach every process', () => {
     await stopsWithinASecond(access);
   });
 
-  it('rotating the secret without grace', async () => {
-    const { app, access } = await installed();
-    await a.app.inject({ method: 'POST', url: `${APPS}/${app.id}/rotate-secret`, headers: dev.auth });
-    await stopsWithinASecond(access);
-  });
-
   it('disconnecting the merchant', async () => {
     const { app, access } = await installed();
     const list = await a.app.inject({ url: '/api/v1/merchant/developer/connections', headers: shop.auth });

@@ -1,6 +1,7 @@
 // Two operating-system processes (`node src/main.ts`) share one PostgreSQL database. An access token warm in
-// process B's cache stops working there within one second of a disconnect, a secret rotation without grace
-// or an app deletion made through process A; a rotated-out client secret is refused by B as well.
+// process B's cache stops working there within one second of a disconnect or an app deletion made through
+// process A, and is narrowed there within one second of a narrower consent; after a secret rotation without
+// grace, B refuses the old secret at once while the install keeps working with the new one.
 // (pg project only: see vitest.config.ts.)
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +22,41 @@ async function signup(name: string): Promise<string> {
   return res.data.token as string;
 }
 
+function consentUrl(clientId: string, scope: string, verifier: string): string {
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    scope,
+    state: 's',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  });
+  return `/api/public/v1/oauth/authorize?${query}`;
+}
+
+async function approve(shop: string, clientId: string, scope: string, verifier: string): Promise<string> {
+  const consent = await call(a, consentUrl(clientId, scope, verifier), { token: shop });
+  const decided = await call(a, '/api/public/v1/oauth/authorize/consent', {
+    method: 'POST',
+    token: shop,
+    body: { consent_id: consent.data.consent_id, approve: true },
+  });
+  return new URL(decided.data.redirect_to as string).searchParams.get('code')!;
+}
+
+const refreshOn = (base: string, app: { client_id: string }, secret: string, refreshToken: string) =>
+  fetch(`${base}/api/public/v1/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: app.client_id,
+      client_secret: secret,
+    }),
+  });
+
 async function install(dev: string, shop: string) {
   const created = await call(a, '/api/v1/merchant/developer/apps', {
     method: 'POST',
@@ -29,22 +65,7 @@ async function install(dev: string, shop: string) {
   });
   const app = created.data as { id: string; client_id: string; client_secret: string };
   const verifier = randomBytes(32).toString('base64url');
-  const query = new URLSearchParams({
-    response_type: 'code',
-    client_id: app.client_id,
-    redirect_uri: REDIRECT,
-    scope: 'public:*',
-    state: 's',
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-  });
-  const consent = await call(a, `/api/public/v1/oauth/authorize?${query}`, { token: shop });
-  const decided = await call(a, '/api/public/v1/oauth/authorize/consent', {
-    method: 'POST',
-    token: shop,
-    body: { consent_id: consent.data.consent_id, approve: true },
-  });
-  const code = new URL(decided.data.redirect_to as string).searchParams.get('code')!;
+  const code = await approve(shop, app.client_id, 'public:*', verifier);
   const token = await fetch(`${a}/api/public/v1/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -103,28 +124,55 @@ describe('OAuth revocations across processes', () => {
     expect(await refusedWithinASecond(tokens.access_token)).toBeGreaterThanOrEqual(0);
   });
 
-  it('rotating the secret without grace, which also refuses the old secret on B', async () => {
+  it('rotating the secret without grace keeps the install; B refuses the old secret and takes the new', async () => {
     const { app, tokens } = await install(dev, shop);
     expect(await read(b, tokens.access_token)).toBe(200);
-    const refreshOnB = () =>
-      fetch(`${b}/api/public/v1/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'refresh_token',
-          refresh_token: 'svc_ort_000000000000000000000000000000000000',
-          client_id: app.client_id,
-          client_secret: app.client_secret,
-        }),
-      });
-    expect((await refreshOnB()).status).toBe(400); // client authenticated (and cached on B), token unknown
+    const probe = 'svc_ort_000000000000000000000000000000000000';
+    // client authenticated (and cached on B), token unknown
+    expect((await refreshOn(b, app, app.client_secret, probe)).status).toBe(400);
     const rotated = await call(a, `/api/v1/merchant/developer/apps/${app.id}/rotate-secret`, {
       method: 'POST',
       token: dev,
     });
     expect(rotated.status).toBe(200);
-    expect(await refusedWithinASecond(tokens.access_token)).toBeGreaterThanOrEqual(0);
-    expect((await refreshOnB()).status).toBe(401);
+    const secret = rotated.data.client_secret as string;
+    const started = Date.now();
+    let old = 0;
+    while (Date.now() - started < 1000 && old !== 401) {
+      old = (await refreshOn(b, app, app.client_secret, tokens.refresh_token)).status;
+      if (old !== 401) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(old).toBe(401);
+    expect(await read(b, tokens.access_token)).toBe(200);
+    const renewed = await refreshOn(b, app, secret, tokens.refresh_token);
+    expect(renewed.status).toBe(200);
+    const pair = (await renewed.json()) as { access_token: string; refresh_token: string };
+    expect(await read(b, pair.access_token)).toBe(200);
+    expect((await refreshOn(a, app, secret, pair.refresh_token)).status).toBe(200);
+  });
+
+  it('a narrower consent made through A binds a token warm on B within a second', async () => {
+    const { app, tokens } = await install(dev, shop);
+    const cart = async (base: string) => {
+      const me = await call(b, '/api/public/v1/stores', { token: tokens.access_token });
+      const storeId = me.data.items[0].id as string;
+      return (
+        await call(base, `/api/public/v1/stores/${storeId}/cart`, {
+          method: 'POST',
+          token: tokens.access_token,
+        })
+      ).status;
+    };
+    expect(await cart(b)).toBe(201);
+    await approve(shop, app.client_id, 'public:read', randomBytes(32).toString('base64url'));
+    const started = Date.now();
+    let status = 0;
+    while (Date.now() - started < 1000 && status !== 403) {
+      status = await cart(b);
+      if (status !== 403) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(status).toBe(403);
+    expect(await read(b, tokens.access_token)).toBe(200);
   });
 
   it('deleting the app', async () => {

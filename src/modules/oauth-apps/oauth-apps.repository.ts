@@ -54,7 +54,11 @@ export async function updateApp(
     .executeTakeFirst();
 }
 
-/** A rotation without grace also cuts every code and token issued before it (tokens_valid_after). */
+/**
+ * Replaces the secret; the previous one verifies until `previous.expiresAt`, or never again without grace.
+ * Codes, grants and tokens are left alone (API.md section 3): rotation changes how the app authenticates,
+ * not what merchants granted it, so `tokens_valid_after` is not moved.
+ */
 export async function rotateSecret(
   db: Executor,
   merchantId: string,
@@ -70,10 +74,6 @@ export async function rotateSecret(
       previous_secret_hash: previous?.hash ?? null,
       previous_secret_expires_at: previous?.expiresAt ?? null,
       updated_at: sql<Date>`now()`,
-      // Rounded up to the next millisecond: the caches compare in JavaScript Dates, which drop microseconds.
-      ...(previous
-        ? {}
-        : { tokens_valid_after: sql<Date>`date_trunc('milliseconds', now()) + interval '1 millisecond'` }),
     })
     .where('merchant_id', '=', merchantId)
     .where('id', '=', appId)

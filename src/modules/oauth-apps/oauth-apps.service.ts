@@ -183,10 +183,12 @@ export async function rotateAppSecret(
         client_id: row.client_id,
         previous_secret_expires_in: previousExpiresIn,
         previous_secret_expires_at: previous ? iso(previous.expiresAt) : null,
-        // Without grace the old secret is treated as compromised: its codes and tokens stop too.
-        tokens_revoked: previous === null,
+        // Installs survive (API.md section 3): the app refreshes with the new secret. Delete the app, or
+        // merchants disconnect it, to cut them.
+        tokens_revoked: false,
       },
     });
+    // Every process drops the cached app, so the old secret is refused everywhere at once.
     await announceAppChange(trx, row.id);
     return { ...presentApp(row), client_secret: secret.token };
   });

@@ -16,6 +16,7 @@ import {
   within,
   type ClientApp,
 } from '../oauth-apps/index.ts';
+import { announceGrantChange, forgetGrant } from './oauth-bearer.service.ts';
 import type { RequestMeta } from './oauth-token.service.ts';
 import * as repo from './oauth.repository.ts';
 
@@ -171,7 +172,8 @@ export async function decideConsent(
   if (!pending || uriTextIssue(pending.redirect_uri)) return undefined;
   const app = await appById(ctx, pending.app_id);
   if (!app) return undefined;
-  return ctx.db.transaction().execute(async (trx) => {
+  let changedGrant: string | undefined;
+  const location = await ctx.db.transaction().execute(async (trx) => {
     const consent = await repo.takeConsent(trx, who.merchantId, consentId);
     if (!consent || consent.app_id !== app.id) return undefined;
     const audit: AuditContext = {
@@ -222,6 +224,12 @@ export async function decideConsent(
       entityId: grantId,
       fields: { app_id: app.id, client_id: app.clientId, scope: consent.scopes },
     });
+    // A new consent replaces the grant's scopes: every token of the grant is bound by them at once, on
+    // every process (API.md section 5).
+    await announceGrantChange(trx, grantId);
+    changedGrant = grantId;
     return withParams(consent.redirect_uri, { code: code.token, state, iss });
   });
+  if (changedGrant) forgetGrant(ctx, changedGrant);
+  return location;
 }

@@ -1,7 +1,8 @@
 // Access tokens as public-interface credentials (API.md section 6). A token's row is cached per process by
 // its hash, so a warm bearer check costs no query; the app (scopes, rotation cut-off) comes from the app
-// cache. Revocations notify GRANTS_CHANNEL with the grant id in their transaction, and every process drops
-// that grant's tokens when it hears it (within a second; at once in the process that revoked).
+// cache. A cached token holds its scopes already bound by its grant's: revocations and new consents (which
+// replace the grant's scopes) notify GRANTS_CHANNEL with the grant id in their transaction, and every process
+// drops that grant's tokens when it hears it (within a second; at once in the process that made the change).
 import type { Context } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import { notify } from '../../db/bus.ts';
@@ -25,6 +26,7 @@ interface Entry {
   appId: string;
   merchantId: string;
   mode: Mode;
+  /** The token's scopes within its grant's, as they were read; the app's allowed scopes bound them at use. */
   scopes: readonly string[];
   createdAt: number;
   expiresAt: number;
@@ -86,6 +88,9 @@ export async function announceGrantRevocation(trx: Executor, grantId: string): P
   await notify(trx, GRANTS_CHANNEL, grantId);
 }
 
+/** A grant's scopes changed (a new consent): its tokens are read again, with the new bound, everywhere. */
+export const announceGrantChange = announceGrantRevocation;
+
 /** After the commit, in the process that revoked: forget at once rather than when the notification lands. */
 export function forgetGrant(ctx: Context, grantId: string): void {
   dropGrant(stateOf(ctx), grantId);
@@ -114,7 +119,7 @@ async function lookup(ctx: Context, state: State, key: string, hash: Buffer): Pr
         appId: row.app_id,
         merchantId: row.merchant_id,
         mode: row.mode,
-        scopes: splitScopes(row.scopes),
+        scopes: intersect(splitScopes(row.scopes), splitScopes(row.grant_scopes)),
         createdAt: row.created_at.getTime(),
         expiresAt: row.expires_at.getTime(),
       }

@@ -1,7 +1,7 @@
 // Expired codes, tokens and consents are purged continuously in bounded batches, so the tables stay the
 // size of what is live and one sweep never holds locks for long. Expiry alone already refuses them.
 import type { Context } from '../../context.ts';
-import { purgeExpired, purgeOrphanFamilies } from './oauth.repository.ts';
+import { purgeExpired, purgeOrphanFamilies, purgeTombstones } from './oauth.repository.ts';
 
 const SWEEP_EVERY_MS = 60_000;
 const BATCH = 1000;
@@ -17,6 +17,7 @@ export async function sweepExpired(ctx: Context): Promise<number> {
       if (n < BATCH) break;
     }
   }
+  total += await purgeTombstones(ctx.db, BATCH);
   total += await purgeOrphanFamilies(ctx.db, BATCH);
   return total;
 }

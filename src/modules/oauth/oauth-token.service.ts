@@ -8,7 +8,15 @@ import { hashCredential, makeCredential, parseCredential } from '../../lib/crede
 import { newId } from '../../lib/ids.ts';
 import type { Tx } from '../../db/database.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
-import { isScope, joinScopes, splitScopes, within, type ClientApp } from '../oauth-apps/index.ts';
+import {
+  intersect,
+  isScope,
+  joinScopes,
+  rights,
+  splitScopes,
+  within,
+  type ClientApp,
+} from '../oauth-apps/index.ts';
 import { announceGrantRevocation, forgetGrant, noteGrantUse } from './oauth-bearer.service.ts';
 import { OAuthError } from './oauth.errors.ts';
 import { param, type Params } from './oauth-client-auth.ts';
@@ -74,6 +82,20 @@ function answer(
 }
 
 const invalidGrant = (why: string) => new OAuthError('invalid_grant', why);
+
+/**
+ * What a token may do (API.md sections 5 and 6): its own scopes within the grant's current scopes and the
+ * app's current allowed scopes. Reported as written when nothing was cut (`public:*` stays `public:*`).
+ */
+export function effectiveScope(
+  own: string,
+  grantScopes: string | null | undefined,
+  allowed: readonly string[],
+): string {
+  const mine = splitScopes(own);
+  const kept = intersect(intersect(mine, splitScopes(grantScopes ?? '')), allowed);
+  return kept.length === rights(mine).size ? own : joinScopes(kept);
+}
 
 /** A reused code or refresh token: its whole family is revoked, audited and announced to every process. */
 async function revokeLeakedFamily(
@@ -143,6 +165,12 @@ export async function exchangeCode(
       if (!verifier || !VERIFIER.test(verifier) || !pkceMatches(verifier, row.code_challenge)) {
         return { error: invalidGrant('code_verifier does not match the code_challenge (PKCE, S256).') };
       }
+      // Another consent since this code may have narrowed the grant: the answer reports what now holds.
+      const scope = effectiveScope(
+        row.scopes,
+        await repo.findGrantScopes(trx, row.grant_id),
+        client.allowedScopes,
+      );
       await repo.markCodeUsed(trx, hash);
       await repo.insertFamily(trx, row.family_id, row.grant_id);
       await repo.insertPair(
@@ -166,12 +194,12 @@ export async function exchangeCode(
           app_id: client.id,
           client_id: client.clientId,
           grant_type: 'authorization_code',
-          scope: row.scopes,
+          scope,
         },
       });
       // last_used_at in the batched write, not here: every install's exchanges would queue on the grant row
       noteGrantUse(ctx, row.grant_id);
-      return { ok: answer(ctx, tokens, row.scopes, row.merchant_id) };
+      return { ok: answer(ctx, tokens, scope, row.merchant_id) };
     }),
   );
 }
@@ -209,11 +237,12 @@ export async function refreshTokens(
     if (requested.length === 0 || !requested.every(isScope)) {
       throw new OAuthError('invalid_scope', 'scope holds an unknown scope.');
     }
-    const row = await repo.findToken(ctx.db, hash);
+    const row = await repo.findRefreshWithGrant(ctx.db, hash);
     if (!row || row.kind !== 'refresh' || row.app_id !== client.id) {
       throw invalidGrant('The refresh token is unknown, expired, revoked or was issued to another client.');
     }
-    if (!within(requested, splitScopes(row.scopes))) {
+    const granted = splitScopes(effectiveScope(row.scopes, row.grant_scopes, client.allowedScopes));
+    if (!within(requested, granted)) {
       throw new OAuthError('invalid_scope', 'scope may only narrow what the refresh token was granted.');
     }
     accessScopes = joinScopes(requested);
@@ -232,11 +261,18 @@ export async function refreshTokens(
   const rotated = pool
     ? await rotateRefreshBatched(ctx, pool, input)
     : await repo.rotateRefresh(ctx.db, undefined, input);
-  if (rotated) return answer(ctx, tokens, rotated.scopes, rotated.merchant_id);
+  if (rotated) {
+    const scope = effectiveScope(rotated.scopes, rotated.grant_scopes, client.allowedScopes);
+    return answer(ctx, tokens, scope, rotated.merchant_id);
+  }
   return settle(ctx, () => refreshSlowPath(ctx, client, hash, tokens, accessScopes, meta));
 }
 
-/** The token was not live and unrotated: a lost response (grace), a replay (reuse) or just invalid. */
+/**
+ * The token was not live, unrotated and unbranched: a sibling branch used for the first time, a replay in
+ * the grace (a lost response, two racing refreshes: a sibling is issued), a tombstone or a replay after the
+ * grace (reuse), or just invalid. Rare, so it may take a transaction and several statements.
+ */
 async function refreshSlowPath(
   ctx: Context,
   client: ClientApp,
@@ -249,52 +285,87 @@ async function refreshSlowPath(
     const unknown = invalidGrant(
       'The refresh token is unknown, expired, revoked or was issued to another client.',
     );
-    const row = await repo.lockToken(trx, hash);
+    const peek = await repo.findToken(trx, hash);
     // Another client's token is refused and left alone (RFC 6749 6: bound to the client it was issued to).
-    if (!row || row.kind !== 'refresh' || row.app_id !== client.id) return { error: unknown };
+    if (!peek || peek.kind !== 'refresh' || peek.app_id !== client.id) return { error: unknown };
+    // Locks go parent first, then its children, on every path: a replay of the parent and the first use of
+    // one of its branches are serialised on the parent and cannot deadlock.
+    if (peek.branch_of && !peek.rotated_at && !peek.revoked_at) await repo.lockToken(trx, peek.branch_of);
+    const row = await repo.lockToken(trx, hash);
+    if (!row) return { error: unknown };
+    const audit = appAudit(client, row.merchant_id, meta);
+    const reuse = (reason: string) =>
+      revokeLeakedFamily(trx, audit, row, {
+        action: 'oauth.refresh_reuse_detected',
+        fields: { app_id: client.id, client_id: client.clientId, family_revoked: true, reason },
+        message: 'The refresh token was already used; every token of its family is revoked.',
+      });
+    // RFC 9700 4.14.2: a revoked sibling presented again means one of two parties holds a stolen copy.
+    if (row.revoked_at) return reuse('revoked_sibling');
     if (row.expires_at.getTime() <= Date.now() || row.created_at.getTime() < client.tokensValidAfter) {
       return { error: unknown };
     }
-    if (!row.rotated_at) return { error: unknown };
-    const audit = appAudit(client, row.merchant_id, meta);
-    const child = row.child_refresh ? await repo.findToken(trx, row.child_refresh) : undefined;
-    const inGrace = Date.now() - row.rotated_at.getTime() <= REFRESH_GRACE_MS;
-    if (inGrace && child && !child.rotated_at) {
-      // A lost response or two racing refreshes: a fresh pair, and the pair issued before it is revoked.
-      await repo.deleteTokens(
-        trx,
-        [row.child_access, row.child_refresh].filter((h) => h !== null),
-      );
-      const scopes = accessScopes ?? row.scopes;
-      await repo.insertPair(
-        trx,
-        {
-          familyId: row.family_id,
-          grantId: row.grant_id,
-          appId: client.id,
-          merchantId: row.merchant_id,
-          mode: row.mode,
-          scopes: row.scopes,
-          accessScopes: scopes,
-        },
-        tokens.pair,
-      );
-      await repo.setChildren(trx, hash, tokens.pair);
+    const owner: repo.PairOwner = {
+      familyId: row.family_id,
+      grantId: row.grant_id,
+      appId: client.id,
+      merchantId: row.merchant_id,
+      mode: row.mode,
+      scopes: row.scopes,
+      accessScopes: accessScopes ?? row.scopes,
+    };
+    const issued = async (fields: Record<string, unknown>): Promise<TokenAnswer> => {
       await writeAudit(trx, audit, {
         action: 'oauth.token_refreshed',
         entityType: 'oauth_grant',
         entityId: row.grant_id,
-        fields: { app_id: client.id, client_id: client.clientId, grant_type: 'refresh_token', grace: true },
+        fields: {
+          app_id: client.id,
+          client_id: client.clientId,
+          grant_type: 'refresh_token',
+          ...(accessScopes ? { scope: accessScopes } : {}),
+          ...fields,
+        },
       });
+      const grantScopes = await repo.findGrantScopes(trx, row.grant_id);
+      const scope = effectiveScope(owner.accessScopes, grantScopes, client.allowedScopes);
+      return answer(ctx, tokens, scope, row.merchant_id);
+    };
+
+    if (!row.rotated_at) {
+      // Unreachable unless branched: the fast path rotates every other live token.
+      if (!row.branch_of) return { error: unknown };
+      // The first sibling to be refreshed wins: the others become tombstones and their access tokens go.
+      const siblings = await repo.lockSiblings(trx, row.branch_of);
+      // PGlite returns bytea as a Uint8Array, PostgreSQL as a Buffer: compare as Buffers.
+      const others = siblings.filter((s) => !Buffer.from(s.hash).equals(hash) && !s.revoked_at);
+      if (others.some((s) => s.rotated_at)) return reuse('sibling_already_used'); // defensive
+      await repo.tombstone(
+        trx,
+        others.map((s) => s.hash),
+      );
+      await repo.deleteTokens(
+        trx,
+        others.map((s) => s.twin_access).filter((h) => h !== null),
+      );
+      await repo.markRotated(trx, hash, tokens.pair);
+      await repo.insertPair(trx, owner, tokens.pair);
+      const ok = await issued({ siblings_revoked: others.length });
+      if (others.length === 0) return { ok };
       await announceGrantRevocation(trx, row.grant_id);
-      return { ok: answer(ctx, tokens, scopes, row.merchant_id), revokedGrant: row.grant_id };
+      return { ok, revokedGrant: row.grant_id };
     }
-    // RFC 9700 4.14.2: a rotated refresh token used again means one of two parties holds a stolen copy.
-    return revokeLeakedFamily(trx, audit, row, {
-      action: 'oauth.refresh_reuse_detected',
-      fields: { app_id: client.id, client_id: client.clientId, family_revoked: true },
-      message: 'The refresh token was already used; every token of its family is revoked.',
-    });
+
+    if (Date.now() - row.rotated_at.getTime() > REFRESH_GRACE_MS) return reuse('after_grace');
+    // Within the grace: a lost response or two racing refreshes, unless a branch issued from this token was
+    // already used (then the other party is replaying it).
+    const child = row.child_refresh ? await repo.lockToken(trx, row.child_refresh) : undefined;
+    if (!child || child.rotated_at || child.revoked_at) return reuse('branch_already_used');
+    // A fresh sibling pair; the pair issued before it stays valid until one of them is refreshed.
+    await repo.markBranch(trx, child.hash, hash, row.child_access);
+    await repo.insertPair(trx, { ...owner, branchOf: hash }, tokens.pair);
+    await repo.setChildren(trx, hash, tokens.pair);
+    return { ok: await issued({ grace: true }) };
   });
 }
 

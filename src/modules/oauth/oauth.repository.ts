@@ -37,6 +37,16 @@ export async function takeConsent(db: Executor, merchantId: string, consentId: s
 
 // ---- grants ---------------------------------------------------------------------------------------------
 
+/** The grant's current scopes: every token of the grant is bound by them (undefined: the grant is gone). */
+export async function findGrantScopes(db: Executor, grantId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('oauth_grants')
+    .select('scopes')
+    .where('id', '=', grantId)
+    .executeTakeFirst();
+  return row?.scopes;
+}
+
 export async function upsertGrant(
   db: Executor,
   row: { id: string; app_id: string; merchant_id: string; mode: Mode; scopes: string },
@@ -156,6 +166,8 @@ export interface PairOwner {
   scopes: string;
   /** Of the access token: the grant's, or a subset asked for on refresh. */
   accessScopes: string;
+  /** A sibling branch: the hash of the refresh token it branches from. */
+  branchOf?: Buffer;
 }
 
 export async function insertPair(db: Executor, owner: PairOwner, pair: NewPair): Promise<void> {
@@ -182,6 +194,7 @@ export async function insertPair(db: Executor, owner: PairOwner, pair: NewPair):
         kind: 'refresh',
         scopes: owner.scopes,
         expires_at: sql<Date>`now() + make_interval(secs => ${pair.refreshTtl}::int)`,
+        ...(owner.branchOf ? { branch_of: owner.branchOf, twin_access: pair.accessHash } : {}),
       },
     ])
     .execute();
@@ -195,12 +208,33 @@ export async function lockToken(db: Executor, hash: Buffer) {
   return db.selectFrom('oauth_tokens').selectAll().where('hash', '=', hash).forUpdate().executeTakeFirst();
 }
 
+/** With the grant's current scopes, which bound the token's (a token of a deleted grant is not found). */
 export async function findAccessToken(db: Executor, hash: Buffer) {
   return db
-    .selectFrom('oauth_tokens')
-    .select(['grant_id', 'app_id', 'merchant_id', 'mode', 'scopes', 'created_at', 'expires_at'])
-    .where('hash', '=', hash)
-    .where('kind', '=', 'access')
+    .selectFrom('oauth_tokens as t')
+    .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
+    .select([
+      't.grant_id',
+      't.app_id',
+      't.merchant_id',
+      't.mode',
+      't.scopes',
+      'g.scopes as grant_scopes',
+      't.created_at',
+      't.expires_at',
+    ])
+    .where('t.hash', '=', hash)
+    .where('t.kind', '=', 'access')
+    .executeTakeFirst();
+}
+
+/** A refresh token with its grant's current scopes, for checking a narrowing `scope` before rotating. */
+export async function findRefreshWithGrant(db: Executor, hash: Buffer) {
+  return db
+    .selectFrom('oauth_tokens as t')
+    .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
+    .select(['t.kind', 't.app_id', 't.scopes', 'g.scopes as grant_scopes'])
+    .where('t.hash', '=', hash)
     .executeTakeFirst();
 }
 
@@ -217,6 +251,57 @@ export async function setChildren(db: Executor, hash: Buffer, pair: NewPair): Pr
     .execute();
 }
 
+/** The slow path's rotation of a token it holds locked: marks it used and names the pair it issued. */
+export async function markRotated(db: Executor, hash: Buffer, pair: NewPair): Promise<void> {
+  await db
+    .updateTable('oauth_tokens')
+    .set({ rotated_at: sql<Date>`now()`, child_access: pair.accessHash, child_refresh: pair.refreshHash })
+    .where('hash', '=', hash)
+    .execute();
+}
+
+/**
+ * Makes the unused pair issued from `parent` a sibling branch, before another sibling is issued beside it;
+ * a pair that already is one keeps its twin. From then on its refresh leaves the fast path.
+ */
+export async function markBranch(
+  db: Executor,
+  child: Buffer,
+  parent: Buffer,
+  twinAccess: Buffer | null,
+): Promise<void> {
+  await db
+    .updateTable('oauth_tokens')
+    .set((eb) => ({
+      branch_of: parent,
+      twin_access: eb.fn.coalesce('twin_access', sql<Buffer | null>`${twinAccess}::bytea`),
+    }))
+    .where('hash', '=', child)
+    .execute();
+}
+
+/** The refresh tokens of every sibling branch of `parent`, locked in one order. */
+export async function lockSiblings(db: Executor, parent: Buffer) {
+  return db
+    .selectFrom('oauth_tokens')
+    .selectAll()
+    .where('branch_of', '=', parent)
+    .where('kind', '=', 'refresh')
+    .orderBy('hash')
+    .forUpdate()
+    .execute();
+}
+
+/** Revoked siblings stay as tombstones (presenting one is reuse) until their family ends. */
+export async function tombstone(db: Executor, hashes: Buffer[]): Promise<void> {
+  if (hashes.length === 0) return;
+  await db
+    .updateTable('oauth_tokens')
+    .set({ revoked_at: sql<Date>`now()` })
+    .where('hash', 'in', hashes)
+    .execute();
+}
+
 export interface RotateInput extends NewPair {
   hash: Buffer;
   appId: string;
@@ -230,7 +315,10 @@ export interface Rotated {
   grant_id: string;
   merchant_id: string;
   mode: Mode;
+  /** Of the new access token, as stored: the grant's and the app's current scopes bound it at use. */
   scopes: string;
+  /** The grant's current scopes; null if the grant went meanwhile. */
+  grant_scopes: string | null;
 }
 
 /**
@@ -238,13 +326,15 @@ export interface Rotated {
  * rotated only if it is live, unrotated, of this client and not cut by a rotation; the new pair, the audit
  * entry and the audit log's counters (migration 0005, kept as its own writer does: shard by transaction,
  * '*' first) are inserted from what it returned. No row back means the slow path decides (grace, reuse,
- * unknown). One round trip instead of five (BEGIN, SELECT FOR UPDATE, UPDATE, INSERT, COMMIT).
+ * unknown, a sibling branch). One round trip instead of five (BEGIN, SELECT FOR UPDATE, UPDATE, INSERT,
+ * COMMIT). A branched token (`branch_of`, migration 0013) is left to the slow path, which settles its
+ * siblings; the grant's current scopes come back with the row so that the answer reports the effective scope.
  */
 const ROTATE_SQL = `
 with old as (
   update oauth_tokens
      set rotated_at = now(), child_access = $4, child_refresh = $5
-   where hash = $1 and kind = 'refresh' and app_id = $2 and rotated_at is null
+   where hash = $1 and kind = 'refresh' and app_id = $2 and rotated_at is null and branch_of is null
      and expires_at > now() and created_at >= $3
   returning family_id, grant_id, merchant_id, mode, scopes
 ), fresh as (
@@ -268,7 +358,9 @@ with old as (
    order by k.ord
   on conflict (merchant_id, mode, key, shard) do update set n = audit_counts.n + 1
 )
-select grant_id, merchant_id, mode, coalesce($6::text, scopes) as scopes from old`;
+select grant_id, merchant_id, mode, coalesce($6::text, scopes) as scopes,
+       (select g.scopes from oauth_grants g where g.id = old.grant_id) as grant_scopes
+  from old`;
 
 /**
  * On PostgreSQL the statement runs as a named prepared statement on the module's own pool: planning this
@@ -311,7 +403,7 @@ with input as (
      set rotated_at = now(), child_access = i.access_hash, child_refresh = i.refresh_hash
     from input i
    where t.hash = i.hash and t.kind = 'refresh' and t.app_id = i.app_id and t.rotated_at is null
-     and t.expires_at > now() and t.created_at >= i.valid_after
+     and t.branch_of is null and t.expires_at > now() and t.created_at >= i.valid_after
   returning t.hash, t.family_id, t.grant_id, t.app_id, t.merchant_id, t.mode, t.scopes,
             i.access_hash, i.refresh_hash, i.access_scopes, i.log_id, i.metadata
 ), fresh as (
@@ -336,7 +428,9 @@ with input as (
    order by k.ord, old.merchant_id, old.mode
   on conflict (merchant_id, mode, key, shard) do update set n = audit_counts.n + excluded.n
 )
-select hash, access_hash, grant_id, merchant_id, mode, coalesce(access_scopes, scopes) as scopes from old`;
+select hash, access_hash, grant_id, merchant_id, mode, coalesce(access_scopes, scopes) as scopes,
+       (select g.scopes from oauth_grants g where g.id = old.grant_id) as grant_scopes
+  from old`;
 
 /**
  * `rotateRefresh` for many tokens in one statement and one transaction (PostgreSQL only). The caller never
@@ -379,9 +473,29 @@ export async function purgeExpired(
   // Used codes are kept 10 minutes past expiry so that a late second use is still seen as reuse.
   const cutoff = table === 'oauth_codes' ? sql`now() - interval '10 minutes'` : sql`now()`;
   const key = table === 'oauth_consents' ? sql.ref('id') : sql.ref('hash');
+  // Tombstones (revoked siblings) outlive their own expiry: purgeTombstones takes them with their family.
+  const keep = table === 'oauth_tokens' ? sql`and revoked_at is null` : sql``;
   const result = await sql`
     delete from ${sql.table(table)} where ${key} in (
-      select ${key} from ${sql.table(table)} where expires_at < ${cutoff} limit ${limit}
+      select ${key} from ${sql.table(table)} where expires_at < ${cutoff} ${keep} limit ${limit}
+    )
+  `.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/**
+ * Expired tombstones whose family has nothing else left (every other token expired and was purged): the
+ * family's lifetime is over. Until then a tombstone stays, so that presenting it is still seen as reuse.
+ */
+export async function purgeTombstones(db: Executor, limit: number): Promise<number> {
+  const result = await sql`
+    delete from oauth_tokens where hash in (
+      select t.hash from oauth_tokens t
+       where t.expires_at < now() and t.revoked_at is not null
+         and not exists (
+           select 1 from oauth_tokens l where l.family_id = t.family_id and l.revoked_at is null
+         )
+       limit ${limit}
     )
   `.execute(db);
   return Number(result.numAffectedRows ?? 0);

@@ -61,6 +61,12 @@ export interface OAuthTokensTable {
   rotated_at: Date | null;
   child_access: Buffer | null;
   child_refresh: Buffer | null;
+  /** A sibling branch (migration 0013): the hash of the refresh token it branches from. */
+  branch_of: Buffer | null;
+  /** Of a branched refresh token: the hash of the access token issued with it. */
+  twin_access: Buffer | null;
+  /** A sibling revoked by the first refresh of another: a tombstone, reuse when presented. */
+  revoked_at: Date | null;
 }
 
 export interface OAuthTables {

@@ -111,7 +111,7 @@ export function AppDetailPage({ id }: { id: string }) {
             {open === 'rotate' && (
               <GraceDialog
                 title="Rotate client secret"
-                intro="A new client secret is made and shown once. Update your app's configuration before the old one stops working."
+                intro="A new client secret is made and shown once. Installs keep working: grants and tokens survive the rotation, and your app refreshes with the new secret. Update its configuration before the old secret stops working."
                 question="The old secret stops working"
                 confirmLabel="Rotate secret"
                 defaultSeconds={0}
