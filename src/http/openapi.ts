@@ -28,6 +28,7 @@ function securityOf(route: RouteOptions, method: string): Json[] {
   if (url === `${OAUTH}/authorize/consent`) return session;
   if (url.startsWith(`${OAUTH}/authorize`)) return [];
   // client_secret_basic, or client_secret_post (the credentials in the body: no header scheme)
+  if (url === `${OAUTH}/introspect`) return [{ clientSecretBasic: [] }, { internalToken: [] }, {}];
   if (url.startsWith(OAUTH)) return [{ clientSecretBasic: [] }, {}];
   if (url.startsWith(PUBLIC)) {
     const scope = method === 'GET' || method === 'HEAD' ? 'public:read' : 'public:write';
