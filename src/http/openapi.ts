@@ -313,7 +313,8 @@ export async function registerOpenApi(app: FastifyInstance, ctx: Context): Promi
             '/quickstart.md), [Building an OAuth app](' +
             GUIDES +
             '/oauth-apps.md),',
-          '[API keys](' + GUIDES + '/api-keys.md). Receiving webhooks: `docs/webhooks.md` in the repository.',
+          '[API keys](' + GUIDES + '/api-keys.md), [Platform services](' + GUIDES + '/platform-services.md).',
+          'Receiving webhooks: `docs/webhooks.md` in the repository.',
           '',
           'Two interfaces share the conventions of the contract: the merchant interface (`/api/v1/merchant`,',
           'a merchant session, the mode chosen by `X-Svc-Mode`) and the public interface (`/api/public/v1`, a',

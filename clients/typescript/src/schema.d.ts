@@ -854,7 +854,7 @@ export interface paths {
         };
         /**
          * An integrator guide, as Markdown
-         * @description quickstart.md, oauth-apps.md or api-keys.md.
+         * @description quickstart.md, oauth-apps.md, api-keys.md or platform-services.md.
          */
         get: operations["getGuide"];
         put?: never;
