@@ -1359,6 +1359,7 @@ export interface components {
         /** Introspection */
         Introspection: {
             active: boolean;
+            /** @enum {string} */
             token_type?: "access_token" | "secret_key" | "publishable_key";
             /** @description The effective scopes, space-separated, as the public API applies them. */
             scope?: string;
@@ -1368,6 +1369,7 @@ export interface components {
             merchant_id?: string;
             /** @description The store it acts on. */
             store_id?: string | null;
+            /** @enum {string} */
             mode?: "test" | "live";
             /** @description Unix seconds when it stops working on its own (access tokens; keys with an expiry). */
             exp?: number;

@@ -16,11 +16,10 @@ const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /** A platform service sends the internal token as a Bearer token (RFC 7662 2.1 allows either kind). */
-function platformCaller(ctx: Context, request: FastifyRequest): Introspector {
-  const expected = ctx.config.internalToken;
+function platformCaller(expected: Buffer | undefined, request: FastifyRequest): Introspector {
   const token = bearerToken(request);
   // Digests of equal length, compared in constant time: the answer time says nothing about the token.
-  if (!expected || !token || !timingSafeEqual(digest(token), digest(expected))) {
+  if (!expected || !token || !timingSafeEqual(digest(token), expected)) {
     throw new OAuthError('invalid_token', 'The bearer token is not this service’s internal token.', {
       'www-authenticate': 'Bearer realm="svc", error="invalid_token"',
     });
@@ -28,14 +27,20 @@ function platformCaller(ctx: Context, request: FastifyRequest): Introspector {
   return { kind: 'platform' };
 }
 
-async function callerOf(ctx: Context, request: FastifyRequest, params: Params): Promise<Introspector> {
+async function callerOf(
+  ctx: Context,
+  internal: Buffer | undefined,
+  request: FastifyRequest,
+  params: Params,
+): Promise<Introspector> {
   const header = request.headers.authorization;
-  if (header !== undefined && /^Bearer\b/i.test(header)) return platformCaller(ctx, request);
+  if (header !== undefined && /^Bearer\b/i.test(header)) return platformCaller(internal, request);
   return { kind: 'client', app: await authenticateClient(ctx, params, header) };
 }
 
 export const introspectRoutes: FastifyPluginAsync = async (plugin) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+  const internal = app.ctx.config.internalToken ? digest(app.ctx.config.internalToken) : undefined;
   app.post(
     '/api/public/v1/oauth/introspect',
     {
@@ -49,7 +54,7 @@ export const introspectRoutes: FastifyPluginAsync = async (plugin) => {
       void reply.headers(NO_STORE);
       checkFailureBudget(app.ctx, request.ip);
       const params = request.body as Params;
-      const caller = await callerOf(app.ctx, request, params);
+      const caller = await callerOf(app.ctx, internal, request, params);
       const token = param(params, 'token');
       if (token === undefined) throw new OAuthError('invalid_request', 'token is required.');
       return introspect(app.ctx, caller, token);
