@@ -15,6 +15,7 @@ import { startService, type RunningService } from './lib/service.ts';
 import { enableStatements, STATEMENT_SETTINGS, topStatements, type StatementLine } from './lib/statements.ts';
 import { publicRead } from './measures/public-read.ts';
 import { publicWrite } from './measures/public-write.ts';
+import { introspection } from './measures/introspection.ts';
 import { token } from './measures/token.ts';
 import { audit } from './measures/audit.ts';
 import { deliveryThroughput } from './measures/delivery-throughput.ts';
@@ -27,6 +28,7 @@ import { webhooksList } from './measures/webhooks-list.ts';
 const MEASURES: readonly Measure[] = [
   publicRead,
   publicWrite,
+  introspection,
   token,
   audit,
   deliveryThroughput,

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { serveCalls } from '../lib/child.ts';
 
 let readBody = Buffer.from('{}');
+let introspectionBody = Buffer.from('{"active":false}');
 
 const server = createServer((req, res) => {
   if (req.method === 'GET') {
@@ -13,6 +14,18 @@ const server = createServer((req, res) => {
       'content-length': readBody.length,
     });
     res.end(readBody);
+    return;
+  }
+  // The introspection baseline reads the form and answers the service's answer, as given.
+  if (req.url?.endsWith('/oauth/introspect')) {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': introspectionBody.length,
+      });
+      res.end(introspectionBody);
+    });
     return;
   }
   // The write baseline answers a fresh cart of the contract's shape, as the service does, without storing it.
@@ -41,6 +54,10 @@ server.listen(0, '127.0.0.1', () => {
       setBody(body: string) {
         readBody = Buffer.from(body);
         return readBody.length;
+      },
+      setIntrospectionBody(body: string) {
+        introspectionBody = Buffer.from(body);
+        return introspectionBody.length;
       },
     },
   );

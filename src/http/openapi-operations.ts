@@ -29,7 +29,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     id: 'getGuide',
     summary: 'An integrator guide, as Markdown',
     tag: 'Health',
-    description: 'quickstart.md, oauth-apps.md or api-keys.md.',
+    description: 'quickstart.md, oauth-apps.md, api-keys.md or platform-services.md.',
   },
   'GET /healthz': { id: 'getHealth', summary: 'Whether the process is up', tag: 'Health' },
   'GET /readyz': {
@@ -267,6 +267,16 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     id: 'revokeToken',
     summary: 'Revoke an access or refresh token (RFC 7009)',
     tag: 'OAuth protocol',
+    description: 'Answers 200 with `{}` whether or not the token existed.',
+  },
+  [`POST ${P}/oauth/introspect`]: {
+    id: 'introspectToken',
+    summary: 'Whether a credential is active, and what it opens (RFC 7662)',
+    tag: 'OAuth protocol',
+    description:
+      'An OAuth client (client authentication as at the token endpoint) may ask about its own access tokens; ' +
+      'a platform service with the internal token about any secret key, publishable key or access token. ' +
+      'Anything else answers `{"active":false}`.',
   },
 
   'POST /internal/v1/events': {

@@ -30,6 +30,7 @@ function securityOf(route: RouteOptions, method: string): Json[] {
   if (url === `${OAUTH}/authorize/consent`) return session;
   if (url.startsWith(`${OAUTH}/authorize`)) return [];
   // client_secret_basic, or client_secret_post (the credentials in the body: no header scheme)
+  if (url === `${OAUTH}/introspect`) return [{ clientSecretBasic: [] }, { internalToken: [] }, {}];
   if (url.startsWith(OAUTH)) return [{ clientSecretBasic: [] }, {}];
   if (url.startsWith(PUBLIC)) {
     const scope = method === 'GET' || method === 'HEAD' ? 'public:read' : 'public:write';
@@ -315,7 +316,8 @@ export async function registerOpenApi(app: FastifyInstance, ctx: Context): Promi
             '/quickstart.md), [Building an OAuth app](' +
             GUIDES +
             '/oauth-apps.md),',
-          '[API keys](' + GUIDES + '/api-keys.md). Receiving webhooks: `docs/webhooks.md` in the repository.',
+          '[API keys](' + GUIDES + '/api-keys.md), [Platform services](' + GUIDES + '/platform-services.md).',
+          'Receiving webhooks: `docs/webhooks.md` in the repository.',
           '',
           'Two interfaces share the conventions of the contract: the merchant interface (`/api/v1/merchant`,',
           'a merchant session, the mode chosen by `X-Svc-Mode`) and the public interface (`/api/public/v1`, a',

@@ -22,6 +22,10 @@ export interface PublicPrincipal {
   scopes: readonly string[];
   /** For access tokens: the app acting. */
   appId?: string;
+  /** When the credential was made (epoch ms): introspection's `iat`. */
+  issuedAt: number;
+  /** When it stops working on its own (epoch ms), if it does: introspection's `exp`. */
+  expiresAt?: number;
 }
 
 declare module 'fastify' {

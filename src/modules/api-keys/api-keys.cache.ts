@@ -79,6 +79,8 @@ function entryOf(row: ApiKeyRow, kind: KeyKind): Entry {
       kind,
       credentialId: row.id,
       scopes: kind === 'secret_key' ? Object.freeze(row.scopes.split(' ')) : PUBLISHABLE_SCOPES,
+      issuedAt: row.created_at.getTime(),
+      ...(row.expires_at ? { expiresAt: row.expires_at.getTime() } : {}),
     }),
   };
 }

@@ -8,7 +8,7 @@ import { notFound } from '../../lib/errors.ts';
 import { errors } from '../../http/schemas.ts';
 
 const DIR = join(import.meta.dirname, '../../../docs/guides');
-export const GUIDES = ['quickstart.md', 'oauth-apps.md', 'api-keys.md'] as const;
+export const GUIDES = ['quickstart.md', 'oauth-apps.md', 'api-keys.md', 'platform-services.md'] as const;
 
 export const guideRoutes: FastifyPluginAsync = async (app) => {
   // Read once at start: the guides change with a release, not while the process runs.
@@ -18,7 +18,8 @@ export const guideRoutes: FastifyPluginAsync = async (app) => {
     {
       schema: {
         tags: ['Docs'],
-        summary: 'An integrator guide (Markdown): quickstart.md, oauth-apps.md or api-keys.md.',
+        summary:
+          'An integrator guide (Markdown): quickstart.md, oauth-apps.md, api-keys.md or platform-services.md.',
         params: Type.Object({ name: Type.String({ maxLength: 64 }) }),
         response: { 200: Type.String(), ...errors(404) },
       },

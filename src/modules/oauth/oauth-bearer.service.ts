@@ -168,5 +168,7 @@ export async function resolveAccessToken(ctx: Context, token: string): Promise<P
     credentialId: slot.grantId,
     scopes: intersect(slot.scopes, app.allowedScopes),
     appId: slot.appId,
+    issuedAt: slot.createdAt,
+    expiresAt: slot.expiresAt,
   };
 }

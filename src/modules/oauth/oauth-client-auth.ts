@@ -94,6 +94,11 @@ function failed(
   });
 }
 
+/** A failed authentication of another kind (introspection's internal token), on the same address budget. */
+export function failedCaller(ctx: Context, error: OAuthError, ip: string | undefined): OAuthError {
+  return failed(ctx, error, undefined, ip);
+}
+
 async function verify(
   ctx: Context,
   clientId: string,

@@ -12,6 +12,7 @@ export function authorizationServerMetadata(ctx: Context) {
     authorization_endpoint: `${issuer}/api/public/v1/oauth/authorize`,
     token_endpoint: `${issuer}/api/public/v1/oauth/token`,
     revocation_endpoint: `${issuer}/api/public/v1/oauth/revoke`,
+    introspection_endpoint: `${issuer}/api/public/v1/oauth/introspect`,
     scopes_supported: [...SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
@@ -19,6 +20,9 @@ export function authorizationServerMetadata(ctx: Context) {
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: auth,
     revocation_endpoint_auth_methods_supported: auth,
+    // The clients' methods; platform services send the internal token as a Bearer token (RFC 7662 2.1),
+    // which is not a client authentication method and so is not listed (docs/decisions.md).
+    introspection_endpoint_auth_methods_supported: auth,
     authorization_response_iss_parameter_supported: true,
     service_documentation: `${issuer}/docs`,
   };

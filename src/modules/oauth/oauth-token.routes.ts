@@ -2,7 +2,6 @@
 // rather than the API envelope), never cached. This plugin scope has its own body parser and error handler.
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { requestMeta } from '../../http/request.ts';
 import { AppError } from '../../lib/errors.ts';
 import { isConnectionLoss, RETRY_AFTER_SECONDS } from '../../db/connection-loss.ts';
@@ -10,7 +9,8 @@ import { authenticateClient, param } from './oauth-client-auth.ts';
 import { acceptForms } from './oauth-forms.ts';
 import { closeHotPool } from './oauth.pool.ts';
 import { OAuthError } from './oauth.errors.ts';
-import { OAuthErrorBody, RevokeBody, TokenBody, TokenResponse } from './oauth.schemas.ts';
+import { OAuthErrorBody, RevocationAnswer, RevokeBody, TokenBody, TokenResponse } from './oauth.schemas.ts';
+import { introspectRoutes } from './oauth-introspect.routes.ts';
 import { exchangeCode, refreshTokens, revokeToken } from './oauth-token.service.ts';
 import { installedStoreId } from '../merchants/index.ts';
 
@@ -119,7 +119,7 @@ export const tokenRoutes: FastifyPluginAsync = async (plugin) => {
         summary: 'Revoke an access or refresh token (RFC 7009).',
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
         body: RevokeBody,
-        response: { 200: Type.String({ description: 'Empty.' }), ...rfcErrorsDoc },
+        response: { 200: RevocationAnswer, ...rfcErrorsDoc },
       },
     },
     async (request, reply) => {
@@ -127,7 +127,10 @@ export const tokenRoutes: FastifyPluginAsync = async (plugin) => {
       const params = request.body as Record<string, unknown>;
       const client = await authenticateClient(app.ctx, params, request.headers.authorization, request.ip);
       await revokeToken(app.ctx, client, params, requestMeta(request));
-      return reply.code(200).send('');
+      return {};
     },
   );
+
+  // A child scope: the form parser and the RFC error handler above apply to it too.
+  await app.register(introspectRoutes);
 };

@@ -1,4 +1,5 @@
-// The error codes of RFC 6749 (5.2 for the token endpoint, 4.1.2.1 for authorization responses) and RFC 7009.
+// The error codes of RFC 6749 (5.2 for the token endpoint, 4.1.2.1 for authorization responses), RFC 7009, and
+// RFC 6750's invalid_token for a platform service whose bearer token is wrong at introspection (RFC 7662 2.1).
 // Each carries its HTTP status; descriptions are for developers and never hold a secret.
 export const OAUTH_ERROR_STATUS = {
   invalid_request: 400,
@@ -8,6 +9,7 @@ export const OAUTH_ERROR_STATUS = {
   unsupported_grant_type: 400,
   invalid_scope: 400,
   unsupported_token_type: 400,
+  invalid_token: 401,
   access_denied: 403,
   unsupported_response_type: 400,
   server_error: 500,
