@@ -14,6 +14,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { randomUUID } from 'node:crypto';
+import type { DestinationStream } from 'pino';
 import { Type } from 'typebox';
 import { sql } from 'kysely';
 import type { Context } from '../context.ts';
@@ -189,9 +190,28 @@ async function docs(app: FastifyInstance, ctx: Context) {
   );
 }
 
-export async function buildApp(ctx: Context): Promise<FastifyInstance> {
+// Every answer counted by route pattern (never the raw URL: ids would make a series per object), method and
+// status class. A callback hook with pre-bound children: about 1 us per request on the public read path.
+function countAnswers(app: FastifyInstance, ctx: Context) {
+  app.addHook('onResponse', (request, reply, done) => {
+    ctx.metrics.observeHttp(
+      request.routeOptions.url ?? 'unmatched',
+      request.method,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
+    done();
+  });
+}
+
+export interface AppOptions {
+  /** Where log lines go (tests capture them); standard output otherwise. */
+  logStream?: DestinationStream | undefined;
+}
+
+export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: loggerOptions(ctx.config.logLevel),
+    logger: loggerOptions(ctx.config.logLevel, options.logStream),
     bodyLimit: BODY_LIMIT,
     genReqId: (req) => requestId(req.headers['x-request-id']),
     logController: new LogController({
@@ -206,6 +226,7 @@ export async function buildApp(ctx: Context): Promise<FastifyInstance> {
   validators(app);
   bodies(app);
   installErrorHandler(app);
+  countAnswers(app, ctx);
   notFoundAndMethods(app);
   await registerCors(app);
   everyRequest(app);

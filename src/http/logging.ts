@@ -2,6 +2,7 @@
 // values of credential-bearing parameters are masked, and error messages are scrubbed of anything shaped like
 // a secret. Errors are logged by type, code and message, without stack or SQL.
 import type { FastifyServerOptions } from 'fastify';
+import type { DestinationStream, LoggerOptions } from 'pino';
 
 const SENSITIVE_QUERY =
   /([?&](?:code|token|refresh_token|access_token|client_secret|password|state)=)[^&]*/gi;
@@ -11,8 +12,12 @@ export function scrub(text: string): string {
   return text.replace(SECRET_SHAPE, '$1[redacted]');
 }
 
-export function loggerOptions(level: string): NonNullable<FastifyServerOptions['logger']> {
-  return {
+export function loggerOptions(
+  level: string,
+  stream?: DestinationStream,
+): NonNullable<FastifyServerOptions['logger']> {
+  const options: LoggerOptions & { stream?: DestinationStream } = {
+    ...(stream ? { stream } : {}),
     level,
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
@@ -32,4 +37,5 @@ export function loggerOptions(level: string): NonNullable<FastifyServerOptions['
       })) as never,
     },
   };
+  return options;
 }

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import type { DestinationStream } from 'pino';
 import { inject } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, openPglite, type Database } from '../../src/db/database.ts';
@@ -65,6 +66,8 @@ export interface TestServiceOptions {
   listen?: boolean;
   /** Share the database of another test service, as a second process would. */
   shareWith?: TestService;
+  /** Where the service's log lines go (set SVC_LOG_LEVEL in `env` to see them). */
+  logStream?: DestinationStream;
 }
 
 export interface TestService extends Service {
@@ -108,7 +111,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     url = options.env?.SVC_PUBLIC_URL ?? `http://127.0.0.1:${probe}`;
     config = loadConfig({ ...env, PORT: String(probe), SVC_PUBLIC_URL: url }, options.overrides);
   }
-  const service = await createService(config, database);
+  const service = await createService(config, database, { logStream: options.logStream });
   if (options.listen) await service.app.listen({ port: config.port, host: '127.0.0.1' });
   else await service.app.ready();
 

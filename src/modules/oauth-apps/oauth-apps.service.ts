@@ -7,7 +7,7 @@ import { makeCredential } from '../../lib/credentials.ts';
 import { AppError, notFound, type ErrorDetail } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { iso } from '../../lib/time.ts';
-import { writeAudit, type AuditContext } from '../audit/index.ts';
+import { logSecurityChange, writeAudit, type AuditContext } from '../audit/index.ts';
 import { announceAppChange, forgetApp } from './oauth-apps.cache.ts';
 import * as repo from './oauth-apps.repository.ts';
 import { joinScopes, splitScopes } from './scopes.ts';
@@ -204,4 +204,5 @@ export async function deleteApp(ctx: Context, audit: AuditContext, appId: string
     await announceAppChange(trx, row.id);
   });
   forgetApp(ctx, appId);
+  logSecurityChange(ctx, audit, 'OAuth app deleted: its tokens stop working', { app_id: appId });
 }
