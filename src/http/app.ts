@@ -26,6 +26,7 @@ import { registerOpenApi } from './openapi.ts';
 import { requireMerchant } from './merchant-auth.ts';
 import { requirePublicCredential } from './public-auth.ts';
 import { registerIdempotency } from './idempotency.ts';
+import { registerPublicRateLimit } from './public-rate-limit.ts';
 import { registerCors } from './cors.ts';
 import { MODULES } from '../modules/registry.ts';
 
@@ -271,6 +272,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(
     async (pub) => {
       pub.addHook('onRequest', requirePublicCredential);
+      registerPublicRateLimit(pub);
       registerIdempotency(pub);
       for (const m of MODULES) if (m.publicRoutes) await pub.register(m.publicRoutes);
     },
