@@ -14,6 +14,7 @@ import { postgresCpu, processCpuMs } from './lib/cpu.ts';
 import { startService, type RunningService } from './lib/service.ts';
 import { enableStatements, STATEMENT_SETTINGS, topStatements, type StatementLine } from './lib/statements.ts';
 import { publicRead } from './measures/public-read.ts';
+import { publicReadLimited } from './measures/public-read-limited.ts';
 import { publicWrite } from './measures/public-write.ts';
 import { introspection } from './measures/introspection.ts';
 import { token } from './measures/token.ts';
@@ -27,6 +28,7 @@ import { webhooksList } from './measures/webhooks-list.ts';
 // Memory last: it reports the peak over everything before it.
 const MEASURES: readonly Measure[] = [
   publicRead,
+  publicReadLimited,
   publicWrite,
   introspection,
   token,

@@ -11,7 +11,10 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
   readonly publicUrl: string;
+  /** The key that seals new secrets: the first of SVC_MASTER_KEY. */
   readonly masterKey: Buffer;
+  /** Every key that may open a stored secret, the current one first (SVC_MASTER_KEY=NEW,OLD,...). */
+  readonly masterKeys: readonly Buffer[];
   readonly internalToken: string | undefined;
   readonly signup: boolean;
   readonly webhookAllowPrivate: boolean;
@@ -39,6 +42,16 @@ export interface Config {
     readonly keepAliveTimeoutMs: number;
     readonly idleTimeoutMs: number;
   };
+  /** `GET /metrics` on its own listener (on HOST); absent: no metrics listener. */
+  readonly metricsPort: number | undefined;
+  /** Public API limits per credential owner and mode: requests per second, and a bucket of `burst` seconds of it. */
+  readonly publicRateLimit: {
+    readonly live: number;
+    readonly test: number;
+    readonly burstSeconds: number;
+  };
+  /** Shares the public API limits across processes; absent: each process limits alone. */
+  readonly redisUrl: string | undefined;
   /** Start the background loops (delivery workers, sweeps). Off for the CLI and for tests that drive them. */
   readonly workers: boolean;
 }
@@ -130,17 +143,49 @@ function decodeKey(raw: string, source: string): Buffer {
   return key;
 }
 
-/** On the embedded default the master key lives in the data dir, made once, so a first start needs no setup. */
-function masterKey(env: Env, dataDir: string, embedded: boolean): Buffer {
+/**
+ * On the embedded default the master key lives in the data dir, made once, so a first start needs no setup.
+ * SVC_MASTER_KEY may list several keys, comma-separated: the first seals, all of them open (rotation).
+ */
+function masterKeys(env: Env, dataDir: string, embedded: boolean): Buffer[] {
   const raw = env.SVC_MASTER_KEY;
-  if (raw) return decodeKey(raw, 'SVC_MASTER_KEY');
+  if (raw) {
+    const parts = raw.split(',').map((p) => p.trim());
+    return parts.map((p, i) =>
+      decodeKey(p, parts.length > 1 ? `SVC_MASTER_KEY (key ${i + 1} of ${parts.length})` : 'SVC_MASTER_KEY'),
+    );
+  }
   if (!embedded) throw new ConfigError('SVC_MASTER_KEY is required when DATABASE_URL is set');
   const file = join(dataDir, 'master.key');
   if (!existsSync(file)) {
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
   }
-  return decodeKey(readFileSync(file, 'utf8').trim(), file);
+  return [decodeKey(readFileSync(file, 'utf8').trim(), file)];
+}
+
+function optionalPort(env: Env, name: string): number | undefined {
+  if (env[name] === undefined || env[name] === '') return undefined;
+  return int(env, name, 0, 0, 65535);
+}
+
+function redisUrl(env: Env): string | undefined {
+  const raw = env.SVC_REDIS_URL;
+  if (!raw) return undefined;
+  if (!/^rediss?:\/\//.test(raw)) throw new ConfigError('SVC_REDIS_URL must be a redis:// or rediss:// URL');
+  return raw;
+}
+
+function keys(
+  overrides: Partial<Config>,
+  env: Env,
+  dataDir: string,
+  embedded: boolean,
+): { masterKey: Buffer; masterKeys: readonly Buffer[] } {
+  if (overrides.masterKeys) return { masterKey: overrides.masterKeys[0]!, masterKeys: overrides.masterKeys };
+  if (overrides.masterKey) return { masterKey: overrides.masterKey, masterKeys: [overrides.masterKey] };
+  const list = masterKeys(env, dataDir, embedded);
+  return { masterKey: list[0]!, masterKeys: list };
 }
 
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
@@ -154,7 +199,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     databaseUrl,
     dataDir,
     publicUrl: publicUrl(env, host, port),
-    masterKey: overrides.masterKey ?? masterKey(env, dataDir, databaseUrl === undefined),
+    ...keys(overrides, env, dataDir, databaseUrl === undefined),
     internalToken: env.SVC_INTERNAL_TOKEN || undefined,
     signup: flag(env, 'SVC_SIGNUP', true, 'on', 'off'),
     webhookAllowPrivate: flag(env, 'SVC_WEBHOOK_ALLOW_PRIVATE', false, '1', '0'),
@@ -173,6 +218,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     http: httpTimeouts(env),
     workers: flag(env, 'SVC_WORKERS', true, 'on', 'off'),
+    metricsPort: optionalPort(env, 'SVC_METRICS_PORT'),
+    publicRateLimit: {
+      live: int(env, 'SVC_RATE_LIMIT_LIVE', 100, 1, 1_000_000_000),
+      test: int(env, 'SVC_RATE_LIMIT_TEST', 25, 1, 1_000_000_000),
+      burstSeconds: int(env, 'SVC_RATE_LIMIT_BURST', 2, 1, 3600),
+    },
+    redisUrl: redisUrl(env),
     ...overrides,
   };
   return Object.freeze(config);

@@ -5,10 +5,13 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
 import type { Bus } from './db/bus.ts';
+import type { Metrics } from './lib/metrics.ts';
 
 export interface Context {
   readonly config: Config;
   readonly db: Db;
   readonly bus: Bus;
   readonly log: FastifyBaseLogger;
+  /** This service's Prometheus registry and its pre-bound counters. */
+  readonly metrics: Metrics;
 }

@@ -1,47 +1,125 @@
 // Composition: configuration -> database (migrated) -> context -> HTTP app and background loops. Used by
 // main.ts, by the system tests that run several processes, and by the benchmarks.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import type { Context } from './context.ts';
 import { openDatabase, type Database } from './db/database.ts';
-import { buildApp, type AppOptions } from './http/app.ts';
+import { buildApp } from './http/app.ts';
+import { Metrics } from './lib/metrics.ts';
 import { MODULES } from './modules/registry.ts';
+import { readQueueDepth } from './modules/webhooks/index.ts';
+import { checkMasterKeys } from './master-keys.ts';
 
 export interface Service {
   app: FastifyInstance;
   ctx: Context;
   database: Database;
+  /** `http://host:port` of the metrics listener, when SVC_METRICS_PORT is set. */
+  metricsUrl: string | undefined;
   /** Stops the background loops, then the HTTP server, then the database. */
   close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  /** Where log lines go (tests read them); standard output otherwise. */
+  logStream?: DestinationStream;
+}
+
+/** What the start line says: the settings that explain behaviour, never a secret (keys, tokens, URLs' passwords). */
+function startupSettings(config: Config, database: Database) {
+  return {
+    database: database.kind,
+    public_url: config.publicUrl,
+    workers: config.workers,
+    metrics_port: config.metricsPort ?? null,
+    rate_limit: config.rateLimit
+      ? { ...config.publicRateLimit, shared: config.redisUrl !== undefined }
+      : 'off',
+    master_keys: config.masterKeys.length,
+    signup: config.signup,
+    webhook_timeout_ms: config.webhookTimeoutMs,
+    webhook_retry_schedule: config.webhookRetrySchedule.join(','),
+    log_level: config.logLevel,
+  };
+}
+
+// `GET /metrics` on a listener of its own, so the API port can never expose it (API.md section 10).
+async function startMetricsListener(config: Config, metrics: Metrics): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    metrics.scrape().then(
+      ({ contentType, body }) => res.writeHead(200, { 'content-type': contentType }).end(body),
+      () => res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics unavailable\n'),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.metricsPort, config.host, () => resolve());
+  });
+  return server;
 }
 
 export async function createService(
   config: Config,
   database?: Database,
-  options: AppOptions = {},
+  options: ServiceOptions = {},
 ): Promise<Service> {
   const db = database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   let app: FastifyInstance | undefined = undefined;
+  const metrics = new Metrics();
   const ctx: Context = {
     config,
     db: db.db,
     bus: db.bus,
+    metrics,
     get log() {
       return app!.log;
     },
   };
-  app = await buildApp(ctx, options);
+  try {
+    await checkMasterKeys(ctx);
+  } catch (err) {
+    if (!database) await db.close();
+    throw err;
+  }
+  app = await buildApp(ctx, { logStream: options.logStream });
+  metrics.setQueueProbe(() => readQueueDepth(ctx));
+  metrics.setPoolProbe(() => db.poolStats?.());
+  db.bus.onReset(() => {
+    metrics.listenResets.inc();
+    app.log.warn(
+      'LISTEN connection restored after a loss: notifications of the gap were missed, caches dropped',
+    );
+  });
   const stops: (() => Promise<void>)[] = [];
   if (config.workers) for (const m of MODULES) if (m.start) stops.push(await m.start(ctx));
+  const metricsServer =
+    config.metricsPort !== undefined ? await startMetricsListener(config, metrics) : undefined;
+  const metricsAddress = metricsServer?.address() as AddressInfo | undefined;
+  app.log.info({ settings: startupSettings(config, db) }, 'service started');
   let closing: Promise<void> | undefined;
   return {
     app,
     ctx,
     database: db,
+    metricsUrl: metricsAddress
+      ? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${metricsAddress.port}`
+      : undefined,
     close: () =>
       (closing ??= (async () => {
+        app.log.info('service stopping');
         await Promise.allSettled(stops.map((stop) => stop()));
+        await new Promise<void>((resolve) =>
+          metricsServer ? metricsServer.close(() => resolve()) : resolve(),
+        );
         await app.close();
+        app.log.info('service stopped');
         await db.close();
       })()),
   };

@@ -3,6 +3,7 @@ import type { Command } from './svc.ts';
 import { checkPassword, createMerchant } from '../modules/merchants/index.ts';
 import { AppError } from '../lib/errors.ts';
 import { ingestEvent } from '../modules/events/index.ts';
+import { rotateMasterKey } from '../master-keys.ts';
 
 function required(values: Record<string, unknown>, name: string): string {
   const value = values[name];
@@ -62,4 +63,26 @@ const eventsEmit: Command = {
   },
 };
 
-export const COMMANDS: Command[] = [merchantCreate, eventsEmit];
+// `svc rotate-master-key`: with SVC_MASTER_KEY=NEW,OLD, re-seals every stored secret under NEW, reporting
+// progress on standard error; stopped half-way, it is simply run again. Servers may keep running meanwhile.
+const rotateMasterKeyCommand: Command = {
+  name: 'rotate-master-key',
+  usage: '[--batch N] [--json]',
+  options: { batch: { type: 'string' } },
+  async run(ctx, values) {
+    const batch = values.batch === undefined ? 500 : Number(values.batch);
+    if (!Number.isInteger(batch) || batch < 1 || batch > 10_000)
+      throw new AppError('validation_failed', '--batch must be an integer between 1 and 10000.');
+    return rotateMasterKey(ctx, {
+      batch,
+      onProgress: (p) =>
+        process.stderr.write(
+          `re-sealed ${p.resealed} ${p.kind === 'webhooks' ? 'webhooks' : 'idempotent answers'}` +
+            (p.left !== undefined ? `, ${p.left} left` : '') +
+            '\n',
+        ),
+    });
+  },
+};
+
+export const COMMANDS: Command[] = [merchantCreate, eventsEmit, rotateMasterKeyCommand];

@@ -5,6 +5,7 @@ import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
 import type { Context } from '../context.ts';
 import { AppError } from '../lib/errors.ts';
+import { Metrics } from '../lib/metrics.ts';
 import { COMMANDS } from './commands.ts';
 
 export interface Command {
@@ -48,7 +49,14 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig(process.env, { workers: false });
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
-    const result = await command.run({ config, db: database.db, bus: database.bus, log: silentLog }, values);
+    const ctx = {
+      config,
+      db: database.db,
+      bus: database.bus,
+      log: silentLog,
+      metrics: new Metrics({ defaultMetrics: false }),
+    };
+    const result = await command.run(ctx, values);
     process.stdout.write(
       values.json ? `${JSON.stringify(result)}\n` : `${JSON.stringify(result, null, 2)}\n`,
     );

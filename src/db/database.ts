@@ -22,6 +22,8 @@ export interface Database {
   readonly kind: 'pglite' | 'pg';
   readonly db: Db;
   readonly bus: Bus;
+  /** The `pg` pool's connections (metrics); the embedded database has one connection and no pool. */
+  poolStats?(): { size: number; inUse: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -90,6 +92,11 @@ async function openPg(url: string, options: DatabaseOptions): Promise<Database> 
     kind: 'pg',
     db,
     bus,
+    poolStats: () => ({
+      size: pool.totalCount,
+      inUse: pool.totalCount - pool.idleCount,
+      waiting: pool.waitingCount,
+    }),
     async close() {
       await bus.close();
       await db.destroy();

@@ -109,7 +109,7 @@ async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<F
   return reply
     .code(row.response_status)
     .headers({ 'idempotent-replayed': 'true', 'cache-control': 'no-store' })
-    .send(decryptSecret(config.masterKey, row.response_body));
+    .send(decryptSecret(config.masterKeys, row.response_body));
 }
 
 async function storeAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {

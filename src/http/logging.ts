@@ -2,7 +2,7 @@
 // values of credential-bearing parameters are masked, and error messages are scrubbed of anything shaped like
 // a secret. Errors are logged by type, code and message, without stack or SQL.
 import type { FastifyServerOptions } from 'fastify';
-import type { DestinationStream } from 'pino';
+import type { DestinationStream, LoggerOptions } from 'pino';
 
 export type { DestinationStream };
 
@@ -18,9 +18,9 @@ export function loggerOptions(
   level: string,
   stream?: DestinationStream,
 ): NonNullable<FastifyServerOptions['logger']> {
-  return {
+  const options: LoggerOptions & { stream?: DestinationStream } = {
+    ...(stream ? { stream } : {}),
     level,
-    ...(stream && { stream }),
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
       censor: '[redacted]',
@@ -39,4 +39,5 @@ export function loggerOptions(
       })) as never,
     },
   };
+  return options;
 }

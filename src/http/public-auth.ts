@@ -38,7 +38,9 @@ export async function resolvePrincipal(ctx: Context, token: string): Promise<Pub
 
 export async function requirePublicCredential(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
   const token = bearerToken(request);
+  const { metrics } = request.server.ctx;
   if (token === undefined) {
+    metrics.authFailure.unauthenticated.inc();
     throw new AppError(
       'unauthenticated',
       'Send a secret key, publishable key or access token as a Bearer token.',
@@ -49,6 +51,7 @@ export async function requirePublicCredential(request: FastifyRequest, _reply: F
   }
   const principal = token ? await resolvePrincipal(request.server.ctx, token) : undefined;
   if (!principal) {
+    metrics.authFailure.invalid.inc();
     throw new AppError('invalid_credential', 'The credential is unknown, malformed, revoked or expired.', {
       headers: challenge('invalid_token'),
     });
@@ -56,6 +59,7 @@ export async function requirePublicCredential(request: FastifyRequest, _reply: F
   // Seed 5.4: a secret key or an access token must not be used from browser code. Every browser sends
   // `Origin` on a cross-origin call; server-side HTTP clients do not (see docs/decisions.md).
   if (principal.kind !== 'publishable_key' && request.headers.origin !== undefined) {
+    metrics.authFailure.browser.inc();
     throw new AppError(
       'credential_not_browser_safe',
       principal.kind === 'secret_key'
@@ -64,12 +68,14 @@ export async function requirePublicCredential(request: FastifyRequest, _reply: F
     );
   }
   if (request.modeHeader && request.modeHeader !== principal.mode) {
+    metrics.authFailure.mode.inc();
     throw new AppError(
       'mode_mismatch',
       `X-Svc-Mode is ${request.modeHeader} but the credential is ${principal.mode}.`,
     );
   }
   if (!scopeAllows(principal.scopes, request.method)) {
+    metrics.authFailure.scope.inc();
     const what =
       principal.kind === 'publishable_key'
         ? 'A publishable key is read-only'

@@ -79,3 +79,16 @@ const ID_SHAPE = /^[a-z]+_[0-9a-hjkmnp-tv-z]{30}$/;
 export function isId(kind: IdKind, value: string): boolean {
   return value.startsWith(`${kind}_`) && ID_SHAPE.test(value);
 }
+
+/** When an id was made (its time part), in milliseconds; NaN for what is not one of our ids. */
+export function idTime(id: string): number {
+  const start = id.indexOf('_') + 1;
+  if (start === 0 || id.length < start + TIME_CHARS) return NaN;
+  let ms = 0;
+  for (let i = start; i < start + TIME_CHARS; i++) {
+    const digit = ALPHABET.indexOf(id[i]!);
+    if (digit < 0) return NaN;
+    ms = ms * 32 + digit;
+  }
+  return ms;
+}

@@ -33,6 +33,7 @@ export async function freePort(): Promise<number> {
 export async function startProcess(
   databaseUrl: string,
   env: Record<string, string> = {},
+  options: { stdout?: (text: string) => void } = {},
 ): Promise<ServiceProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['src/main.ts'], {
@@ -49,11 +50,12 @@ export async function startProcess(
       SVC_INTERNAL_TOKEN: INTERNAL_TOKEN,
       ...env,
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', options.stdout ? 'pipe' : 'ignore', 'pipe'],
   });
   children.push(child);
+  if (options.stdout) child.stdout!.on('data', (d: Buffer) => options.stdout!(d.toString()));
   let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {

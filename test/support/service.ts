@@ -4,11 +4,11 @@
 import { randomBytes } from 'node:crypto';
 import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import type { DestinationStream } from 'pino';
 import { inject } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, openPglite, type Database } from '../../src/db/database.ts';
 import { createService, type Service } from '../../src/server.ts';
-import type { AppOptions } from '../../src/http/app.ts';
 
 export const DB_KIND: 'pg' | 'pglite' = process.env.SVC_TEST_DB === 'pg' ? 'pg' : 'pglite';
 export const MASTER_KEY = randomBytes(32).toString('base64');
@@ -66,8 +66,8 @@ export interface TestServiceOptions {
   listen?: boolean;
   /** Share the database of another test service, as a second process would. */
   shareWith?: TestService;
-  /** Receives the service's log lines (set SVC_LOG_LEVEL in `env`: tests run silent by default). */
-  logStream?: AppOptions['logStream'];
+  /** Where the service's log lines go (set SVC_LOG_LEVEL in `env` to see them). */
+  logStream?: DestinationStream;
 }
 
 export interface TestService extends Service {

@@ -101,7 +101,11 @@ export async function verifyKey(
   const hash = hashCredential(token);
   const id = hash.toString('base64');
   const hit = state.entries.get(id);
-  if (hit) return use(state, hit);
+  if (hit) {
+    ctx.metrics.cacheHit[kind].inc();
+    return use(state, hit);
+  }
+  ctx.metrics.cacheMiss[kind].inc();
 
   await state.ready; // listening before reading: a change committed after this read is heard
   const epoch = state.epoch;

@@ -8,7 +8,7 @@ import { makeCredential, type Mode } from '../../lib/credentials.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { isId, newId } from '../../lib/ids.ts';
 import { iso } from '../../lib/time.ts';
-import { writeAudit, type AuditContext } from '../audit/index.ts';
+import { logSecurityChange, writeAudit, type AuditContext } from '../audit/index.ts';
 import { CHANNEL, evictKey, pendingUse } from './api-keys.cache.ts';
 import * as repo from './api-keys.repository.ts';
 
@@ -154,5 +154,6 @@ export async function revokeKey(ctx: Context, audit: AuditContext, keyId: string
     return revoked;
   });
   evictKey(ctx, keyId);
+  logSecurityChange(ctx, audit, 'API key revoked', { key_id: row.id });
   return presentKey(ctx, row);
 }

@@ -139,3 +139,25 @@ export async function exportLogs(
   );
   return Readable.from(exportLines(rows, format));
 }
+
+/**
+ * A security-relevant change at info level, after its commit, for operators who follow the log rather than the
+ * audit trail: who did it, to what, and the request id to find the rest. Ids only, never a credential.
+ */
+export function logSecurityChange(
+  ctx: Context,
+  audit: AuditContext,
+  message: string,
+  fields: Record<string, string | null>,
+): void {
+  ctx.log.info(
+    {
+      request_id: audit.requestId,
+      merchant_id: audit.merchantId,
+      mode: audit.mode,
+      actor: `${audit.actor.type}:${audit.actor.id}`,
+      ...fields,
+    },
+    message,
+  );
+}

@@ -3,6 +3,7 @@ import { auditRoutes } from './audit.routes.ts';
 
 export {
   writeAudit,
+  logSecurityChange,
   systemContext,
   type Actor,
   type AuditContext,

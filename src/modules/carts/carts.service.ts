@@ -42,18 +42,23 @@ export async function sweepAbandonedCarts(ctx: Context, now: Date = new Date()):
   const idleSince = new Date(now.getTime() - ctx.config.cartAbandonAfter * 1000);
   let total = 0;
   for (;;) {
+    let enqueued = 0;
     const done = await ctx.db.transaction().execute(async (trx) => {
       const carts = await repo.abandonIdleCarts(trx, idleSince, now, BATCH);
+      enqueued = 0;
       for (const cart of carts) {
-        await emitEvent(trx, {
+        const emitted = await emitEvent(trx, {
           merchantId: cart.merchant_id,
           mode: cart.mode,
           type: 'cart.abandoned',
           data: presentCart(cart),
         });
+        enqueued += emitted.deliveries;
       }
       return carts.length;
     });
+    // counted once committed: a rolled-back sweep recorded nothing
+    for (let i = 0; i < done; i++) ctx.metrics.countEvent('cart.abandoned', i === 0 ? enqueued : 0);
     total += done;
     if (done < BATCH) return total;
   }

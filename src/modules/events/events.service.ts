@@ -86,6 +86,7 @@ export async function ingestEvent(ctx: Context, event: NewEvent): Promise<Emitte
     });
   }
   if (!result.inserted) return { id: row.id, deliveries: 0, duplicate: true };
+  ctx.metrics.countEvent(row.type, result.deliveries);
   if (result.deliveries > 0) deliveriesCreated(ctx);
   return { id: row.id, deliveries: result.deliveries, duplicate: false };
 }

@@ -8,7 +8,7 @@ import { AppError, notFound, type ErrorDetail } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { iso } from '../../lib/time.ts';
 import { uriTextIssue } from '../../lib/uri.ts';
-import { writeAudit, type AuditContext } from '../audit/index.ts';
+import { logSecurityChange, writeAudit, type AuditContext } from '../audit/index.ts';
 import { announceAppChange, forgetApp } from './oauth-apps.cache.ts';
 import * as repo from './oauth-apps.repository.ts';
 import { joinScopes, splitScopes } from './scopes.ts';
@@ -209,4 +209,5 @@ export async function deleteApp(ctx: Context, audit: AuditContext, appId: string
     await announceAppChange(trx, row.id);
   });
   forgetApp(ctx, appId);
+  logSecurityChange(ctx, audit, 'OAuth app deleted: its tokens stop working', { app_id: appId });
 }

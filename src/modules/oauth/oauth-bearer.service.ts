@@ -156,7 +156,10 @@ export async function resolveAccessToken(ctx: Context, token: string): Promise<P
   const key = hash.toString('base64');
   const now = Date.now();
   let slot = state.tokens.get(key);
-  if (!slot || ('missUntil' in slot && slot.missUntil <= now)) slot = await lookup(ctx, state, key, hash);
+  if (!slot || ('missUntil' in slot && slot.missUntil <= now)) {
+    ctx.metrics.cacheMiss.access_token.inc();
+    slot = await lookup(ctx, state, key, hash);
+  } else ctx.metrics.cacheHit.access_token.inc();
   if ('missUntil' in slot || slot.expiresAt <= now) return undefined;
   const app = await appById(ctx, slot.appId);
   if (!app || slot.createdAt < app.tokensValidAfter) return undefined;

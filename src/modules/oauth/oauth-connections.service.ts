@@ -4,7 +4,7 @@ import type { Context } from '../../context.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import { notFound } from '../../lib/errors.ts';
 import { iso } from '../../lib/time.ts';
-import { writeAudit, type AuditContext } from '../audit/index.ts';
+import { logSecurityChange, writeAudit, type AuditContext } from '../audit/index.ts';
 import { appById, splitScopes } from '../oauth-apps/index.ts';
 import { announceGrantRevocation, forgetGrant } from './oauth-bearer.service.ts';
 import * as repo from './oauth.repository.ts';
@@ -32,17 +32,26 @@ export async function listConnections(
 
 /** Grants are in the mode of their app: the request's mode selects them, as for every merchant resource. */
 export async function disconnect(ctx: Context, audit: AuditContext, grantId: string): Promise<void> {
-  await ctx.db.transaction().execute(async (trx) => {
-    const grant = await repo.deleteGrant(trx, audit.merchantId, audit.mode, grantId);
-    if (!grant) throw notFound('connection');
-    await writeAudit(trx, audit, {
-      action: 'oauth.connection_revoked',
-      entityType: 'oauth_grant',
-      entityId: grant.id,
-      fields: { app_id: grant.app_id, scope: grant.scopes },
-    });
-    await announceGrantRevocation(trx, grant.id);
-  });
+  await ctx.db
+    .transaction()
+    .execute(async (trx) => {
+      const grant = await repo.deleteGrant(trx, audit.merchantId, audit.mode, grantId);
+      if (!grant) throw notFound('connection');
+      await writeAudit(trx, audit, {
+        action: 'oauth.connection_revoked',
+        entityType: 'oauth_grant',
+        entityId: grant.id,
+        fields: { app_id: grant.app_id, scope: grant.scopes },
+      });
+      await announceGrantRevocation(trx, grant.id);
+      return grant;
+    })
+    .then((grant) =>
+      logSecurityChange(ctx, audit, 'OAuth grant revoked by the merchant', {
+        grant_id: grant.id,
+        app_id: grant.app_id,
+      }),
+    );
   forgetGrant(ctx, grantId);
 }
 

@@ -101,10 +101,18 @@ export const tokenRoutes: FastifyPluginAsync = async (plugin) => {
         );
       }
       const meta = requestMeta(request);
-      const tokens =
-        grantType === 'authorization_code'
-          ? await exchangeCode(app.ctx, client, params, meta)
-          : await refreshTokens(app.ctx, client, params, meta);
+      let tokens: Awaited<ReturnType<typeof exchangeCode>>;
+      try {
+        tokens =
+          grantType === 'authorization_code'
+            ? await exchangeCode(app.ctx, client, params, meta)
+            : await refreshTokens(app.ctx, client, params, meta);
+      } catch (err) {
+        const outcome = err instanceof OAuthError ? err.error : 'error';
+        app.ctx.metrics.tokenGrants.labels(grantType, outcome).inc();
+        throw err;
+      }
+      app.ctx.metrics.tokenGrants.labels(grantType, 'issued').inc();
       // The installation, so that the app knows which store it acts on (Stripe's `stripe_user_id`).
       const storeId = (await installedStoreId(app.ctx, tokens.merchant_id)) ?? null;
       return { ...tokens, store_id: storeId, mode: client.mode };

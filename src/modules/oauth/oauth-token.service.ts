@@ -44,7 +44,9 @@ export interface TokenAnswer {
   merchant_id: string;
 }
 
-type Outcome = { ok: TokenAnswer; revokedGrant?: string } | { error: OAuthError; revokedGrant?: string };
+type Outcome =
+  | { ok: TokenAnswer; revokedGrant?: string; reuse?: undefined; appId?: undefined }
+  | { error: OAuthError; revokedGrant?: string; reuse?: 'code' | 'refresh'; appId?: string };
 
 function appAudit(client: ClientApp, merchantId: string, meta: RequestMeta): AuditContext {
   return { merchantId, mode: client.mode, actor: { type: 'app', id: client.id }, ...meta };
@@ -102,6 +104,8 @@ async function revokeLeakedFamily(
   trx: Tx,
   audit: AuditContext,
   row: { family_id: string; grant_id: string },
+  reuse: 'code' | 'refresh',
+  appId: string,
   what: { action: string; fields: Record<string, unknown>; message: string },
 ): Promise<Outcome> {
   await repo.deleteFamily(trx, row.family_id);
@@ -112,16 +116,26 @@ async function revokeLeakedFamily(
     fields: what.fields,
   });
   await announceGrantRevocation(trx, row.grant_id);
-  return { error: invalidGrant(what.message), revokedGrant: row.grant_id };
+  return { error: invalidGrant(what.message), revokedGrant: row.grant_id, reuse, appId };
 }
 
 function pkceMatches(verifier: string, challenge: string): boolean {
   return createHash('sha256').update(verifier).digest('base64url') === challenge;
 }
 
-async function settle(ctx: Context, run: () => Promise<Outcome>): Promise<TokenAnswer> {
+async function settle(ctx: Context, run: () => Promise<Outcome>, meta: RequestMeta): Promise<TokenAnswer> {
   const outcome = await run();
   if (outcome.revokedGrant) forgetGrant(ctx, outcome.revokedGrant);
+  if (outcome.reuse) {
+    // After the commit: the revocation happened. The grant id and app identify it; no token is logged.
+    (outcome.reuse === 'code' ? ctx.metrics.codeReuse : ctx.metrics.refreshReuse).inc();
+    ctx.log.warn(
+      { request_id: meta.requestId, grant_id: outcome.revokedGrant, app_id: outcome.appId },
+      outcome.reuse === 'code'
+        ? 'authorization code reused: the tokens issued from it are revoked'
+        : 'refresh token reused: its whole token family is revoked',
+    );
+  }
   if ('error' in outcome) throw outcome.error;
   return outcome.ok;
 }
@@ -141,66 +155,69 @@ export async function exchangeCode(
   const hash = hashCredential(code);
   const tokens = newPair(ctx);
 
-  return settle(ctx, () =>
-    ctx.db.transaction().execute(async (trx): Promise<Outcome> => {
-      const row = await repo.lockCode(trx, hash);
-      if (!row || row.app_id !== client.id || row.mode !== client.mode) {
-        return { error: invalidGrant('The code is unknown, expired or was issued to another client.') };
-      }
-      const audit = appAudit(client, row.merchant_id, meta);
-      if (row.used_at) {
-        // RFC 6749 4.1.2 and RFC 9700 4.5: a second use means the code leaked; what it issued is revoked.
-        return revokeLeakedFamily(trx, audit, row, {
-          action: 'oauth.code_reuse_detected',
-          fields: { app_id: client.id, client_id: client.clientId, tokens_revoked: true },
-          message: 'The code was already used; the tokens issued from it are revoked.',
+  return settle(
+    ctx,
+    () =>
+      ctx.db.transaction().execute(async (trx): Promise<Outcome> => {
+        const row = await repo.lockCode(trx, hash);
+        if (!row || row.app_id !== client.id || row.mode !== client.mode) {
+          return { error: invalidGrant('The code is unknown, expired or was issued to another client.') };
+        }
+        const audit = appAudit(client, row.merchant_id, meta);
+        if (row.used_at) {
+          // RFC 6749 4.1.2 and RFC 9700 4.5: a second use means the code leaked; what it issued is revoked.
+          return revokeLeakedFamily(trx, audit, row, 'code', client.id, {
+            action: 'oauth.code_reuse_detected',
+            fields: { app_id: client.id, client_id: client.clientId, tokens_revoked: true },
+            message: 'The code was already used; the tokens issued from it are revoked.',
+          });
+        }
+        if (row.expires_at.getTime() <= Date.now() || row.created_at.getTime() < client.tokensValidAfter) {
+          return { error: invalidGrant('The code is unknown, expired or was issued to another client.') };
+        }
+        if (row.redirect_uri !== redirectUri) {
+          return { error: invalidGrant('redirect_uri differs from the one of the authorization request.') };
+        }
+        if (!verifier || !VERIFIER.test(verifier) || !pkceMatches(verifier, row.code_challenge)) {
+          return { error: invalidGrant('code_verifier does not match the code_challenge (PKCE, S256).') };
+        }
+        // Another consent since this code may have narrowed the grant: the answer reports what now holds.
+        const scope = effectiveScope(
+          row.scopes,
+          await repo.findGrantScopes(trx, row.grant_id),
+          client.allowedScopes,
+        );
+        await repo.markCodeUsed(trx, hash);
+        await repo.insertFamily(trx, row.family_id, row.grant_id);
+        await repo.insertPair(
+          trx,
+          {
+            familyId: row.family_id,
+            grantId: row.grant_id,
+            appId: client.id,
+            merchantId: row.merchant_id,
+            mode: row.mode,
+            scopes: row.scopes,
+            accessScopes: row.scopes,
+          },
+          tokens.pair,
+        );
+        await writeAudit(trx, audit, {
+          action: 'oauth.token_issued',
+          entityType: 'oauth_grant',
+          entityId: row.grant_id,
+          fields: {
+            app_id: client.id,
+            client_id: client.clientId,
+            grant_type: 'authorization_code',
+            scope,
+          },
         });
-      }
-      if (row.expires_at.getTime() <= Date.now() || row.created_at.getTime() < client.tokensValidAfter) {
-        return { error: invalidGrant('The code is unknown, expired or was issued to another client.') };
-      }
-      if (row.redirect_uri !== redirectUri) {
-        return { error: invalidGrant('redirect_uri differs from the one of the authorization request.') };
-      }
-      if (!verifier || !VERIFIER.test(verifier) || !pkceMatches(verifier, row.code_challenge)) {
-        return { error: invalidGrant('code_verifier does not match the code_challenge (PKCE, S256).') };
-      }
-      // Another consent since this code may have narrowed the grant: the answer reports what now holds.
-      const scope = effectiveScope(
-        row.scopes,
-        await repo.findGrantScopes(trx, row.grant_id),
-        client.allowedScopes,
-      );
-      await repo.markCodeUsed(trx, hash);
-      await repo.insertFamily(trx, row.family_id, row.grant_id);
-      await repo.insertPair(
-        trx,
-        {
-          familyId: row.family_id,
-          grantId: row.grant_id,
-          appId: client.id,
-          merchantId: row.merchant_id,
-          mode: row.mode,
-          scopes: row.scopes,
-          accessScopes: row.scopes,
-        },
-        tokens.pair,
-      );
-      await writeAudit(trx, audit, {
-        action: 'oauth.token_issued',
-        entityType: 'oauth_grant',
-        entityId: row.grant_id,
-        fields: {
-          app_id: client.id,
-          client_id: client.clientId,
-          grant_type: 'authorization_code',
-          scope,
-        },
-      });
-      // last_used_at in the batched write, not here: every install's exchanges would queue on the grant row
-      noteGrantUse(ctx, row.grant_id);
-      return { ok: answer(ctx, tokens, scope, row.merchant_id) };
-    }),
+        // last_used_at in the batched write, not here: every install's exchanges would queue on the grant row
+        noteGrantUse(ctx, row.grant_id);
+        return { ok: answer(ctx, tokens, scope, row.merchant_id) };
+      }),
+    meta,
   );
 }
 
@@ -265,7 +282,7 @@ export async function refreshTokens(
     const scope = effectiveScope(rotated.scopes, rotated.grant_scopes, client.allowedScopes);
     return answer(ctx, tokens, scope, rotated.merchant_id);
   }
-  return settle(ctx, () => refreshSlowPath(ctx, client, hash, tokens, accessScopes, meta));
+  return settle(ctx, () => refreshSlowPath(ctx, client, hash, tokens, accessScopes, meta), meta);
 }
 
 /**
@@ -295,7 +312,7 @@ async function refreshSlowPath(
     if (!row) return { error: unknown };
     const audit = appAudit(client, row.merchant_id, meta);
     const reuse = (reason: string) =>
-      revokeLeakedFamily(trx, audit, row, {
+      revokeLeakedFamily(trx, audit, row, 'refresh', client.id, {
         action: 'oauth.refresh_reuse_detected',
         fields: { app_id: client.id, client_id: client.clientId, family_revoked: true, reason },
         message: 'The refresh token was already used; every token of its family is revoked.',

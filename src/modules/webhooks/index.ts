@@ -5,6 +5,21 @@ import { deliveryRoutes } from './deliveries.routes.ts';
 import { merchantEventRoutes } from './merchant-events.routes.ts';
 import { startWorker } from './delivery/worker.ts';
 import { webhookRoutes } from './webhooks.routes.ts';
+import { queueDepth } from './queue-depth.repository.ts';
+import type { QueueDepth } from '../../lib/metrics.ts';
+
+export { resealWebhookBatch, webhookSecretsUnreadable, webhooksLeftToReseal } from './master-keys.ts';
+
+/** The delivery queue now, for the metrics scrape. */
+export async function readQueueDepth(ctx: Context): Promise<QueueDepth> {
+  const row = await queueDepth(ctx.db);
+  return {
+    due: row.due,
+    scheduled: row.scheduled,
+    leased: row.leased,
+    oldestDueSeconds: Math.max(0, row.oldest_due_seconds ?? 0),
+  };
+}
 
 const merchantRoutes: FastifyPluginAsync = async (app) => {
   await app.register(webhookRoutes);

@@ -192,7 +192,7 @@ export async function revealSecret(
     throw new AppError('forbidden', 'The password is wrong.');
   }
   await ctx.db.transaction().execute((trx) => audited(trx, audit, 'webhook.secret_revealed', id));
-  return { secret: decryptSecret(ctx.config.masterKey, row.secret_sealed) };
+  return { secret: decryptSecret(ctx.config.masterKeys, row.secret_sealed) };
 }
 
 export async function deleteWebhook(ctx: Context, audit: AuditContext, id: string): Promise<void> {

@@ -3,6 +3,9 @@
 import type { Agent } from 'undici';
 import type { Context } from '../../../context.ts';
 import { decryptSecret } from '../../../lib/secrets.ts';
+import { idTime } from '../../../lib/ids.ts';
+import { attemptOutcome } from '../../../lib/metrics.ts';
+import type { SendResult } from '../sender.ts';
 import { systemContext, writeAudit } from '../../audit/index.ts';
 import { cancelPendingDeliveries } from '../deliveries.repository.ts';
 import { sendOnce } from '../sender.ts';
@@ -20,7 +23,7 @@ function keyOf(ctx: Context, sealed: string): Buffer {
   let key = keyCache.get(sealed);
   if (!key) {
     if (keyCache.size > 10_000) keyCache.clear();
-    key = signingKey(decryptSecret(ctx.config.masterKey, sealed));
+    key = signingKey(decryptSecret(ctx.config.masterKeys, sealed));
     keyCache.set(sealed, key);
   }
   return key;
@@ -32,6 +35,42 @@ export function signingKeys(ctx: Context, row: ClaimedDelivery, now: Date): Buff
   if (row.previous_secret_sealed && row.previous_secret_expires_at && row.previous_secret_expires_at > now)
     keys.push(keyOf(ctx, row.previous_secret_sealed));
   return keys;
+}
+
+/** Counts the attempt and, when it failed, says so at info with what an operator needs to follow it up. */
+function observeAttempt(
+  ctx: Context,
+  row: ClaimedDelivery,
+  number: number,
+  result: SendResult,
+  nextAttemptAt: Date | null,
+): void {
+  const { metrics } = ctx;
+  const outcome = attemptOutcome(result.status, result.error);
+  metrics.attempt[outcome].inc();
+  metrics.attemptDuration.observe(result.durationMs / 1000);
+  // Delivery ids carry the time they were made, which is the event's for a fan-out (same statement).
+  if (number === 1) {
+    const made = idTime(row.id);
+    if (Number.isFinite(made))
+      metrics.firstAttemptLatency.observe(Math.max(0, result.startedAt.getTime() - made) / 1000);
+  }
+  if (outcome === '2xx') return;
+  ctx.log.info(
+    {
+      webhook_id: row.webhook_id,
+      delivery_id: row.id,
+      event_id: row.event_id,
+      attempt: number,
+      outcome,
+      status: result.status,
+      // the class and first line only: the sender's messages hold no secret, the answer body is not logged
+      error: result.error?.split(':', 1)[0] ?? null,
+      next_attempt_at: nextAttemptAt?.toISOString() ?? null,
+      test: row.test,
+    },
+    nextAttemptAt ? 'delivery attempt failed; retry scheduled' : 'delivery failed; no retry left',
+  );
 }
 
 export async function runAttempt(
@@ -63,6 +102,7 @@ export async function runAttempt(
   const headers = signedHeaders(signingKeys(ctx, row, now), row.event_id, row.payload, now);
   const result = await sendOnce(agent, row.url, { ...headers }, row.payload, ctx.config.webhookTimeoutMs);
   const decision = decide(ctx.config.webhookRetrySchedule, row.step, result, new Date());
+  observeAttempt(ctx, row, number, result, decision.nextAttemptAt);
   return {
     ...base,
     attempted: true,
@@ -101,15 +141,35 @@ export async function applyOutcomes(
   ];
   const gone = [...new Set(outcomes.filter((o) => o.gone).map((o) => o.webhook_id))];
   if (failing.length === 0 && gone.length === 0) return;
-  await ctx.db.transaction().execute(async (trx) => {
-    for (const webhook of await disableFailing(trx, failing, gone)) {
-      await cancelPendingDeliveries(trx, webhook.id);
-      await writeAudit(trx, systemContext(webhook.merchant_id, webhook.mode), {
-        action: 'webhook.auto_disabled',
-        entityType: 'webhook',
-        entityId: webhook.id,
-        fields: { reason: webhook.disabled_reason },
-      });
-    }
-  });
+  await ctx.db
+    .transaction()
+    .execute(async (trx) => {
+      const disabled = await disableFailing(trx, failing, gone);
+      for (const webhook of disabled) {
+        await cancelPendingDeliveries(trx, webhook.id);
+        await writeAudit(trx, systemContext(webhook.merchant_id, webhook.mode), {
+          action: 'webhook.auto_disabled',
+          entityType: 'webhook',
+          entityId: webhook.id,
+          fields: { reason: webhook.disabled_reason },
+        });
+      }
+      return disabled;
+    })
+    .then((disabled) => {
+      for (const webhook of disabled) {
+        const reason = gone.includes(webhook.id) ? 'gone' : 'failing';
+        ctx.metrics.autoDisabled.labels(reason).inc();
+        ctx.log.warn(
+          {
+            webhook_id: webhook.id,
+            merchant_id: webhook.merchant_id,
+            mode: webhook.mode,
+            reason,
+            why: webhook.disabled_reason,
+          },
+          'webhook disabled by the delivery engine',
+        );
+      }
+    });
 }

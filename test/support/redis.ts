@@ -1,0 +1,65 @@
+// A throwaway redis-server (Debian's package; .ci/run installs it) on a free loopback port, without
+// persistence, for the tests of the shared rate limits: started by the test that needs it and stopped after.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { Redis } from 'ioredis';
+
+export interface RedisServer {
+  url: string;
+  /** Stops the server (a test may stop it mid-way to see the fallback). */
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export function haveRedis(): boolean {
+  return spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).status === 0;
+}
+
+export async function startRedis(): Promise<RedisServer> {
+  if (!haveRedis()) throw new Error('redis-server not found (apt-get install redis-server, or run .ci/run)');
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+    { stdio: 'ignore' },
+  );
+  const url = `redis://127.0.0.1:${port}`;
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    probe.on('error', () => {});
+    try {
+      await probe.connect();
+      await probe.ping();
+      probe.disconnect();
+      break;
+    } catch {
+      probe.disconnect();
+      if (Date.now() > deadline || child.exitCode !== null) {
+        child.kill('SIGKILL');
+        throw new Error('redis-server did not start');
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  let stopped: Promise<void> | undefined;
+  return {
+    url,
+    stop: () =>
+      (stopped ??= new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      })),
+  };
+}
