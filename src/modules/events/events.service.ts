@@ -7,7 +7,7 @@ import { AppError, invalid } from '../../lib/errors.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import { newId } from '../../lib/ids.ts';
 import { isEventType } from './event-catalog.ts';
-import { DELIVERY_CHANNEL, deliveriesCreated } from './delivery-signal.ts';
+import { DELIVERY_CHANNEL, deliveriesCreated, testEventsRecorded } from './delivery-signal.ts';
 import { recordInBatch } from './ingest-batcher.ts';
 import { insertEvent, insertEventWithDeliveries, type EventRow } from './events.repository.ts';
 
@@ -84,5 +84,6 @@ export async function ingestEvent(ctx: Context, event: NewEvent): Promise<Emitte
   }
   if (!result.inserted) return { id: row.id, deliveries: 0, duplicate: true };
   if (result.deliveries > 0) deliveriesCreated(ctx);
+  if (event.mode === 'test') testEventsRecorded(ctx);
   return { id: row.id, deliveries: result.deliveries, duplicate: false };
 }
