@@ -1,10 +1,12 @@
 // The subcommands of `svc`, one entry each.
-import type { Command } from './svc.ts';
-import { createMerchant } from '../modules/merchants/index.ts';
 import { AppError } from '../lib/errors.ts';
+import { createMerchant } from '../modules/merchants/index.ts';
 import { ingestEvent } from '../modules/events/index.ts';
+import { printResult, withDatabase, type Command, type Values } from './command.ts';
+import { listenCommand } from './listen.ts';
+import { loginCommand, logoutCommand, triggerCommand } from './remote.ts';
 
-function required(values: Record<string, unknown>, name: string): string {
+function required(values: Values, name: string): string {
   const value = values[name];
   if (typeof value !== 'string' || value === '')
     throw new AppError('validation_failed', `--${name} is required.`);
@@ -13,33 +15,66 @@ function required(values: Record<string, unknown>, name: string): string {
 
 const merchantCreate: Command = {
   name: 'merchant create',
+  summary: 'Create a merchant, its owner user and a first store (writes the database directly).',
   usage: '--name NAME --email EMAIL --password PASSWORD [--json]',
-  options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
-  async run(ctx, values) {
+  help: `Options:
+  --name NAME          the merchant's name
+  --email EMAIL        the owner's sign-in email
+  --password PASSWORD  the owner's password, at least 10 characters
+  --json               print {"merchant_id","user_id","store_id"} on one line
+
+Runs against DATABASE_URL (PostgreSQL) at any time, or against the embedded database in SVC_DATA_DIR while
+no server has it open. With the server running on the embedded database it refuses and exits 1: sign up
+through the server instead (the dashboard, or POST /api/v1/merchant/auth/signup).`,
+  options: {
+    name: { type: 'string' },
+    email: { type: 'string' },
+    password: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  async run(values) {
     const password = required(values, 'password');
     if (password.length < 10)
       throw new AppError('validation_failed', '--password must be at least 10 characters.');
-    const { merchant, user, store } = await createMerchant(ctx, {
-      merchantName: required(values, 'name'),
-      email: required(values, 'email'),
-      password,
-    });
-    return { merchant_id: merchant.id, user_id: user.id, store_id: store.id };
+    const input = { merchantName: required(values, 'name'), email: required(values, 'email'), password };
+    const result = await withDatabase(
+      'merchant create',
+      'Stop the server and run the command again, or sign up through the running server: the dashboard, or POST /api/v1/merchant/auth/signup.',
+      async (ctx) => {
+        const { merchant, user, store } = await createMerchant(ctx, input);
+        return { merchant_id: merchant.id, user_id: user.id, store_id: store.id };
+      },
+    );
+    printResult(values, result);
+    return 0;
   },
 };
 
 // `svc events emit`: the same ingestion as POST /internal/v1/events (API.md section 7), for operators.
 const eventsEmit: Command = {
   name: 'events emit',
+  summary:
+    'Record an event of any merchant and mode, as POST /internal/v1/events does (writes the database).',
   usage: "--merchant MERCHANT_ID --mode test|live --type EVENT_TYPE --data '{...}' [--id evt_...] [--json]",
+  help: `Options:
+  --merchant MERCHANT_ID  the merchant (mer_...)
+  --mode test|live        the mode of the event
+  --type EVENT_TYPE       an event type of the catalog, e.g. order.created
+  --data JSON             the event's data object
+  --id evt_...            an id of your own, for idempotent ingestion
+  --json                  print the answer on one line
+
+Database access as for \`svc merchant create\`. With the server running on the embedded database it refuses:
+use \`svc trigger\` (test mode, through the server) or POST /internal/v1/events.`,
   options: {
     merchant: { type: 'string' },
     mode: { type: 'string' },
     type: { type: 'string' },
     data: { type: 'string' },
     id: { type: 'string' },
+    json: { type: 'boolean' },
   },
-  async run(ctx, values) {
+  async run(values) {
     const mode = required(values, 'mode');
     if (mode !== 'test' && mode !== 'live')
       throw new AppError('validation_failed', '--mode must be test or live.');
@@ -52,14 +87,28 @@ const eventsEmit: Command = {
     if (typeof data !== 'object' || data === null || Array.isArray(data))
       throw new AppError('validation_failed', '--data must be a JSON object.');
     const id = typeof values.id === 'string' ? values.id : undefined;
-    return ingestEvent(ctx, {
+    const event = {
       merchantId: required(values, 'merchant'),
       mode,
       type: required(values, 'type'),
       data,
       ...(id ? { id } : {}),
-    });
+    } as const;
+    const result = await withDatabase(
+      'events emit',
+      'Stop the server and run the command again, or record the event through the running server: `svc trigger` (test mode) or POST /internal/v1/events.',
+      (ctx) => ingestEvent(ctx, event),
+    );
+    printResult(values, result);
+    return 0;
   },
 };
 
-export const COMMANDS: Command[] = [merchantCreate, eventsEmit];
+export const COMMANDS: Command[] = [
+  loginCommand,
+  logoutCommand,
+  listenCommand,
+  triggerCommand,
+  merchantCreate,
+  eventsEmit,
+];
