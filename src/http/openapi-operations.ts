@@ -212,6 +212,14 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
 
   [`GET ${M}/events`]: { id: 'listEvents', summary: "List the account's events", tag: 'Events' },
+  [`POST ${M}/events/trigger`]: {
+    id: 'triggerEvent',
+    summary: 'Trigger a test event',
+    tag: 'Events',
+    description:
+      'Test mode only (live: 403 forbidden). Records a real event of the type with its example data, `data` ' +
+      'merged over it field by field; every subscribed test webhook and every listener receives it.',
+  },
   [`GET ${M}/events/{eventID}`]: {
     id: 'getEvent',
     summary: 'Get an event and its deliveries',

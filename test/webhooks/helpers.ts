@@ -1,6 +1,7 @@
 // Shared steps of the webhook tests: create a webhook through the API, emit events through the internal route.
 import type { TestService } from '../support/service.ts';
 import type { TestMerchant } from '../support/merchants.ts';
+import { mergeData, sampleData } from '../../src/modules/events/index.ts';
 
 export const INTERNAL_TOKEN = 'internal-token-for-tests';
 export const base = '/api/v1/merchant/webhooks';
@@ -40,7 +41,8 @@ export async function emit(
     method: 'POST',
     url: '/internal/v1/events',
     headers: { authorization: `Bearer ${INTERNAL_TOKEN}` },
-    payload: { merchant_id: m.merchantId, mode, type, data },
+    // The fields a test cares about, over the example of the type: the data must match its schema.
+    payload: { merchant_id: m.merchantId, mode, type, data: mergeData(sampleData(type), data) },
   });
   if (res.statusCode !== 202) throw new Error(`emit: ${res.statusCode} ${res.body}`);
   return res.json<{ data: { id: string; deliveries: number } }>().data;

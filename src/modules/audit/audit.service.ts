@@ -25,7 +25,7 @@ export interface AuditContext {
 }
 
 export type EntityType =
-  'api_key' | 'developer_app' | 'oauth_grant' | 'webhook' | 'webhook_delivery' | 'audit_log';
+  'api_key' | 'developer_app' | 'oauth_grant' | 'webhook' | 'webhook_delivery' | 'audit_log' | 'event';
 
 export interface AuditEntry {
   action: string;

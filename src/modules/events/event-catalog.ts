@@ -1,6 +1,8 @@
 // The event catalog of seed section 6, as data: the one list that subscriptions, ingestion and the catalog
 // route read. Descriptions are the seed's "Triggered when" words. Event ids are stable; new types are added
-// at the end, never renamed or removed.
+// at the end, never renamed or removed. The `data` of each type is defined in event-payloads.ts.
+import { EVENT_PAYLOADS } from './event-payloads.ts';
+
 export interface EventDefinition {
   id: string;
   name: string;
@@ -91,8 +93,18 @@ export function isEventType(type: string): boolean {
   return IDS.has(type);
 }
 
-/** The `data` of a sample event of this type, sent by the test route. */
-export function sampleData(type: string, merchantId: string): Record<string, unknown> {
-  const [resource] = type.split('.');
-  return { object: resource, id: `${resource}_sample`, merchant_id: merchantId, sample: true };
+/** The `data` of a sample event of this type (test and triggered events): the example of its schema. */
+export function sampleData(type: string): Record<string, unknown> {
+  const payload = EVENT_PAYLOADS[type];
+  if (!payload) throw new Error(`no payload schema for event type ${type}`);
+  return structuredClone(payload.example);
 }
+
+/** The catalog as published: each definition with the JSON Schema of its `data` and an example. */
+export const PUBLISHED_CATALOG = Object.freeze(
+  EVENT_CATALOG.map((e) => ({
+    ...e,
+    schema: EVENT_PAYLOADS[e.id]!.schema,
+    example: EVENT_PAYLOADS[e.id]!.example,
+  })),
+);

@@ -7,6 +7,7 @@ import { AppError, invalid } from '../../lib/errors.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import { newId } from '../../lib/ids.ts';
 import { isEventType } from './event-catalog.ts';
+import { checkPayload } from './event-validation.ts';
 import { DELIVERY_CHANNEL, deliveriesCreated, testEventsRecorded } from './delivery-signal.ts';
 import { recordInBatch } from './ingest-batcher.ts';
 import { insertEvent, insertEventWithDeliveries, type EventRow } from './events.repository.ts';
@@ -63,9 +64,10 @@ export async function recordEvent(trx: Executor, event: NewEvent): Promise<{ id:
 }
 
 /**
- * Ingestion from outside the process (HTTP route, CLI): checks what a caller can get wrong, then records the
- * event and its deliveries, batched with concurrent ingestions into one autocommitted statement (atomic per
- * event; no BEGIN/COMMIT round trips), and wakes the workers after the commit.
+ * Ingestion from outside the process (HTTP route, CLI): checks what a caller can get wrong (the type, the id,
+ * the data against the schema of its type), then records the event and its deliveries, batched with
+ * concurrent ingestions into one autocommitted statement (atomic per event; no BEGIN/COMMIT round trips), and
+ * wakes the workers after the commit.
  */
 export async function ingestEvent(ctx: Context, event: NewEvent): Promise<EmittedEvent> {
   if (!isEventType(event.type)) {
@@ -75,6 +77,7 @@ export async function ingestEvent(ctx: Context, event: NewEvent): Promise<Emitte
   }
   if (event.id !== undefined && !EVENT_ID.test(event.id))
     throw invalid('id', 'must be evt_ + 1-64 of [A-Za-z0-9_-]');
+  checkPayload(event.type, event.data);
   const row = buildEvent(event, new Date());
   const result = await recordInBatch(ctx, row);
   if (!result.knownMerchant) {

@@ -18,6 +18,14 @@ export {
   type EventFilter,
   type StoredEvent,
 } from './events.repository.ts';
-export { EVENT_CATALOG, isEventType, sampleData, type EventDefinition } from './event-catalog.ts';
+export {
+  EVENT_CATALOG,
+  PUBLISHED_CATALOG,
+  isEventType,
+  sampleData,
+  type EventDefinition,
+} from './event-catalog.ts';
+export { EVENT_PAYLOADS, type EventPayload } from './event-payloads.ts';
+export { checkPayload, mergeData, payloadProblems } from './event-validation.ts';
 
 export const eventsModule: Module = { name: 'events', routes: eventRoutes };

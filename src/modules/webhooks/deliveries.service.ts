@@ -92,7 +92,7 @@ export async function testWebhook(ctx: Context, audit: AuditContext, webhookId: 
       merchantId: audit.merchantId,
       mode: audit.mode,
       type,
-      data: sampleData(type, audit.merchantId),
+      data: sampleData(type),
     });
     const leaseEnd = new Date(Date.now() + leaseMs(ctx));
     const delivery = await repo.insertDelivery(trx, {

@@ -11,8 +11,10 @@ import {
   EventWithDeliveries,
   EventsQuery,
   ResendBody,
+  TriggerBody,
 } from './webhooks.schemas.ts';
 import * as service from './deliveries.service.ts';
+import { triggerEvent } from './trigger.service.ts';
 
 const tags = ['Events'];
 const security = [{ session: [] }];
@@ -43,6 +45,25 @@ export const merchantEventRoutes: FastifyPluginAsync = async (plugin) => {
         q: q.q,
       });
       return { data: page(rows, limit, count) };
+    },
+  );
+
+  app.post(
+    '/events/trigger',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Record a test event of a type, with its example data.',
+        body: TriggerBody,
+        response: { 201: EventWithDeliveries, ...errors(400, 401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const { type, data } = request.body;
+      const override = data as Record<string, unknown> | undefined;
+      const event = await triggerEvent(app.ctx, auditContext(request), type, override);
+      return reply.code(201).send({ data: event });
     },
   );
 

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { auditContext } from '../../http/request.ts';
 import { EmptyBody, PageQuery, errors, page } from '../../http/schemas.ts';
-import { EVENT_CATALOG } from '../events/index.ts';
+import { PUBLISHED_CATALOG } from '../events/index.ts';
 import { closeRequestAgent } from './delivery/agents.ts';
 import {
   CreateWebhookBody,
@@ -32,7 +32,12 @@ export const webhookRoutes: FastifyPluginAsync = async (plugin) => {
     '/webhooks/events',
     { schema: { tags, security, response: { 200: EventCatalog, ...errors(401) } } },
     async () => ({
-      data: { items: [...EVENT_CATALOG], count: EVENT_CATALOG.length, has_more: false, next_cursor: null },
+      data: {
+        items: [...PUBLISHED_CATALOG],
+        count: PUBLISHED_CATALOG.length,
+        has_more: false,
+        next_cursor: null,
+      },
     }),
   );
 

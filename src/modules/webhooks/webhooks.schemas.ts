@@ -138,6 +138,19 @@ export const EventDefinition = Type.Object(
     name: Type.String(),
     category: Type.String(),
     description: Type.String(),
+    schema: Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description:
+          "The JSON Schema (2020-12) of the event's `data`. Within v1 it only gains optional fields; " +
+          'objects allow unknown fields, which receivers should ignore.',
+      },
+    ),
+    example: Type.Object(
+      {},
+      { additionalProperties: true, description: 'A realistic `data` of this type, valid against `schema`.' },
+    ),
   },
   { title: 'EventDefinition' },
 );
@@ -234,5 +247,20 @@ export const ListenReportBody = Body({
   error: Type.Optional(Type.String({ maxLength: 1000, description: 'Why no answer came.' })),
   response_body: Type.Optional(
     Type.String({ maxLength: 1_000_000, description: 'The answer; its first 16 KiB are kept.' }),
+  ),
+});
+
+export const TriggerBody = Body({
+  type: Type.String({ minLength: 1, maxLength: 100, description: 'An event id of the catalog.' }),
+  data: Type.Optional(
+    Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description:
+          "Merged over the type's example, field by field (objects merge, anything else replaces); the " +
+          'result must match the schema of the type.',
+      },
+    ),
   ),
 });

@@ -1,0 +1,53 @@
+// Checks an event's `data` against the schema of its type (event-payloads.ts). The validators are compiled
+// once, when the module loads, so ingestion pays one generated function call per event.
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { validationDetails } from '../../http/error-handler.ts';
+import { AppError, type ErrorDetail } from '../../lib/errors.ts';
+import { EVENT_PAYLOADS } from './event-payloads.ts';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+// No defaults, no coercion, no removal: the data is checked as sent and kept byte for byte, extra fields too.
+const ajv = addFormats(new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false }));
+
+const VALIDATORS: ReadonlyMap<string, ValidateFunction> = new Map(
+  Object.entries(EVENT_PAYLOADS).map(([type, p]) => [type, ajv.compile(p.schema)]),
+);
+
+/** Where `data` differs from the schema of `type`, as error details naming `data.<path>`; [] when it fits. */
+export function payloadProblems(type: string, data: unknown): ErrorDetail[] {
+  const validate = VALIDATORS.get(type);
+  if (!validate) throw new Error(`no payload schema for event type ${type}`);
+  if (validate(data)) return [];
+  return validationDetails(validate.errors ?? [], '').map((d) => ({
+    field: d.field ? (d.field.startsWith('[') ? `data${d.field}` : `data.${d.field}`) : 'data',
+    issue: d.issue,
+  }));
+}
+
+/** Throws 400 validation_failed, with the path of every mismatch in `details`, unless `data` fits its type. */
+export function checkPayload(type: string, data: unknown): void {
+  const details = payloadProblems(type, data);
+  if (details.length === 0) return;
+  throw new AppError('validation_failed', `${details[0]!.field} ${details[0]!.issue} (schema of ${type}).`, {
+    details,
+  });
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * `override` merged over `base`, field by field: objects merge recursively; anything else (a value, an array,
+ * null) replaces what was there.
+ */
+export function mergeData(base: Record<string, unknown>, override: Record<string, unknown>) {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(override)) {
+    const current = Object.hasOwn(out, key) ? out[key] : undefined;
+    const merged = isPlainObject(current) && isPlainObject(value) ? mergeData(current, value) : value;
+    // Defined, not assigned: a `__proto__` key of parsed JSON stays a plain field.
+    Object.defineProperty(out, key, { value: merged, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
