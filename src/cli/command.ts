@@ -3,7 +3,6 @@ import type { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import type { Context } from '../context.ts';
 import { DataDirLockedError } from '../db/data-dir-lock.ts';
-import { openDatabase } from '../db/database.ts';
 
 export type Values = Record<string, string | boolean | undefined>;
 
@@ -50,6 +49,7 @@ export async function withDatabase<T>(
   fn: (ctx: Context) => Promise<T>,
 ): Promise<T> {
   const config = loadConfig(process.env, { workers: false });
+  const { openDatabase } = await import('../db/database.ts');
   let database;
   try {
     database = await openDatabase({
