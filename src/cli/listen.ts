@@ -191,18 +191,10 @@ async function listen(
         if (ev.event !== 'webhook' || !ev.id) continue;
         lastEventId = ev.id;
         const now = Date.now();
-        if (seen.has(ev.id)) continue;
-        seen.set(ev.id, now);
-        for (const [id, at] of seen) if (at < now - 3_600_000) seen.delete(id);
         const frame = JSON.parse(ev.data) as Frame;
         const eventId = ev.id;
-        chain = chain.then(async () => {
-          const outcome = await forward(target!, frame);
-          const status = outcome.status === null ? `error ${outcome.error}` : String(outcome.status);
-          process.stdout.write(
-            `${new Date().toISOString()}  ${frame.event_type}  ${eventId}  -> ${status}  ${outcome.duration_ms} ms\n`,
-          );
-          await callApi(
+        const report = (outcome: object) =>
+          callApi(
             base,
             session,
             'POST',
@@ -211,6 +203,21 @@ async function listen(
           ).catch((err: unknown) => {
             process.stderr.write(`Could not record the answer of ${eventId}: ${(err as Error).message}\n`);
           });
+        if (seen.has(ev.id)) {
+          chain = chain.then(async () => {
+            await report({ duplicate: true, status: null, duration_ms: 0 });
+          });
+          continue;
+        }
+        seen.set(ev.id, now);
+        for (const [id, at] of seen) if (at < now - 3_600_000) seen.delete(id);
+        chain = chain.then(async () => {
+          const outcome = await forward(target!, frame);
+          const status = outcome.status === null ? `error ${outcome.error}` : String(outcome.status);
+          process.stdout.write(
+            `${new Date().toISOString()}  ${frame.event_type}  ${eventId}  -> ${status}  ${outcome.duration_ms} ms\n`,
+          );
+          await report(outcome);
         });
       }
     } catch {

@@ -76,6 +76,8 @@ export async function insertListenerDeliveries(
 }
 
 export interface ReportedOutcome {
+  /** The client had forwarded this event already (a replay overlapping what it got): no attempt is made. */
+  duplicate: boolean;
   status: number | null;
   durationMs: number;
   error: string | null;
@@ -98,14 +100,18 @@ export async function recordListenerOutcome(
   const ok = o.status !== null && o.status >= 200 && o.status < 300;
   const row = await db
     .updateTable('deliveries')
-    .set({
-      status: ok ? 'succeeded' : 'failed',
-      attempt_count: sql`attempt_count + 1`,
-      last_attempt_at: now,
-      last_response_status: o.status,
-      last_error: ok ? null : (o.error ?? `The local endpoint answered ${o.status}.`),
-      updated_at: now,
-    })
+    .set(
+      o.duplicate
+        ? { status: 'cancelled', last_error: 'Already forwarded by this listener.', updated_at: now }
+        : {
+            status: ok ? 'succeeded' : 'failed',
+            attempt_count: sql`attempt_count + 1`,
+            last_attempt_at: now,
+            last_response_status: o.status,
+            last_error: ok ? null : (o.error ?? `The local endpoint answered ${o.status}.`),
+            updated_at: now,
+          },
+    )
     .where('id', '=', deliveryId)
     .where('webhook_id', '=', webhookId)
     .where('merchant_id', '=', scope.merchantId)
@@ -124,7 +130,7 @@ export async function recordListenerOutcome(
     )
     .returningAll()
     .executeTakeFirst();
-  if (!row) return undefined;
+  if (!row || o.duplicate) return row;
   await db
     .insertInto('delivery_attempts')
     .values({

@@ -133,12 +133,14 @@ export const listenRoutes: FastifyPluginAsync = async (plugin) => {
         `retry: 1000\nevent: secret\ndata: ${JSON.stringify({ secret: listener.secret, webhook_id: listener.webhookId })}\n\n`,
       );
       wake();
-      return reply
-        .header('cache-control', 'no-store')
-        .header('x-accel-buffering', 'no')
-        .type('text/event-stream; charset=utf-8')
-        // a stream of the documented text, which the schema can only describe as a string
-        .send(stream as unknown as string);
+      return (
+        reply
+          .header('cache-control', 'no-store')
+          .header('x-accel-buffering', 'no')
+          .type('text/event-stream; charset=utf-8')
+          // a stream of the documented text, which the schema can only describe as a string
+          .send(stream as unknown as string)
+      );
     },
   );
 

@@ -79,17 +79,20 @@ export async function openListener(
   const scope = { merchantId: audit.merchantId, mode: audit.mode };
   const opened = new Date();
 
-  // Where the stream starts: after the last event the client saw (within the hour), or now.
+  // Where the stream starts: now, or on a reconnect the settle window before the last event the client saw
+  // (within the hour), since an event with an earlier id may have committed after it and never reached the
+  // client. Events of that window the client already has come again; it forwards each event id once and
+  // reports the copy as a duplicate.
   let after = idFloor('evt', opened);
+  const sent = new Map<string, number>(); // event id -> created_at ms, within the settle window
   if (input.lastEventId !== undefined && /^evt_[A-Za-z0-9_-]{1,64}$/.test(input.lastEventId)) {
     const last = await findEvent(ctx.db, scope, input.lastEventId);
-    if (last)
-      after =
-        last.created_at.getTime() > opened.getTime() - REPLAY_MS
-          ? last.id
-          : idFloor('evt', new Date(opened.getTime() - REPLAY_MS));
+    if (last) {
+      const from = Math.max(last.created_at.getTime() - SETTLE_MS, opened.getTime() - REPLAY_MS);
+      after = idFloor('evt', new Date(from));
+      sent.set(last.id, last.created_at.getTime());
+    }
   }
-  const floor = after;
 
   await closeStale(ctx.db);
   const webhookId = newId('wh', opened);
@@ -121,7 +124,6 @@ export async function openListener(
     });
   });
 
-  const sent = new Map<string, number>(); // event id -> created_at ms, within the settle window
   let closed = false;
 
   async function next(): Promise<Frame[]> {
@@ -166,7 +168,7 @@ export async function openListener(
     const newest = Math.max(...sent.values(), 0);
     if (newest > 0) {
       const behind = idFloor('evt', new Date(newest - SETTLE_MS));
-      if (behind > after) after = behind > floor ? behind : floor;
+      if (behind > after) after = behind;
     }
     for (const id of sent.keys()) if (id <= after) sent.delete(id);
     return frames;
@@ -204,6 +206,7 @@ export async function reportListenerDelivery(
   webhookId: string,
   deliveryId: string,
   input: {
+    duplicate?: boolean | undefined;
     status: number | null;
     duration_ms: number;
     error?: string | undefined;
@@ -216,6 +219,7 @@ export async function reportListenerDelivery(
     webhookId,
     deliveryId,
     {
+      duplicate: input.duplicate === true,
       status: input.status,
       durationMs: input.duration_ms,
       error: input.error ?? (input.status === null ? 'The local endpoint did not answer.' : null),

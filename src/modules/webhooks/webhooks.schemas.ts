@@ -240,6 +240,12 @@ export const ListenQuery = Type.Object({
   ),
 });
 export const ListenReportBody = Body({
+  duplicate: Type.Optional(
+    Type.Boolean({
+      description:
+        'The client had forwarded this event already (a replay after a reconnect): the delivery is cancelled, no attempt is recorded.',
+    }),
+  ),
   status: Type.Union([Type.Integer({ minimum: 100, maximum: 599 }), Type.Null()], {
     description: "The local endpoint's HTTP status; null when it did not answer.",
   }),
