@@ -6,6 +6,7 @@ import { inParallel } from '../lib/api.ts';
 import { missing, row, type Measure } from '../lib/bench.ts';
 import { nowMs, summarise } from '../lib/stats.ts';
 import { createWebhook, receiver, waitFor, webhooksMissing } from '../lib/webhooks.ts';
+import { sampleData } from '../../src/modules/events/index.ts';
 
 const WEBHOOKS = 1000;
 const ROUNDS = 5;
@@ -36,7 +37,7 @@ export const fanout: Measure = {
           merchant_id: m.merchantId,
           mode: 'test',
           type: 'product.created',
-          data: { id: `prod_${round}`, object: 'product', title: 'Bench product' },
+          data: { ...sampleData('product.created'), id: `prod_${round}` },
         }),
       });
       const body = (await res.body.json()) as { data?: { deliveries?: number } };

@@ -3,12 +3,14 @@
 // - each route's operationId, summary, tag and security, from the table in openapi-operations.ts;
 // - named component schemas: every schema with a `title` is hoisted to components.schemas and referenced;
 // - the shared header parameters (X-Svc-Mode, Idempotency-Key, X-Request-Id) and response headers;
-// - every operation's error answers, and optional bodies marked as such.
+// - every operation's error answers, and optional bodies marked as such;
+// - the `webhooks` section: what endpoints receive, per event type (modules/events/event-webhooks.ts).
 // /docs renders it with Scalar.
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Context } from '../context.ts';
 import { ERROR_STATUS } from '../lib/errors.ts';
+import { eventWebhooks } from '../modules/events/index.ts';
 import { OPERATIONS, openApiPath } from './openapi-operations.ts';
 
 type Json = Record<string, unknown>;
@@ -273,7 +275,8 @@ function errorEnvelope(existing: Json | undefined): Json {
 
 export function finishDocument(doc: Json): Json {
   const schemas: Record<string, unknown> = {};
-  const out = hoistTitled(doc, schemas, true) as Json & {
+  // What endpoints receive, one entry per event type; its titled schemas are hoisted like the routes'.
+  const out = hoistTitled({ ...doc, webhooks: eventWebhooks() }, schemas, true) as Json & {
     paths?: Record<string, Record<string, Operation>>;
     components?: Json & { schemas?: Record<string, unknown> };
     webhooks?: Json;
@@ -332,6 +335,10 @@ export async function registerOpenApi(app: FastifyInstance, ctx: Context): Promi
         { name: 'Public', description: 'The public interface, with a key or an access token.' },
         { name: 'Merchant account', description: 'Sign-up, sign-in and the session.' },
         { name: 'Internal', description: 'For the platform’s own services.' },
+        {
+          name: 'Event payloads',
+          description: 'What the service POSTs to your webhook endpoints, one request per event type.',
+        },
         { name: 'Health', description: 'Liveness, readiness, this document and the guides.' },
       ],
       components: components(publicUrl),

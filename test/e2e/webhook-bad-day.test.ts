@@ -10,6 +10,7 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import { INTERNAL_TOKEN } from '../webhooks/helpers.ts';
+import { sampleData } from '../../src/modules/events/index.ts';
 import { PHONE, launchBrowser, seriousViolations, type Launched, type Session } from './support/browser.ts';
 import { openTab, settled } from './support/dashboard.ts';
 
@@ -83,7 +84,7 @@ describe('a webhook on a bad day', () => {
           merchant_id: merchant.merchantId,
           mode: 'test',
           type: 'order.created',
-          data: { id: `order_${i}` },
+          data: { ...sampleData('order.created'), id: `order_${i}` },
         },
       });
       events.push(res.json<{ data: { id: string } }>().data.id);

@@ -18,7 +18,8 @@ beforeAll(async () => {
   svc = await startTestService({ workers: true });
   m = await signupMerchant(svc.app);
   rx = await startReceiver();
-});
+  // Opening the embedded database takes most of a minute on a loaded machine.
+}, 180_000);
 afterAll(async () => {
   await svc?.close();
   await rx?.close();

@@ -1,5 +1,8 @@
 // Calls of the webhook system tests against service processes (test/support/processes.ts).
 import { call, INTERNAL_TOKEN } from '../support/processes.ts';
+import { sampleData } from '../../src/modules/events/index.ts';
+
+const order = sampleData('order.created');
 
 export { call, INTERNAL_TOKEN, killAll, startProcess, type ServiceProcess } from '../support/processes.ts';
 
@@ -33,7 +36,12 @@ export async function emitMany(bases: string[], merchantId: string, count: numbe
         const res = await fetch(`${bases[n % bases.length]}/internal/v1/events`, {
           method: 'POST',
           headers: { authorization: `Bearer ${INTERNAL_TOKEN}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ merchant_id: merchantId, mode: 'test', type: 'order.created', data: { n } }),
+          body: JSON.stringify({
+            merchant_id: merchantId,
+            mode: 'test',
+            type: 'order.created',
+            data: { ...order, n },
+          }),
         });
         if (res.status !== 202) throw new Error(`emit ${n}: ${res.status} ${await res.text()}`);
         ids.push(((await res.json()) as { data: { id: string } }).data.id);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DB_KIND, startTestService, type TestService } from '../support/service.ts';
 import { runSvc } from '../support/processes.ts';
+import { sampleData } from '../../src/modules/events/index.ts';
 
 let svc: TestService | undefined;
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-cli-emit-'));
@@ -49,10 +50,12 @@ it('emits an event, idempotently by id', () => {
       ],
       { databaseUrl: svc?.databaseUrl, dataDir },
     );
-  const first = emit('--data', '{"id":"ord_1"}', '--id', 'evt_cli_1');
+  // A valid order.paid: the data is checked against the schema of its type.
+  const data = JSON.stringify({ ...sampleData('order.paid'), id: 'ord_1' });
+  const first = emit('--data', data, '--id', 'evt_cli_1');
   expect(first.stderr).toBe('');
   expect(JSON.parse(first.stdout)).toEqual({ id: 'evt_cli_1', deliveries: 0, duplicate: false });
-  const again = emit('--id', 'evt_cli_1');
+  const again = emit('--data', data, '--id', 'evt_cli_1');
   expect(JSON.parse(again.stdout)).toMatchObject({ id: 'evt_cli_1', duplicate: true });
   const bad = runSvc(['events', 'emit', '--merchant', merchant, '--mode', 'test', '--type', 'nope.nope'], {
     databaseUrl: svc?.databaseUrl,

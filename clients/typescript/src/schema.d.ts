@@ -863,7 +863,288 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "order.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Order created
+         * @description Sent when a new order is created. `data` is the object the event is about; receivers ignore fields they do not know (new optional fields may appear within v1).
+         */
+        post: operations["onOrderCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Order paid
+         * @description Sent when an order payment is completed. `data` is the object the event is about; receivers ignore fields they do not know (new optional fields may appear within v1).
+         */
+        post: operations["onOrderPaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Order cancelled
+         * @description Sent when an order is cancelled. `data` is the object the event is about; receivers ignore fields they do not know (new optional fields may appear within v1).
+         */
+        post: operations["onOrderCancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.fulfilled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Order fulfilled
+         * @description Sent when an order is marked fulfilled. `data` is the object the event is about; receivers ignore fields they do not know (new optional fields may appear within v1).
+         */
+        post: operations["onOrderFulfilled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "cart.abandoned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cart abandoned
+         * @description Sent when an active cart becomes abandoned. `data` is the object the event is about; receivers ignore fields they do not know (new optional fields may appear within v1).
+         */
+        post: operations["onCartAbandoned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Customer created
+         * @description Sent when a customer profile is created. `data` is the object the event is about; receivers ignore fields they do not know (new optional fields may appear within v1).
+         */
+        post: operations["onCustomerCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Customer updated
+         * @description Sent when a customer profile is updated. `data` is the object the event is about; receivers ignore fields they do not know (new optional fields may appear within v1).
+         */
+        post: operations["onCustomerUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Product created
+         * @description Sent when a product is created. `data` is the object the event is about; receivers ignore fields they do not know (new optional fields may appear within v1).
+         */
+        post: operations["onProductCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Product updated
+         * @description Sent when a product is updated. `data` is the object the event is about; receivers ignore fields they do not know (new optional fields may appear within v1).
+         */
+        post: operations["onProductUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Product deleted
+         * @description Sent when a product is deleted. `data` is the object the event is about; receivers ignore fields they do not know (new optional fields may appear within v1).
+         */
+        post: operations["onProductDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "inventory.low_stock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Inventory low stock
+         * @description Sent when stock drops below threshold. `data` is the object the event is about; receivers ignore fields they do not know (new optional fields may appear within v1).
+         */
+        post: operations["onInventoryLowStock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "discount.redeemed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Discount redeemed
+         * @description Sent when a discount code is redeemed. `data` is the object the event is about; receivers ignore fields they do not know (new optional fields may appear within v1).
+         */
+        post: operations["onDiscountRedeemed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.processed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Payout processed
+         * @description Sent when a payout is processed. `data` is the object the event is about; receivers ignore fields they do not know (new optional fields may appear within v1).
+         */
+        post: operations["onPayoutProcessed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.renewed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Subscription renewed
+         * @description Sent when a subscription renews successfully. `data` is the object the event is about; receivers ignore fields they do not know (new optional fields may appear within v1).
+         */
+        post: operations["onSubscriptionRenewed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description Every error answer. */
@@ -1359,6 +1640,908 @@ export interface components {
             error: string;
             error_description?: string;
         };
+        /** OrderLineItem */
+        OrderLineItem: {
+            /**
+             * @description The line item.
+             * @example li_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            id: string;
+            /**
+             * @description The product.
+             * @example prod_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            product_id: string;
+            /** @description The variant, if the product has any. */
+            variant_id: string | null;
+            /** @description Stock keeping unit. */
+            sku: string | null;
+            /** @description The product name as shown at checkout. */
+            name: string;
+            quantity: number;
+            /** @description Price of one unit, in the minor unit of the currency. */
+            unit_price: number;
+            /** @description quantity × unit_price, before order-level discounts, in the minor unit of the currency. */
+            total: number;
+        };
+        /** OrderTotals */
+        OrderTotals: {
+            /** @description Sum of the line items, in the minor unit of the currency. */
+            subtotal: number;
+            /** @description Discounts applied, in the minor unit of the currency. */
+            discount: number;
+            /** @description Shipping, in the minor unit of the currency. */
+            shipping: number;
+            /** @description Tax, in the minor unit of the currency. */
+            tax: number;
+            /** @description What the customer pays, in the minor unit of the currency. */
+            total: number;
+        };
+        /**
+         * OrderCreatedData
+         * @description The new order.
+         */
+        OrderCreatedData: {
+            /**
+             * @description The order.
+             * @example ord_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            id: string;
+            /** @description The number the customer sees, e.g. "1042". */
+            number: string;
+            /**
+             * @description The store the object belongs to.
+             * @example store_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            store_id: string;
+            /** @description Where the order stands. */
+            status: "open" | "paid" | "fulfilled" | "cancelled";
+            /**
+             * @description ISO 4217 code, upper case.
+             * @example EUR
+             */
+            currency: string;
+            /** @description The customer; null for a guest. */
+            customer_id: string | null;
+            /** @description The customer's email for this order. */
+            email: string | null;
+            line_items: components["schemas"]["OrderLineItem"][];
+            totals: components["schemas"]["OrderTotals"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            updated_at: string;
+        };
+        /** OrderCreatedEvent */
+        OrderCreatedEvent: {
+            /** @description The event id (evt_...), as in webhook-id. */
+            id: string;
+            /** @constant */
+            type: "order.created";
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            timestamp: string;
+            /** @constant */
+            api_version: "v1";
+            /** @enum {string} */
+            mode: "test" | "live";
+            merchant_id: string;
+            data: components["schemas"]["OrderCreatedData"];
+        };
+        /**
+         * OrderPaidData
+         * @description The order, now paid.
+         */
+        OrderPaidData: {
+            /**
+             * @description The order.
+             * @example ord_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            id: string;
+            /** @description The number the customer sees, e.g. "1042". */
+            number: string;
+            /**
+             * @description The store the object belongs to.
+             * @example store_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            store_id: string;
+            /** @description Where the order stands. */
+            status: "open" | "paid" | "fulfilled" | "cancelled";
+            /**
+             * @description ISO 4217 code, upper case.
+             * @example EUR
+             */
+            currency: string;
+            /** @description The customer; null for a guest. */
+            customer_id: string | null;
+            /** @description The customer's email for this order. */
+            email: string | null;
+            line_items: components["schemas"]["OrderLineItem"][];
+            totals: components["schemas"]["OrderTotals"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            paid_at: string;
+            /** @description The payment that completed the order. */
+            payment: {
+                /**
+                 * @description The payment.
+                 * @example pay_01jd8z6q4m5x2c7k9h3t0w1bca
+                 */
+                id: string;
+                /** @description Amount captured, in the minor unit of the currency. */
+                amount: number;
+                /** @description card, bank_transfer, wallet... */
+                method: string;
+            };
+        };
+        /** OrderPaidEvent */
+        OrderPaidEvent: {
+            /** @description The event id (evt_...), as in webhook-id. */
+            id: string;
+            /** @constant */
+            type: "order.paid";
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            timestamp: string;
+            /** @constant */
+            api_version: "v1";
+            /** @enum {string} */
+            mode: "test" | "live";
+            merchant_id: string;
+            data: components["schemas"]["OrderPaidData"];
+        };
+        /**
+         * OrderCancelledData
+         * @description The order, now cancelled.
+         */
+        OrderCancelledData: {
+            /**
+             * @description The order.
+             * @example ord_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            id: string;
+            /** @description The number the customer sees, e.g. "1042". */
+            number: string;
+            /**
+             * @description The store the object belongs to.
+             * @example store_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            store_id: string;
+            /** @description Where the order stands. */
+            status: "open" | "paid" | "fulfilled" | "cancelled";
+            /**
+             * @description ISO 4217 code, upper case.
+             * @example EUR
+             */
+            currency: string;
+            /** @description The customer; null for a guest. */
+            customer_id: string | null;
+            /** @description The customer's email for this order. */
+            email: string | null;
+            line_items: components["schemas"]["OrderLineItem"][];
+            totals: components["schemas"]["OrderTotals"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            cancelled_at: string;
+            /** @description Why it was cancelled. */
+            cancel_reason: "customer" | "fraud" | "inventory" | "declined" | "other";
+        };
+        /** OrderCancelledEvent */
+        OrderCancelledEvent: {
+            /** @description The event id (evt_...), as in webhook-id. */
+            id: string;
+            /** @constant */
+            type: "order.cancelled";
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            timestamp: string;
+            /** @constant */
+            api_version: "v1";
+            /** @enum {string} */
+            mode: "test" | "live";
+            merchant_id: string;
+            data: components["schemas"]["OrderCancelledData"];
+        };
+        /**
+         * OrderFulfilledData
+         * @description The order, now fulfilled.
+         */
+        OrderFulfilledData: {
+            /**
+             * @description The order.
+             * @example ord_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            id: string;
+            /** @description The number the customer sees, e.g. "1042". */
+            number: string;
+            /**
+             * @description The store the object belongs to.
+             * @example store_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            store_id: string;
+            /** @description Where the order stands. */
+            status: "open" | "paid" | "fulfilled" | "cancelled";
+            /**
+             * @description ISO 4217 code, upper case.
+             * @example EUR
+             */
+            currency: string;
+            /** @description The customer; null for a guest. */
+            customer_id: string | null;
+            /** @description The customer's email for this order. */
+            email: string | null;
+            line_items: components["schemas"]["OrderLineItem"][];
+            totals: components["schemas"]["OrderTotals"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            fulfilled_at: string;
+            /** @description How the order left. */
+            fulfillment: {
+                /** @description The carrier, e.g. "DHL". */
+                carrier: string | null;
+                /** @description The tracking number. */
+                tracking_number: string | null;
+                /** @description Where the customer follows the parcel. */
+                tracking_url: string | null;
+            };
+        };
+        /** OrderFulfilledEvent */
+        OrderFulfilledEvent: {
+            /** @description The event id (evt_...), as in webhook-id. */
+            id: string;
+            /** @constant */
+            type: "order.fulfilled";
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            timestamp: string;
+            /** @constant */
+            api_version: "v1";
+            /** @enum {string} */
+            mode: "test" | "live";
+            merchant_id: string;
+            data: components["schemas"]["OrderFulfilledData"];
+        };
+        /**
+         * CartAbandonedData
+         * @description The cart, as the public API shows it, after the abandonment period without activity.
+         */
+        CartAbandonedData: {
+            /**
+             * @description The cart.
+             * @example cart_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            id: string;
+            /**
+             * @description The store the object belongs to.
+             * @example store_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            store_id: string;
+            /** @constant */
+            status: "abandoned";
+            /** @description What was in the cart. */
+            items: {
+                /**
+                 * @description The product.
+                 * @example prod_01jd8z6q4m5x2c7k9h3t0w1bca
+                 */
+                product_id: string;
+                variant_id: string | null;
+                quantity: number;
+                /** @description Price of one unit, in the minor unit of the currency. */
+                unit_price: number;
+            }[];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            updated_at: string;
+        };
+        /** CartAbandonedEvent */
+        CartAbandonedEvent: {
+            /** @description The event id (evt_...), as in webhook-id. */
+            id: string;
+            /** @constant */
+            type: "cart.abandoned";
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            timestamp: string;
+            /** @constant */
+            api_version: "v1";
+            /** @enum {string} */
+            mode: "test" | "live";
+            merchant_id: string;
+            data: components["schemas"]["CartAbandonedData"];
+        };
+        /**
+         * CustomerCreatedData
+         * @description The new customer profile.
+         */
+        CustomerCreatedData: {
+            /**
+             * @description The customer.
+             * @example cus_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            id: string;
+            /**
+             * @description The store the object belongs to.
+             * @example store_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            store_id: string;
+            /** @description The customer email. */
+            email: string;
+            /** @description Given name. */
+            first_name: string | null;
+            /** @description Family name. */
+            last_name: string | null;
+            /** @description E.164 phone number. */
+            phone: string | null;
+            /** @description Whether the customer agreed to marketing email. */
+            accepts_marketing: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            updated_at: string;
+        };
+        /** CustomerCreatedEvent */
+        CustomerCreatedEvent: {
+            /** @description The event id (evt_...), as in webhook-id. */
+            id: string;
+            /** @constant */
+            type: "customer.created";
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            timestamp: string;
+            /** @constant */
+            api_version: "v1";
+            /** @enum {string} */
+            mode: "test" | "live";
+            merchant_id: string;
+            data: components["schemas"]["CustomerCreatedData"];
+        };
+        /**
+         * CustomerUpdatedData
+         * @description The customer profile after the update.
+         */
+        CustomerUpdatedData: {
+            /**
+             * @description The customer.
+             * @example cus_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            id: string;
+            /**
+             * @description The store the object belongs to.
+             * @example store_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            store_id: string;
+            /** @description The customer email. */
+            email: string;
+            /** @description Given name. */
+            first_name: string | null;
+            /** @description Family name. */
+            last_name: string | null;
+            /** @description E.164 phone number. */
+            phone: string | null;
+            /** @description Whether the customer agreed to marketing email. */
+            accepts_marketing: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            updated_at: string;
+            /** @description The fields this update changed. */
+            changed_fields: string[];
+        };
+        /** CustomerUpdatedEvent */
+        CustomerUpdatedEvent: {
+            /** @description The event id (evt_...), as in webhook-id. */
+            id: string;
+            /** @constant */
+            type: "customer.updated";
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            timestamp: string;
+            /** @constant */
+            api_version: "v1";
+            /** @enum {string} */
+            mode: "test" | "live";
+            merchant_id: string;
+            data: components["schemas"]["CustomerUpdatedData"];
+        };
+        /** ProductVariant */
+        ProductVariant: {
+            /**
+             * @description The variant.
+             * @example var_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            id: string;
+            /** @description Stock keeping unit. */
+            sku: string | null;
+            /** @description e.g. "Large / Blue". */
+            title: string;
+            /** @description Price, in the minor unit of the currency. */
+            price: number;
+            /** @description Units available. */
+            inventory_quantity: number;
+        };
+        /**
+         * ProductCreatedData
+         * @description The new product.
+         */
+        ProductCreatedData: {
+            /**
+             * @description The product.
+             * @example prod_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            id: string;
+            /**
+             * @description The store the object belongs to.
+             * @example store_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            store_id: string;
+            title: string;
+            /** @description URL slug, unique in the store. */
+            handle: string;
+            status: "active" | "draft" | "archived";
+            /** @description Plain text. */
+            description: string | null;
+            /**
+             * @description ISO 4217 code, upper case.
+             * @example EUR
+             */
+            currency: string;
+            variants: components["schemas"]["ProductVariant"][];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            updated_at: string;
+        };
+        /** ProductCreatedEvent */
+        ProductCreatedEvent: {
+            /** @description The event id (evt_...), as in webhook-id. */
+            id: string;
+            /** @constant */
+            type: "product.created";
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            timestamp: string;
+            /** @constant */
+            api_version: "v1";
+            /** @enum {string} */
+            mode: "test" | "live";
+            merchant_id: string;
+            data: components["schemas"]["ProductCreatedData"];
+        };
+        /**
+         * ProductUpdatedData
+         * @description The product after the update.
+         */
+        ProductUpdatedData: {
+            /**
+             * @description The product.
+             * @example prod_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            id: string;
+            /**
+             * @description The store the object belongs to.
+             * @example store_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            store_id: string;
+            title: string;
+            /** @description URL slug, unique in the store. */
+            handle: string;
+            status: "active" | "draft" | "archived";
+            /** @description Plain text. */
+            description: string | null;
+            /**
+             * @description ISO 4217 code, upper case.
+             * @example EUR
+             */
+            currency: string;
+            variants: components["schemas"]["ProductVariant"][];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            updated_at: string;
+            /** @description The fields this update changed. */
+            changed_fields: string[];
+        };
+        /** ProductUpdatedEvent */
+        ProductUpdatedEvent: {
+            /** @description The event id (evt_...), as in webhook-id. */
+            id: string;
+            /** @constant */
+            type: "product.updated";
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            timestamp: string;
+            /** @constant */
+            api_version: "v1";
+            /** @enum {string} */
+            mode: "test" | "live";
+            merchant_id: string;
+            data: components["schemas"]["ProductUpdatedData"];
+        };
+        /**
+         * ProductDeletedData
+         * @description What remains of a deleted product: its identity.
+         */
+        ProductDeletedData: {
+            /**
+             * @description The product that no longer exists.
+             * @example prod_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            id: string;
+            /**
+             * @description The store the object belongs to.
+             * @example store_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            store_id: string;
+            /** @description Its URL slug, now free. */
+            handle: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            deleted_at: string;
+        };
+        /** ProductDeletedEvent */
+        ProductDeletedEvent: {
+            /** @description The event id (evt_...), as in webhook-id. */
+            id: string;
+            /** @constant */
+            type: "product.deleted";
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            timestamp: string;
+            /** @constant */
+            api_version: "v1";
+            /** @enum {string} */
+            mode: "test" | "live";
+            merchant_id: string;
+            data: components["schemas"]["ProductDeletedData"];
+        };
+        /**
+         * InventoryLowStockData
+         * @description The inventory item whose stock dropped below its threshold.
+         */
+        InventoryLowStockData: {
+            /**
+             * @description The inventory item (one variant at one location).
+             * @example inv_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            id: string;
+            /**
+             * @description The store the object belongs to.
+             * @example store_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            store_id: string;
+            /**
+             * @description The product.
+             * @example prod_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            product_id: string;
+            variant_id: string | null;
+            /** @description Stock keeping unit. */
+            sku: string | null;
+            /** @description The stock location; null for the default one. */
+            location_id: string | null;
+            /** @description Units available now. */
+            available: number;
+            /** @description The level it dropped below. */
+            threshold: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            updated_at: string;
+        };
+        /** InventoryLowStockEvent */
+        InventoryLowStockEvent: {
+            /** @description The event id (evt_...), as in webhook-id. */
+            id: string;
+            /** @constant */
+            type: "inventory.low_stock";
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            timestamp: string;
+            /** @constant */
+            api_version: "v1";
+            /** @enum {string} */
+            mode: "test" | "live";
+            merchant_id: string;
+            data: components["schemas"]["InventoryLowStockData"];
+        };
+        /**
+         * DiscountRedeemedData
+         * @description The discount, with the redemption that happened.
+         */
+        DiscountRedeemedData: {
+            /**
+             * @description The discount.
+             * @example disc_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            id: string;
+            /**
+             * @description The store the object belongs to.
+             * @example store_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            store_id: string;
+            /** @description The code the customer entered. */
+            code: string;
+            kind: "percentage" | "fixed_amount" | "free_shipping";
+            /** @description Percent for percentage, minor units for fixed_amount, 0 for free_shipping. */
+            value: number;
+            /** @description For fixed_amount; null otherwise. */
+            currency: string | null;
+            /**
+             * @description The order it was redeemed on.
+             * @example ord_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            order_id: string;
+            /** @description Null for a guest. */
+            customer_id: string | null;
+            /** @description What it took off this order, in the minor unit of the currency. */
+            amount_discounted: number;
+            /** @description Redemptions so far, this one included. */
+            times_redeemed: number;
+            /** @description Null: unlimited. */
+            usage_limit: number | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            redeemed_at: string;
+        };
+        /** DiscountRedeemedEvent */
+        DiscountRedeemedEvent: {
+            /** @description The event id (evt_...), as in webhook-id. */
+            id: string;
+            /** @constant */
+            type: "discount.redeemed";
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            timestamp: string;
+            /** @constant */
+            api_version: "v1";
+            /** @enum {string} */
+            mode: "test" | "live";
+            merchant_id: string;
+            data: components["schemas"]["DiscountRedeemedData"];
+        };
+        /**
+         * PayoutProcessedData
+         * @description The payout sent to the merchant.
+         */
+        PayoutProcessedData: {
+            /**
+             * @description The payout.
+             * @example po_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            id: string;
+            /** @description Amount paid out, in the minor unit of the currency. */
+            amount: number;
+            /**
+             * @description ISO 4217 code, upper case.
+             * @example EUR
+             */
+            currency: string;
+            /** @constant */
+            status: "paid";
+            /**
+             * Format: date
+             * @description The day the funds reach the bank (YYYY-MM-DD).
+             */
+            arrival_date: string;
+            /** @description Where the money goes. */
+            destination: {
+                type: "bank_account" | "card";
+                /** @description The bank, when known. */
+                bank_name: string | null;
+                /** @description Last four digits of the account. */
+                last4: string;
+            };
+            /** @description What the bank statement shows. */
+            statement_descriptor: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            processed_at: string;
+        };
+        /** PayoutProcessedEvent */
+        PayoutProcessedEvent: {
+            /** @description The event id (evt_...), as in webhook-id. */
+            id: string;
+            /** @constant */
+            type: "payout.processed";
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            timestamp: string;
+            /** @constant */
+            api_version: "v1";
+            /** @enum {string} */
+            mode: "test" | "live";
+            merchant_id: string;
+            data: components["schemas"]["PayoutProcessedData"];
+        };
+        /**
+         * SubscriptionRenewedData
+         * @description The subscription, after a successful renewal.
+         */
+        SubscriptionRenewedData: {
+            /**
+             * @description The subscription.
+             * @example sub_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            id: string;
+            /**
+             * @description The store the object belongs to.
+             * @example store_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            store_id: string;
+            /**
+             * @description The subscriber.
+             * @example cus_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            customer_id: string;
+            /** @constant */
+            status: "active";
+            /** @description What the customer subscribes to. */
+            plan: {
+                /**
+                 * @description The plan.
+                 * @example plan_01jd8z6q4m5x2c7k9h3t0w1bca
+                 */
+                id: string;
+                name: string;
+                interval: "day" | "week" | "month" | "year";
+                interval_count: number;
+                /** @description Price per period, in the minor unit of the currency. */
+                amount: number;
+                /**
+                 * @description ISO 4217 code, upper case.
+                 * @example EUR
+                 */
+                currency: string;
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            current_period_start: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            current_period_end: string;
+            /** @description The order this renewal made. */
+            order_id: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            renewed_at: string;
+            cancel_at: string | null;
+        };
+        /** SubscriptionRenewedEvent */
+        SubscriptionRenewedEvent: {
+            /** @description The event id (evt_...), as in webhook-id. */
+            id: string;
+            /** @constant */
+            type: "subscription.renewed";
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            timestamp: string;
+            /** @constant */
+            api_version: "v1";
+            /** @enum {string} */
+            mode: "test" | "live";
+            merchant_id: string;
+            data: components["schemas"]["SubscriptionRenewedData"];
+        };
     };
     responses: never;
     parameters: {
@@ -1418,6 +2601,37 @@ export type Country = components['schemas']['Country'];
 export type CountryList = components['schemas']['CountryList'];
 export type TokenResponse = components['schemas']['TokenResponse'];
 export type OAuthError = components['schemas']['OAuthError'];
+export type OrderLineItem = components['schemas']['OrderLineItem'];
+export type OrderTotals = components['schemas']['OrderTotals'];
+export type OrderCreatedData = components['schemas']['OrderCreatedData'];
+export type OrderCreatedEvent = components['schemas']['OrderCreatedEvent'];
+export type OrderPaidData = components['schemas']['OrderPaidData'];
+export type OrderPaidEvent = components['schemas']['OrderPaidEvent'];
+export type OrderCancelledData = components['schemas']['OrderCancelledData'];
+export type OrderCancelledEvent = components['schemas']['OrderCancelledEvent'];
+export type OrderFulfilledData = components['schemas']['OrderFulfilledData'];
+export type OrderFulfilledEvent = components['schemas']['OrderFulfilledEvent'];
+export type CartAbandonedData = components['schemas']['CartAbandonedData'];
+export type CartAbandonedEvent = components['schemas']['CartAbandonedEvent'];
+export type CustomerCreatedData = components['schemas']['CustomerCreatedData'];
+export type CustomerCreatedEvent = components['schemas']['CustomerCreatedEvent'];
+export type CustomerUpdatedData = components['schemas']['CustomerUpdatedData'];
+export type CustomerUpdatedEvent = components['schemas']['CustomerUpdatedEvent'];
+export type ProductVariant = components['schemas']['ProductVariant'];
+export type ProductCreatedData = components['schemas']['ProductCreatedData'];
+export type ProductCreatedEvent = components['schemas']['ProductCreatedEvent'];
+export type ProductUpdatedData = components['schemas']['ProductUpdatedData'];
+export type ProductUpdatedEvent = components['schemas']['ProductUpdatedEvent'];
+export type ProductDeletedData = components['schemas']['ProductDeletedData'];
+export type ProductDeletedEvent = components['schemas']['ProductDeletedEvent'];
+export type InventoryLowStockData = components['schemas']['InventoryLowStockData'];
+export type InventoryLowStockEvent = components['schemas']['InventoryLowStockEvent'];
+export type DiscountRedeemedData = components['schemas']['DiscountRedeemedData'];
+export type DiscountRedeemedEvent = components['schemas']['DiscountRedeemedEvent'];
+export type PayoutProcessedData = components['schemas']['PayoutProcessedData'];
+export type PayoutProcessedEvent = components['schemas']['PayoutProcessedEvent'];
+export type SubscriptionRenewedData = components['schemas']['SubscriptionRenewedData'];
+export type SubscriptionRenewedEvent = components['schemas']['SubscriptionRenewedEvent'];
 export type ParameterXSvcMode = components['parameters']['XSvcMode'];
 export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
 export type ParameterXRequestId = components['parameters']['XRequestId'];
@@ -6693,6 +7907,1309 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
+            };
+        };
+    };
+    onOrderCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt: the receiver’s idempotency key.
+                 * @example evt_01jd8z…
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt; refuse it beyond 300 s of your clock.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">, keyed by the endpoint secret; two entries, space separated, while a rotated secret overlaps. Verify with a Standard Webhooks library.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *       "type": "order.created",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "api_version": "v1",
+                 *       "mode": "test",
+                 *       "merchant_id": "mer_01jd8x0a1b2c3d4e5f6g7h8j9k",
+                 *       "data": {
+                 *         "id": "ord_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "number": "1042",
+                 *         "store_id": "store_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "status": "open",
+                 *         "currency": "EUR",
+                 *         "customer_id": "cus_01jd8z5r2k7w4n6p8q0s3v5x7z",
+                 *         "email": "ada@example.com",
+                 *         "line_items": [
+                 *           {
+                 *             "id": "li_01jd8z6q4m0001",
+                 *             "product_id": "prod_01jd8y1a2b3c4d5e6f7g8h9j0k",
+                 *             "variant_id": "var_01jd8y1a2b3c4d5e6f7g8h9j1m",
+                 *             "sku": "TEE-BLU-L",
+                 *             "name": "Organic cotton tee, Large / Blue",
+                 *             "quantity": 2,
+                 *             "unit_price": 2500,
+                 *             "total": 5000
+                 *           },
+                 *           {
+                 *             "id": "li_01jd8z6q4m0002",
+                 *             "product_id": "prod_01jd8y9z8x7w6v5u4t3s2r1q0p",
+                 *             "variant_id": null,
+                 *             "sku": "TOTE-NAT",
+                 *             "name": "Canvas tote bag",
+                 *             "quantity": 1,
+                 *             "unit_price": 1800,
+                 *             "total": 1800
+                 *           }
+                 *         ],
+                 *         "totals": {
+                 *           "subtotal": 6800,
+                 *           "discount": 680,
+                 *           "shipping": 490,
+                 *           "tax": 1224,
+                 *           "total": 7834
+                 *         },
+                 *         "created_at": "2026-11-21T10:00:00.000Z",
+                 *         "updated_at": "2026-11-21T10:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the event; a redirect is a failure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the webhook is disabled at once and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderPaid: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt: the receiver’s idempotency key.
+                 * @example evt_01jd8z…
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt; refuse it beyond 300 s of your clock.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">, keyed by the endpoint secret; two entries, space separated, while a rotated secret overlaps. Verify with a Standard Webhooks library.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *       "type": "order.paid",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "api_version": "v1",
+                 *       "mode": "test",
+                 *       "merchant_id": "mer_01jd8x0a1b2c3d4e5f6g7h8j9k",
+                 *       "data": {
+                 *         "id": "ord_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "number": "1042",
+                 *         "store_id": "store_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "status": "paid",
+                 *         "currency": "EUR",
+                 *         "customer_id": "cus_01jd8z5r2k7w4n6p8q0s3v5x7z",
+                 *         "email": "ada@example.com",
+                 *         "line_items": [
+                 *           {
+                 *             "id": "li_01jd8z6q4m0001",
+                 *             "product_id": "prod_01jd8y1a2b3c4d5e6f7g8h9j0k",
+                 *             "variant_id": "var_01jd8y1a2b3c4d5e6f7g8h9j1m",
+                 *             "sku": "TEE-BLU-L",
+                 *             "name": "Organic cotton tee, Large / Blue",
+                 *             "quantity": 2,
+                 *             "unit_price": 2500,
+                 *             "total": 5000
+                 *           },
+                 *           {
+                 *             "id": "li_01jd8z6q4m0002",
+                 *             "product_id": "prod_01jd8y9z8x7w6v5u4t3s2r1q0p",
+                 *             "variant_id": null,
+                 *             "sku": "TOTE-NAT",
+                 *             "name": "Canvas tote bag",
+                 *             "quantity": 1,
+                 *             "unit_price": 1800,
+                 *             "total": 1800
+                 *           }
+                 *         ],
+                 *         "totals": {
+                 *           "subtotal": 6800,
+                 *           "discount": 680,
+                 *           "shipping": 490,
+                 *           "tax": 1224,
+                 *           "total": 7834
+                 *         },
+                 *         "created_at": "2026-11-21T10:00:00.000Z",
+                 *         "updated_at": "2026-11-21T10:01:12.000Z",
+                 *         "paid_at": "2026-11-21T10:01:12.000Z",
+                 *         "payment": {
+                 *           "id": "pay_01jd8z7b3n8y1d4f6h8k0m2p4r",
+                 *           "amount": 7834,
+                 *           "method": "card"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderPaidEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the event; a redirect is a failure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the webhook is disabled at once and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderCancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt: the receiver’s idempotency key.
+                 * @example evt_01jd8z…
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt; refuse it beyond 300 s of your clock.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">, keyed by the endpoint secret; two entries, space separated, while a rotated secret overlaps. Verify with a Standard Webhooks library.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *       "type": "order.cancelled",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "api_version": "v1",
+                 *       "mode": "test",
+                 *       "merchant_id": "mer_01jd8x0a1b2c3d4e5f6g7h8j9k",
+                 *       "data": {
+                 *         "id": "ord_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "number": "1042",
+                 *         "store_id": "store_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "status": "cancelled",
+                 *         "currency": "EUR",
+                 *         "customer_id": "cus_01jd8z5r2k7w4n6p8q0s3v5x7z",
+                 *         "email": "ada@example.com",
+                 *         "line_items": [
+                 *           {
+                 *             "id": "li_01jd8z6q4m0001",
+                 *             "product_id": "prod_01jd8y1a2b3c4d5e6f7g8h9j0k",
+                 *             "variant_id": "var_01jd8y1a2b3c4d5e6f7g8h9j1m",
+                 *             "sku": "TEE-BLU-L",
+                 *             "name": "Organic cotton tee, Large / Blue",
+                 *             "quantity": 2,
+                 *             "unit_price": 2500,
+                 *             "total": 5000
+                 *           },
+                 *           {
+                 *             "id": "li_01jd8z6q4m0002",
+                 *             "product_id": "prod_01jd8y9z8x7w6v5u4t3s2r1q0p",
+                 *             "variant_id": null,
+                 *             "sku": "TOTE-NAT",
+                 *             "name": "Canvas tote bag",
+                 *             "quantity": 1,
+                 *             "unit_price": 1800,
+                 *             "total": 1800
+                 *           }
+                 *         ],
+                 *         "totals": {
+                 *           "subtotal": 6800,
+                 *           "discount": 680,
+                 *           "shipping": 490,
+                 *           "tax": 1224,
+                 *           "total": 7834
+                 *         },
+                 *         "created_at": "2026-11-21T10:00:00.000Z",
+                 *         "updated_at": "2026-11-21T12:30:00.000Z",
+                 *         "cancelled_at": "2026-11-21T12:30:00.000Z",
+                 *         "cancel_reason": "customer"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the event; a redirect is a failure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the webhook is disabled at once and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderFulfilled: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt: the receiver’s idempotency key.
+                 * @example evt_01jd8z…
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt; refuse it beyond 300 s of your clock.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">, keyed by the endpoint secret; two entries, space separated, while a rotated secret overlaps. Verify with a Standard Webhooks library.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *       "type": "order.fulfilled",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "api_version": "v1",
+                 *       "mode": "test",
+                 *       "merchant_id": "mer_01jd8x0a1b2c3d4e5f6g7h8j9k",
+                 *       "data": {
+                 *         "id": "ord_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "number": "1042",
+                 *         "store_id": "store_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "status": "fulfilled",
+                 *         "currency": "EUR",
+                 *         "customer_id": "cus_01jd8z5r2k7w4n6p8q0s3v5x7z",
+                 *         "email": "ada@example.com",
+                 *         "line_items": [
+                 *           {
+                 *             "id": "li_01jd8z6q4m0001",
+                 *             "product_id": "prod_01jd8y1a2b3c4d5e6f7g8h9j0k",
+                 *             "variant_id": "var_01jd8y1a2b3c4d5e6f7g8h9j1m",
+                 *             "sku": "TEE-BLU-L",
+                 *             "name": "Organic cotton tee, Large / Blue",
+                 *             "quantity": 2,
+                 *             "unit_price": 2500,
+                 *             "total": 5000
+                 *           },
+                 *           {
+                 *             "id": "li_01jd8z6q4m0002",
+                 *             "product_id": "prod_01jd8y9z8x7w6v5u4t3s2r1q0p",
+                 *             "variant_id": null,
+                 *             "sku": "TOTE-NAT",
+                 *             "name": "Canvas tote bag",
+                 *             "quantity": 1,
+                 *             "unit_price": 1800,
+                 *             "total": 1800
+                 *           }
+                 *         ],
+                 *         "totals": {
+                 *           "subtotal": 6800,
+                 *           "discount": 680,
+                 *           "shipping": 490,
+                 *           "tax": 1224,
+                 *           "total": 7834
+                 *         },
+                 *         "created_at": "2026-11-21T10:00:00.000Z",
+                 *         "updated_at": "2026-11-22T15:45:00.000Z",
+                 *         "fulfilled_at": "2026-11-22T15:45:00.000Z",
+                 *         "fulfillment": {
+                 *           "carrier": "DHL",
+                 *           "tracking_number": "00340434161234567890",
+                 *           "tracking_url": "https://www.dhl.com/track?tracking-id=00340434161234567890"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderFulfilledEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the event; a redirect is a failure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the webhook is disabled at once and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCartAbandoned: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt: the receiver’s idempotency key.
+                 * @example evt_01jd8z…
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt; refuse it beyond 300 s of your clock.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">, keyed by the endpoint secret; two entries, space separated, while a rotated secret overlaps. Verify with a Standard Webhooks library.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *       "type": "cart.abandoned",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "api_version": "v1",
+                 *       "mode": "test",
+                 *       "merchant_id": "mer_01jd8x0a1b2c3d4e5f6g7h8j9k",
+                 *       "data": {
+                 *         "id": "cart_01jd8z2w9e4r6t8y0u2i4o6p8a",
+                 *         "store_id": "store_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "status": "abandoned",
+                 *         "items": [
+                 *           {
+                 *             "product_id": "prod_01jd8y1a2b3c4d5e6f7g8h9j0k",
+                 *             "variant_id": "var_01jd8y1a2b3c4d5e6f7g8h9j1m",
+                 *             "quantity": 1,
+                 *             "unit_price": 2500
+                 *           }
+                 *         ],
+                 *         "created_at": "2026-11-20T17:12:04.000Z",
+                 *         "updated_at": "2026-11-21T17:12:04.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CartAbandonedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the event; a redirect is a failure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the webhook is disabled at once and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCustomerCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt: the receiver’s idempotency key.
+                 * @example evt_01jd8z…
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt; refuse it beyond 300 s of your clock.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">, keyed by the endpoint secret; two entries, space separated, while a rotated secret overlaps. Verify with a Standard Webhooks library.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *       "type": "customer.created",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "api_version": "v1",
+                 *       "mode": "test",
+                 *       "merchant_id": "mer_01jd8x0a1b2c3d4e5f6g7h8j9k",
+                 *       "data": {
+                 *         "id": "cus_01jd8z5r2k7w4n6p8q0s3v5x7z",
+                 *         "store_id": "store_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "email": "ada@example.com",
+                 *         "first_name": "Ada",
+                 *         "last_name": "Lovelace",
+                 *         "phone": "+442071234567",
+                 *         "accepts_marketing": true,
+                 *         "created_at": "2026-11-20T08:30:00.000Z",
+                 *         "updated_at": "2026-11-20T08:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CustomerCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the event; a redirect is a failure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the webhook is disabled at once and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCustomerUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt: the receiver’s idempotency key.
+                 * @example evt_01jd8z…
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt; refuse it beyond 300 s of your clock.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">, keyed by the endpoint secret; two entries, space separated, while a rotated secret overlaps. Verify with a Standard Webhooks library.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *       "type": "customer.updated",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "api_version": "v1",
+                 *       "mode": "test",
+                 *       "merchant_id": "mer_01jd8x0a1b2c3d4e5f6g7h8j9k",
+                 *       "data": {
+                 *         "id": "cus_01jd8z5r2k7w4n6p8q0s3v5x7z",
+                 *         "store_id": "store_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "email": "ada@example.com",
+                 *         "first_name": "Ada",
+                 *         "last_name": "Lovelace",
+                 *         "phone": "+442079460000",
+                 *         "accepts_marketing": true,
+                 *         "created_at": "2026-11-20T08:30:00.000Z",
+                 *         "updated_at": "2026-11-21T11:05:00.000Z",
+                 *         "changed_fields": [
+                 *           "phone"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CustomerUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the event; a redirect is a failure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the webhook is disabled at once and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onProductCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt: the receiver’s idempotency key.
+                 * @example evt_01jd8z…
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt; refuse it beyond 300 s of your clock.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">, keyed by the endpoint secret; two entries, space separated, while a rotated secret overlaps. Verify with a Standard Webhooks library.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *       "type": "product.created",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "api_version": "v1",
+                 *       "mode": "test",
+                 *       "merchant_id": "mer_01jd8x0a1b2c3d4e5f6g7h8j9k",
+                 *       "data": {
+                 *         "id": "prod_01jd8y1a2b3c4d5e6f7g8h9j0k",
+                 *         "store_id": "store_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "title": "Organic cotton tee",
+                 *         "handle": "organic-cotton-tee",
+                 *         "status": "active",
+                 *         "description": "A heavyweight tee in GOTS-certified organic cotton.",
+                 *         "currency": "EUR",
+                 *         "variants": [
+                 *           {
+                 *             "id": "var_01jd8y1a2b3c4d5e6f7g8h9j1m",
+                 *             "sku": "TEE-BLU-L",
+                 *             "title": "Large / Blue",
+                 *             "price": 2500,
+                 *             "inventory_quantity": 42
+                 *           },
+                 *           {
+                 *             "id": "var_01jd8y1a2b3c4d5e6f7g8h9j1n",
+                 *             "sku": "TEE-BLU-M",
+                 *             "title": "Medium / Blue",
+                 *             "price": 2500,
+                 *             "inventory_quantity": 17
+                 *           }
+                 *         ],
+                 *         "created_at": "2026-11-01T09:00:00.000Z",
+                 *         "updated_at": "2026-11-01T09:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProductCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the event; a redirect is a failure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the webhook is disabled at once and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onProductUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt: the receiver’s idempotency key.
+                 * @example evt_01jd8z…
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt; refuse it beyond 300 s of your clock.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">, keyed by the endpoint secret; two entries, space separated, while a rotated secret overlaps. Verify with a Standard Webhooks library.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *       "type": "product.updated",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "api_version": "v1",
+                 *       "mode": "test",
+                 *       "merchant_id": "mer_01jd8x0a1b2c3d4e5f6g7h8j9k",
+                 *       "data": {
+                 *         "id": "prod_01jd8y1a2b3c4d5e6f7g8h9j0k",
+                 *         "store_id": "store_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "title": "Organic cotton tee",
+                 *         "handle": "organic-cotton-tee",
+                 *         "status": "active",
+                 *         "description": "A heavyweight tee in GOTS-certified organic cotton. Now in Medium.",
+                 *         "currency": "EUR",
+                 *         "variants": [
+                 *           {
+                 *             "id": "var_01jd8y1a2b3c4d5e6f7g8h9j1m",
+                 *             "sku": "TEE-BLU-L",
+                 *             "title": "Large / Blue",
+                 *             "price": 2500,
+                 *             "inventory_quantity": 42
+                 *           },
+                 *           {
+                 *             "id": "var_01jd8y1a2b3c4d5e6f7g8h9j1n",
+                 *             "sku": "TEE-BLU-M",
+                 *             "title": "Medium / Blue",
+                 *             "price": 2500,
+                 *             "inventory_quantity": 17
+                 *           }
+                 *         ],
+                 *         "created_at": "2026-11-01T09:00:00.000Z",
+                 *         "updated_at": "2026-11-21T09:40:00.000Z",
+                 *         "changed_fields": [
+                 *           "description",
+                 *           "variants"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProductUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the event; a redirect is a failure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the webhook is disabled at once and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onProductDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt: the receiver’s idempotency key.
+                 * @example evt_01jd8z…
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt; refuse it beyond 300 s of your clock.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">, keyed by the endpoint secret; two entries, space separated, while a rotated secret overlaps. Verify with a Standard Webhooks library.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *       "type": "product.deleted",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "api_version": "v1",
+                 *       "mode": "test",
+                 *       "merchant_id": "mer_01jd8x0a1b2c3d4e5f6g7h8j9k",
+                 *       "data": {
+                 *         "id": "prod_01jd8y1a2b3c4d5e6f7g8h9j0k",
+                 *         "store_id": "store_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "handle": "organic-cotton-tee",
+                 *         "deleted_at": "2026-11-23T16:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProductDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the event; a redirect is a failure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the webhook is disabled at once and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInventoryLowStock: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt: the receiver’s idempotency key.
+                 * @example evt_01jd8z…
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt; refuse it beyond 300 s of your clock.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">, keyed by the endpoint secret; two entries, space separated, while a rotated secret overlaps. Verify with a Standard Webhooks library.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *       "type": "inventory.low_stock",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "api_version": "v1",
+                 *       "mode": "test",
+                 *       "merchant_id": "mer_01jd8x0a1b2c3d4e5f6g7h8j9k",
+                 *       "data": {
+                 *         "id": "inv_01jd8z9k1m3n5p7q9s1t3v5w7x",
+                 *         "store_id": "store_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "product_id": "prod_01jd8y1a2b3c4d5e6f7g8h9j0k",
+                 *         "variant_id": "var_01jd8y1a2b3c4d5e6f7g8h9j1n",
+                 *         "sku": "TEE-BLU-M",
+                 *         "location_id": null,
+                 *         "available": 4,
+                 *         "threshold": 5,
+                 *         "updated_at": "2026-11-21T14:20:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["InventoryLowStockEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the event; a redirect is a failure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the webhook is disabled at once and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDiscountRedeemed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt: the receiver’s idempotency key.
+                 * @example evt_01jd8z…
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt; refuse it beyond 300 s of your clock.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">, keyed by the endpoint secret; two entries, space separated, while a rotated secret overlaps. Verify with a Standard Webhooks library.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *       "type": "discount.redeemed",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "api_version": "v1",
+                 *       "mode": "test",
+                 *       "merchant_id": "mer_01jd8x0a1b2c3d4e5f6g7h8j9k",
+                 *       "data": {
+                 *         "id": "disc_01jd8x4c6e8g0j2l4n6q8s0u2w",
+                 *         "store_id": "store_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "code": "WELCOME10",
+                 *         "kind": "percentage",
+                 *         "value": 10,
+                 *         "currency": null,
+                 *         "order_id": "ord_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "customer_id": "cus_01jd8z5r2k7w4n6p8q0s3v5x7z",
+                 *         "amount_discounted": 680,
+                 *         "times_redeemed": 37,
+                 *         "usage_limit": 500,
+                 *         "redeemed_at": "2026-11-21T10:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["DiscountRedeemedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the event; a redirect is a failure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the webhook is disabled at once and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPayoutProcessed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt: the receiver’s idempotency key.
+                 * @example evt_01jd8z…
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt; refuse it beyond 300 s of your clock.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">, keyed by the endpoint secret; two entries, space separated, while a rotated secret overlaps. Verify with a Standard Webhooks library.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *       "type": "payout.processed",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "api_version": "v1",
+                 *       "mode": "test",
+                 *       "merchant_id": "mer_01jd8x0a1b2c3d4e5f6g7h8j9k",
+                 *       "data": {
+                 *         "id": "po_01jd90a1c3e5g7j9l1n3q5s7u9",
+                 *         "amount": 128450,
+                 *         "currency": "EUR",
+                 *         "status": "paid",
+                 *         "arrival_date": "2026-11-24",
+                 *         "destination": {
+                 *           "type": "bank_account",
+                 *           "bank_name": "ING",
+                 *           "last4": "4321"
+                 *         },
+                 *         "statement_descriptor": "SVC PAYOUT",
+                 *         "created_at": "2026-11-21T06:00:00.000Z",
+                 *         "processed_at": "2026-11-21T06:00:04.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayoutProcessedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the event; a redirect is a failure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the webhook is disabled at once and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSubscriptionRenewed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt: the receiver’s idempotency key.
+                 * @example evt_01jd8z…
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt; refuse it beyond 300 s of your clock.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">, keyed by the endpoint secret; two entries, space separated, while a rotated secret overlaps. Verify with a Standard Webhooks library.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *       "type": "subscription.renewed",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "api_version": "v1",
+                 *       "mode": "test",
+                 *       "merchant_id": "mer_01jd8x0a1b2c3d4e5f6g7h8j9k",
+                 *       "data": {
+                 *         "id": "sub_01jd7w2y4a6c8e0g2j4l6n8q0s",
+                 *         "store_id": "store_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "customer_id": "cus_01jd8z5r2k7w4n6p8q0s3v5x7z",
+                 *         "status": "active",
+                 *         "plan": {
+                 *           "id": "plan_01jd7v1x3z5b7d9f1h3k5m7p9r",
+                 *           "name": "Coffee club, monthly",
+                 *           "interval": "month",
+                 *           "interval_count": 1,
+                 *           "amount": 2400,
+                 *           "currency": "EUR"
+                 *         },
+                 *         "current_period_start": "2026-11-21T00:00:00.000Z",
+                 *         "current_period_end": "2026-12-21T00:00:00.000Z",
+                 *         "order_id": "ord_01jd90b2d4f6h8k0m2p4r6t8v0",
+                 *         "renewed_at": "2026-11-21T00:00:03.000Z",
+                 *         "cancel_at": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubscriptionRenewedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the event; a redirect is a failure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the webhook is disabled at once and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

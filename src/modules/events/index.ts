@@ -26,6 +26,7 @@ export {
   type EventDefinition,
 } from './event-catalog.ts';
 export { EVENT_PAYLOADS, type EventPayload } from './event-payloads.ts';
+export { eventWebhooks } from './event-webhooks.ts';
 export { checkPayload, mergeData, payloadProblems } from './event-validation.ts';
 
 export const eventsModule: Module = { name: 'events', routes: eventRoutes };
