@@ -1,11 +1,15 @@
-// A webhook receiver for svc, runnable as is: `node examples/webhook-receiver.ts` (Node 22.6+ runs this
-// TypeScript directly), with the endpoint secret of your webhook in WEBHOOK_SECRET:
+// A webhook receiver for svc, runnable as is on the project's own Node (24, which `npm ci` installs; it runs
+// this TypeScript directly), with the endpoint secret in WEBHOOK_SECRET. On a clean machine, in the project
+// with the service running (`npm ci && npm start`) and signed in once (`npx svc login`):
 //
-//   WEBHOOK_SECRET=whsec_... PORT=8787 node examples/webhook-receiver.ts
+//   WEBHOOK_SECRET=$(npx svc listen --print-secret) PORT=8787 npx node examples/webhook-receiver.ts
 //
-// then create a test-mode webhook for http://127.0.0.1:8787/webhooks (local targets need
-// SVC_WEBHOOK_ALLOW_PRIVATE=1 on the service) and press "Send test event", or
-// `npx svc events emit --merchant mer_... --mode test --type order.paid --data '{"id":"ord_1"}'`.
+// then, in a second terminal, forward your test-mode events to it and make one happen:
+//
+//   npx svc listen --forward-to http://127.0.0.1:8787/webhooks
+//   npx svc trigger order.paid
+//
+// (With a webhook of your own instead, use the secret shown when it was created.)
 //
 // It does what docs/webhooks.md asks of every receiver:
 // 1. verifies the signature over the raw body (the `standardwebhooks` package, which also enforces the

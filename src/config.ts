@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
+import { homedir } from 'node:os';
 
 export interface Config {
   readonly port: number;
@@ -228,4 +229,20 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     ...overrides,
   };
   return Object.freeze(config);
+}
+
+/** What the `svc` commands that talk to a running service read from the environment. */
+export interface CliConfig {
+  /** Where `svc login` keeps the session: $XDG_CONFIG_HOME/svc, or ~/.config/svc. */
+  readonly configDir: string;
+  /** SVC_API_URL: the service to talk to when no --api-url is given. */
+  readonly apiUrl: string | undefined;
+}
+
+export function loadCliConfig(env: Env = process.env): CliConfig {
+  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
+  const apiUrl = env.SVC_API_URL || undefined;
+  if (apiUrl !== undefined && !URL.canParse(apiUrl))
+    throw new ConfigError('SVC_API_URL must be an absolute URL, e.g. http://127.0.0.1:4000.');
+  return Object.freeze({ configDir: join(resolve(base), 'svc'), apiUrl });
 }

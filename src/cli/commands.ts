@@ -1,11 +1,12 @@
 // The subcommands of `svc`, one entry each.
-import type { Command } from './svc.ts';
-import { checkPassword, createMerchant } from '../modules/merchants/index.ts';
+// The database commands load the service's modules when they run, so that `svc --help` and the commands
+// that only talk HTTP start in a fraction of the time.
 import { AppError } from '../lib/errors.ts';
-import { ingestEvent } from '../modules/events/index.ts';
-import { rotateMasterKey } from '../master-keys.ts';
+import { printResult, withDatabase, type Command, type Values } from './command.ts';
+import { listenCommand } from './listen.ts';
+import { loginCommand, logoutCommand, triggerCommand } from './remote.ts';
 
-function required(values: Record<string, unknown>, name: string): string {
+function required(values: Values, name: string): string {
   const value = values[name];
   if (typeof value !== 'string' || value === '')
     throw new AppError('validation_failed', `--${name} is required.`);
@@ -14,33 +15,67 @@ function required(values: Record<string, unknown>, name: string): string {
 
 const merchantCreate: Command = {
   name: 'merchant create',
+  summary: 'Create a merchant, its owner user and a first store (writes the database directly).',
   usage: '--name NAME --email EMAIL --password PASSWORD [--json]',
-  options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
-  async run(ctx, values) {
+  help: `Options:
+  --name NAME          the merchant's name
+  --email EMAIL        the owner's sign-in email
+  --password PASSWORD  the owner's password, at least 10 characters
+  --json               print {"merchant_id","user_id","store_id"} on one line
+
+Runs against DATABASE_URL (PostgreSQL) at any time, or against the embedded database in SVC_DATA_DIR while
+no server has it open. With the server running on the embedded database it refuses and exits 1: sign up
+through the server instead (the dashboard, or POST /api/v1/merchant/auth/signup).`,
+  options: {
+    name: { type: 'string' },
+    email: { type: 'string' },
+    password: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  async run(values) {
     const password = required(values, 'password');
-    const email = required(values, 'email');
-    checkPassword(password, email, '--password');
-    const { merchant, user, store } = await createMerchant(ctx, {
-      merchantName: required(values, 'name'),
-      email,
-      password,
-    });
-    return { merchant_id: merchant.id, user_id: user.id, store_id: store.id };
+    if (password.length < 10)
+      throw new AppError('validation_failed', '--password must be at least 10 characters.');
+    const input = { merchantName: required(values, 'name'), email: required(values, 'email'), password };
+    const result = await withDatabase(
+      'merchant create',
+      'Stop the server and run the command again, or sign up through the running server: the dashboard, or POST /api/v1/merchant/auth/signup.',
+      async (ctx) => {
+        const { createMerchant } = await import('../modules/merchants/index.ts');
+        const { merchant, user, store } = await createMerchant(ctx, input);
+        return { merchant_id: merchant.id, user_id: user.id, store_id: store.id };
+      },
+    );
+    printResult(values, result);
+    return 0;
   },
 };
 
 // `svc events emit`: the same ingestion as POST /internal/v1/events (API.md section 7), for operators.
 const eventsEmit: Command = {
   name: 'events emit',
+  summary:
+    'Record an event of any merchant and mode, as POST /internal/v1/events does (writes the database).',
   usage: "--merchant MERCHANT_ID --mode test|live --type EVENT_TYPE --data '{...}' [--id evt_...] [--json]",
+  help: `Options:
+  --merchant MERCHANT_ID  the merchant (mer_...)
+  --mode test|live        the mode of the event
+  --type EVENT_TYPE       an event type of the catalog, e.g. order.created
+  --data JSON             the event's data object
+  --id evt_...            an id of your own, for idempotent ingestion
+  --json                  print the answer on one line
+
+Database access as for \`svc merchant create\`. With the server running on the embedded database it refuses:
+use \`svc trigger\` (test mode, through the server) or POST /internal/v1/events.`,
   options: {
     merchant: { type: 'string' },
     mode: { type: 'string' },
     type: { type: 'string' },
     data: { type: 'string' },
     id: { type: 'string' },
+    json: { type: 'boolean' },
   },
-  async run(ctx, values) {
+  async run(values) {
     const mode = required(values, 'mode');
     if (mode !== 'test' && mode !== 'live')
       throw new AppError('validation_failed', '--mode must be test or live.');
@@ -53,13 +88,20 @@ const eventsEmit: Command = {
     if (typeof data !== 'object' || data === null || Array.isArray(data))
       throw new AppError('validation_failed', '--data must be a JSON object.');
     const id = typeof values.id === 'string' ? values.id : undefined;
-    return ingestEvent(ctx, {
+    const event = {
       merchantId: required(values, 'merchant'),
       mode,
       type: required(values, 'type'),
       data,
       ...(id ? { id } : {}),
-    });
+    } as const;
+    const result = await withDatabase(
+      'events emit',
+      'Stop the server and run the command again, or record the event through the running server: `svc trigger` (test mode) or POST /internal/v1/events.',
+      async (ctx) => (await import('../modules/events/index.ts')).ingestEvent(ctx, event),
+    );
+    printResult(values, result);
+    return 0;
   },
 };
 
@@ -67,22 +109,48 @@ const eventsEmit: Command = {
 // progress on standard error; stopped half-way, it is simply run again. Servers may keep running meanwhile.
 const rotateMasterKeyCommand: Command = {
   name: 'rotate-master-key',
+  summary:
+    'Re-seal every stored secret under the first key of SVC_MASTER_KEY (writes the database directly).',
   usage: '[--batch N] [--json]',
-  options: { batch: { type: 'string' } },
-  async run(ctx, values) {
+  help: `Options:
+  --batch N  secrets re-sealed per transaction (1-10000, default 500)
+  --json     print the totals on one line
+
+With SVC_MASTER_KEY=NEW,OLD, re-seals every webhook secret and stored idempotent answer under NEW, in batches,
+printing progress on standard error. Stopped half-way, run it again: it resumes. Servers may keep running; on
+the embedded database stop the server first. Afterwards OLD can be removed (docs/operations.md).`,
+  options: { batch: { type: 'string' }, json: { type: 'boolean' } },
+  async run(values) {
     const batch = values.batch === undefined ? 500 : Number(values.batch);
     if (!Number.isInteger(batch) || batch < 1 || batch > 10_000)
       throw new AppError('validation_failed', '--batch must be an integer between 1 and 10000.');
-    return rotateMasterKey(ctx, {
-      batch,
-      onProgress: (p) =>
-        process.stderr.write(
-          `re-sealed ${p.resealed} ${p.kind === 'webhooks' ? 'webhooks' : 'idempotent answers'}` +
-            (p.left !== undefined ? `, ${p.left} left` : '') +
-            '\n',
-        ),
-    });
+    const result = await withDatabase(
+      'rotate-master-key',
+      'Stop the server, run the command, then start the server again.',
+      async (ctx) => {
+        const { rotateMasterKey } = await import('../master-keys.ts');
+        return rotateMasterKey(ctx, {
+          batch,
+          onProgress: (p) =>
+            process.stderr.write(
+              `re-sealed ${p.resealed} ${p.kind === 'webhooks' ? 'webhooks' : 'idempotent answers'}` +
+                (p.left !== undefined ? `, ${p.left} left` : '') +
+                '\n',
+            ),
+        });
+      },
+    );
+    printResult(values, result);
+    return 0;
   },
 };
 
-export const COMMANDS: Command[] = [merchantCreate, eventsEmit, rotateMasterKeyCommand];
+export const COMMANDS: Command[] = [
+  loginCommand,
+  logoutCommand,
+  listenCommand,
+  triggerCommand,
+  merchantCreate,
+  eventsEmit,
+  rotateMasterKeyCommand,
+];

@@ -8,6 +8,7 @@ import type { DB } from './schema.ts';
 import { createPgBus, createPgliteBus, type Bus } from './bus.ts';
 import { migrate, type RawSession } from './migrate.ts';
 import { createPool } from './pg-pool.ts';
+import { lockDataDir } from './data-dir-lock.ts';
 
 export type Db = Kysely<DB>;
 export type Tx = Transaction<DB>;
@@ -36,6 +37,8 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** Skip migrations: the caller knows the schema is current. */
   migrated?: boolean;
+  /** Who holds the data directory's lock (data-dir-lock.ts), named to whoever finds it taken. */
+  role?: string;
 }
 
 export async function openPglite(dataDir: string | undefined): Promise<PGlite> {
@@ -44,10 +47,18 @@ export async function openPglite(dataDir: string | undefined): Promise<PGlite> {
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) return openPg(options.databaseUrl, options);
-  return openEmbedded(options.pglite ?? (await openPglite(options.dataDir)), options);
+  if (options.pglite || options.dataDir === undefined)
+    return openEmbedded(options.pglite ?? (await openPglite(undefined)), options, () => {});
+  const unlock = lockDataDir(options.dataDir, options.role ?? 'server');
+  try {
+    return await openEmbedded(await openPglite(options.dataDir), options, unlock);
+  } catch (err) {
+    unlock();
+    throw err;
+  }
 }
 
-async function openEmbedded(pglite: PGlite, options: DatabaseOptions): Promise<Database> {
+async function openEmbedded(pglite: PGlite, options: DatabaseOptions, unlock: () => void): Promise<Database> {
   if (!options.migrated) {
     await migrate({
       query: async (text, params) => (await pglite.query<Record<string, unknown>>(text, params)).rows,
@@ -67,6 +78,7 @@ async function openEmbedded(pglite: PGlite, options: DatabaseOptions): Promise<D
       await bus.close();
       await db.destroy();
       await pglite.close();
+      unlock();
     },
   };
 }

@@ -197,6 +197,20 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Webhooks',
   },
 
+  [`GET ${M}/webhooks/listen`]: {
+    id: 'listenToEvents',
+    summary: "Stream the account's test-mode events, signed (svc listen)",
+    tag: 'Webhooks',
+    description:
+      'Server-Sent Events, test mode only (live: 403). First `secret` (the whsec_ secret of this session), then one `webhook` event per recorded event with the exact body and webhook-* headers of a delivery. While open, the stream is a webhook of kind `listener`. Last-Event-ID replays up to one hour.',
+  },
+  [`POST ${M}/webhooks/{webhookID}/deliveries/{deliveryID}/report`]: {
+    id: 'reportListenerDelivery',
+    summary: "Record the local answer to a listener's delivery",
+    tag: 'Webhooks',
+    description: 'For `svc listen`: the status and duration of the local endpoint become the attempt.',
+  },
+
   [`GET ${M}/events`]: { id: 'listEvents', summary: "List the account's events", tag: 'Events' },
   [`POST ${M}/events/trigger`]: {
     id: 'triggerEvent',

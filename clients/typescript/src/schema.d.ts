@@ -579,6 +579,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/merchant/webhooks/listen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream the account's test-mode events, signed (svc listen)
+         * @description Server-Sent Events, test mode only (live: 403). First `secret` (the whsec_ secret of this session), then one `webhook` event per recorded event with the exact body and webhook-* headers of a delivery. While open, the stream is a webhook of kind `listener`. Last-Event-ID replays up to one hour.
+         */
+        get: operations["listenToEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchant/webhooks/{webhookID}/deliveries/{deliveryID}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record the local answer to a listener's delivery
+         * @description For `svc listen`: the status and duration of the local endpoint become the attempt.
+         */
+        post: operations["reportListenerDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/merchant/api-keys": {
         parameters: {
             query?: never;
@@ -1371,6 +1411,8 @@ export interface components {
             events: string[];
             description: string | null;
             status: "enabled" | "disabled";
+            /** @description `listener`: the temporary endpoint of an open `svc listen` stream; it vanishes when the stream closes. */
+            kind: "endpoint" | "listener";
             mode: "test" | "live";
             /**
              * Format: date-time
@@ -1394,6 +1436,8 @@ export interface components {
             events: string[];
             description: string | null;
             status: "enabled" | "disabled";
+            /** @description `listener`: the temporary endpoint of an open `svc listen` stream; it vanishes when the stream closes. */
+            kind: "endpoint" | "listener";
             mode: "test" | "live";
             /**
              * Format: date-time
@@ -6286,6 +6330,219 @@ export interface operations {
                 };
             };
             /** @description Every error answer. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listenToEvents: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated event types of the catalog; default every event. */
+                events?: string;
+                /** @description Where the client forwards the events: shown as the listener's url, never called. */
+                forward_to?: string;
+            };
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description event `secret` first, then one event `webhook` per recorded event (id = event id); reconnect with Last-Event-ID to replay up to one hour. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    reportListenerDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+                /** @description Makes the POST safe to retry: the first answer is kept 24 h per principal and replayed for the same request; another request with the same key answers 409 idempotency_conflict. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                webhookID: string;
+                deliveryID: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The client had forwarded this event already (a replay after a reconnect): the delivery is cancelled, no attempt is recorded. */
+                    duplicate?: boolean;
+                    /** @description The local endpoint's HTTP status; null when it did not answer. */
+                    status: number | null;
+                    duration_ms: number;
+                    /** @description Why no answer came. */
+                    error?: string;
+                    /** @description The answer; its first 16 KiB are kept. */
+                    response_body?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Delivery"];
+                    };
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A conflict, or an Idempotency-Key reused with another request (idempotency_conflict). */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

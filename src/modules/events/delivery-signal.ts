@@ -10,6 +10,11 @@ import type { Context } from '../../context.ts';
 
 /** LISTEN/NOTIFY channel on which the delivery workers wait for new deliveries. */
 export const DELIVERY_CHANNEL = 'svc_webhook_deliveries';
+/**
+ * The same for `svc listen` streams, which read test-mode events themselves: one NOTIFY per burst of
+ * test-mode ingestion, sent only on this channel so that the delivery workers never wake for it.
+ */
+export const LISTEN_CHANNEL = 'svc_listen_events';
 
 interface Signal {
   /** The payload of this process's notifications: its own workers, woken in memory already, skip them. */
@@ -19,13 +24,15 @@ interface Signal {
   again: boolean;
 }
 
-const signals = new WeakMap<Context, Signal>();
+const signals = new WeakMap<Context, Map<string, Signal>>();
 
-function signalOf(ctx: Context): Signal {
-  let s = signals.get(ctx);
+function signalOf(ctx: Context, channel = DELIVERY_CHANNEL): Signal {
+  let byChannel = signals.get(ctx);
+  if (!byChannel) signals.set(ctx, (byChannel = new Map<string, Signal>()));
+  let s = byChannel.get(channel);
   if (!s) {
     s = { origin: randomBytes(8).toString('hex'), local: new Set(), sending: false, again: false };
-    signals.set(ctx, s);
+    byChannel.set(channel, s);
   }
   return s;
 }
@@ -42,21 +49,21 @@ export function isOwnSignal(ctx: Context, payload: string): boolean {
   return payload === signalOf(ctx).origin;
 }
 
-function notifyOthers(ctx: Context, s: Signal): void {
+function notifyOthers(ctx: Context, s: Signal, channel = DELIVERY_CHANNEL): void {
   if (s.sending) {
     s.again = true;
     return;
   }
   s.sending = true;
   s.again = false;
-  sql`select pg_notify(${DELIVERY_CHANNEL}::text, ${s.origin}::text)`
+  sql`select pg_notify(${channel}::text, ${s.origin}::text)`
     .execute(ctx.db)
     .catch(() => {
       // lost wake-ups are caught by the workers' polling
     })
     .finally(() => {
       s.sending = false;
-      if (s.again) notifyOthers(ctx, s);
+      if (s.again) notifyOthers(ctx, s, channel);
     });
 }
 
@@ -65,4 +72,23 @@ export function deliveriesCreated(ctx: Context): void {
   const s = signalOf(ctx);
   for (const wake of s.local) wake();
   notifyOthers(ctx, s);
+}
+
+/** A `svc listen` stream of this process asks to be called when test-mode events were recorded here. */
+export function onTestEventsRecorded(ctx: Context, wake: () => void): () => void {
+  const s = signalOf(ctx, LISTEN_CHANNEL);
+  s.local.add(wake);
+  return () => s.local.delete(wake);
+}
+
+/** Whether a notification on LISTEN_CHANNEL came from this process (whose streams already woke). */
+export function isOwnListenSignal(ctx: Context, payload: string): boolean {
+  return payload === signalOf(ctx, LISTEN_CHANNEL).origin;
+}
+
+/** After a commit that recorded test-mode events: wake this process's streams now, the others soon. */
+export function testEventsRecorded(ctx: Context): void {
+  const s = signalOf(ctx, LISTEN_CHANNEL);
+  for (const wake of s.local) wake();
+  notifyOthers(ctx, s, LISTEN_CHANNEL);
 }

@@ -110,3 +110,30 @@ export async function findEvent(
     .where('id', '=', id)
     .executeTakeFirst();
 }
+
+/**
+ * Events of a merchant and mode after an id, oldest first: what a `svc listen` stream sends next. One range of
+ * events_merchant_idx; `since` bounds a replay to the last hour.
+ */
+export async function eventsAfter(
+  db: Executor,
+  f: {
+    merchantId: string;
+    mode: Mode;
+    afterId: string;
+    since: Date;
+    types?: string[] | undefined;
+    limit: number;
+  },
+): Promise<StoredEvent[]> {
+  let q = db
+    .selectFrom('events')
+    .select(['id', 'type', 'payload', 'created_at'])
+    .where('merchant_id', '=', f.merchantId)
+    .where('mode', '=', f.mode)
+    .where('id', '>', f.afterId)
+    .where('id', '>=', idFloor('evt', f.since))
+    .where('created_at', '>=', f.since);
+  if (f.types && f.types.length > 0) q = q.where('type', 'in', f.types);
+  return q.orderBy('id', 'asc').limit(f.limit).execute();
+}

@@ -8,7 +8,7 @@ import type { Mode } from '../../lib/credentials.ts';
 import { newId } from '../../lib/ids.ts';
 import { isEventType } from './event-catalog.ts';
 import { checkPayload } from './event-validation.ts';
-import { DELIVERY_CHANNEL, deliveriesCreated } from './delivery-signal.ts';
+import { DELIVERY_CHANNEL, deliveriesCreated, testEventsRecorded } from './delivery-signal.ts';
 import { recordInBatch } from './ingest-batcher.ts';
 import { insertEvent, insertEventWithDeliveries, type EventRow } from './events.repository.ts';
 
@@ -88,5 +88,6 @@ export async function ingestEvent(ctx: Context, event: NewEvent): Promise<Emitte
   if (!result.inserted) return { id: row.id, deliveries: 0, duplicate: true };
   ctx.metrics.countEvent(row.type, result.deliveries);
   if (result.deliveries > 0) deliveriesCreated(ctx);
+  if (event.mode === 'test') testEventsRecorded(ctx);
   return { id: row.id, deliveries: result.deliveries, duplicate: false };
 }

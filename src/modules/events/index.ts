@@ -2,8 +2,22 @@ import type { Module } from '../registry.ts';
 import { eventRoutes } from './events.routes.ts';
 
 export { emitEvent, ingestEvent, recordEvent, type EmittedEvent, type NewEvent } from './events.service.ts';
-export { DELIVERY_CHANNEL, isOwnSignal, onDeliveriesCreated } from './delivery-signal.ts';
-export { findEvent, listEvents, type EventFilter, type StoredEvent } from './events.repository.ts';
+export {
+  DELIVERY_CHANNEL,
+  LISTEN_CHANNEL,
+  isOwnListenSignal,
+  isOwnSignal,
+  onDeliveriesCreated,
+  onTestEventsRecorded,
+  testEventsRecorded,
+} from './delivery-signal.ts';
+export {
+  eventsAfter,
+  findEvent,
+  listEvents,
+  type EventFilter,
+  type StoredEvent,
+} from './events.repository.ts';
 export {
   EVENT_CATALOG,
   PUBLISHED_CATALOG,

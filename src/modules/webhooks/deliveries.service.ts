@@ -23,7 +23,7 @@ import { requestAgent } from './delivery/agents.ts';
 import { applyOutcomes, runAttempt } from './delivery/attempt.ts';
 import { leaseMs } from './delivery/worker.ts';
 import { presentAttempt, presentDelivery } from './webhooks.presenters.ts';
-import { findOwnWebhook } from './webhooks.service.ts';
+import { findOwnEndpoint, findOwnWebhook } from './webhooks.service.ts';
 import type { DeliveryStatus } from './webhooks.table.ts';
 
 export async function listDeliveries(
@@ -53,7 +53,7 @@ export async function getDelivery(ctx: Context, audit: AuditContext, webhookId: 
 /** Due at once and the workers woken; a delivery whose attempt is under way right now is left to it. */
 export async function retryDelivery(ctx: Context, audit: AuditContext, webhookId: string, id: string) {
   return ctx.db.transaction().execute(async (trx) => {
-    const webhook = await findOwnWebhook(trx, audit, webhookId);
+    const webhook = await findOwnEndpoint(trx, audit, webhookId);
     const row = await repo.findDelivery(trx, webhook.id, id);
     if (!row) throw notFound('delivery');
     if (webhook.status !== 'enabled') throw new AppError('conflict', 'Enable the webhook before retrying.');
@@ -81,7 +81,7 @@ export async function retryDelivery(ctx: Context, audit: AuditContext, webhookId
 export async function testWebhook(ctx: Context, audit: AuditContext, webhookId: string, event?: string) {
   const holder = `test:${randomBytes(6).toString('hex')}`;
   const claimed = await ctx.db.transaction().execute(async (trx) => {
-    const webhook = await findOwnWebhook(trx, audit, webhookId);
+    const webhook = await findOwnEndpoint(trx, audit, webhookId);
     const type = event ?? webhook.events[0]!;
     if (!isEventType(type)) {
       throw new AppError('validation_failed', `event ${type} is not an event of the catalog.`, {
@@ -145,7 +145,7 @@ export async function previewRecovery(ctx: Context, audit: AuditContext, webhook
 /** Every failed delivery of the endpoint since `since` is due again now, oldest first (RECOVER_MAX a call). */
 export async function recoverFailed(ctx: Context, audit: AuditContext, webhookId: string, since: Date) {
   return ctx.db.transaction().execute(async (trx) => {
-    const webhook = await findOwnWebhook(trx, audit, webhookId);
+    const webhook = await findOwnEndpoint(trx, audit, webhookId);
     if (webhook.status !== 'enabled') throw new AppError('conflict', 'Enable the webhook before recovering.');
     const count = await recoverDeliveries(trx, webhook.id, since, ctx.config.webhookRetrySchedule.length);
     const left = count === RECOVER_MAX ? await countRecoverable(trx, webhook.id, since) : 0;
@@ -165,7 +165,7 @@ export async function resendEvent(ctx: Context, audit: AuditContext, eventId: st
   return ctx.db.transaction().execute(async (trx) => {
     const event = await findEvent(trx, audit, eventId);
     if (!event) throw notFound('event');
-    const webhook = await findOwnWebhook(trx, audit, webhookId);
+    const webhook = await findOwnEndpoint(trx, audit, webhookId);
     if (webhook.status !== 'enabled') throw new AppError('conflict', 'Enable the webhook before resending.');
     const delivery = await repo.insertDelivery(trx, {
       id: newId('dlv'),

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Context } from '../../context.ts';
 import type { Module } from '../registry.ts';
 import { deliveryRoutes } from './deliveries.routes.ts';
+import { listenRoutes } from './listen.routes.ts';
 import { merchantEventRoutes } from './merchant-events.routes.ts';
 import { startWorker } from './delivery/worker.ts';
 import { webhookRoutes } from './webhooks.routes.ts';
@@ -25,6 +26,7 @@ const merchantRoutes: FastifyPluginAsync = async (app) => {
   await app.register(webhookRoutes);
   await app.register(deliveryRoutes);
   await app.register(merchantEventRoutes);
+  await app.register(listenRoutes);
 };
 
 /** The delivery workers of this process; the returned function stops them cleanly. */

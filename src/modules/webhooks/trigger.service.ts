@@ -4,7 +4,14 @@
 import type { Context } from '../../context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
-import { checkPayload, emitEvent, isEventType, mergeData, sampleData } from '../events/index.ts';
+import {
+  checkPayload,
+  emitEvent,
+  isEventType,
+  mergeData,
+  sampleData,
+  testEventsRecorded,
+} from '../events/index.ts';
 import { getMerchantEvent } from './deliveries.service.ts';
 
 export async function triggerEvent(
@@ -39,5 +46,7 @@ export async function triggerEvent(
     });
     return event;
   });
+  // `svc listen` streams read events themselves: wake them now rather than at their next poll.
+  testEventsRecorded(ctx);
   return getMerchantEvent(ctx, audit, emitted.id);
 }

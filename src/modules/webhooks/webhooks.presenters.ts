@@ -29,6 +29,7 @@ export function presentWebhook(w: WebhookRow, recent?: RecentDeliveries) {
     events: w.events,
     description: w.description,
     status: w.status,
+    kind: w.kind,
     mode: w.mode,
     created_at: iso(w.created_at),
     updated_at: iso(w.updated_at),

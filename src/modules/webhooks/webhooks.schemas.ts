@@ -45,6 +45,10 @@ export const Webhook = Type.Object(
     events: Type.Array(Type.String()),
     description: Type.Union([Type.String(), Type.Null()]),
     status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]),
+    kind: Type.Union([Type.Literal('endpoint'), Type.Literal('listener')], {
+      description:
+        '`listener`: the temporary endpoint of an open `svc listen` stream; it vanishes when the stream closes.',
+    }),
     mode: Mode,
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -227,6 +231,39 @@ export const EventSummary = Type.Object(
 );
 export const EventPage = List(EventSummary);
 export const EventWithDeliveries = Data(Type.Object({ ...EventFields, deliveries: Type.Array(Delivery) }));
+
+export const ListenQuery = Type.Object({
+  events: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 2000,
+      description: 'Comma-separated event types of the catalog; default every event.',
+    }),
+  ),
+  forward_to: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description: "Where the client forwards the events: shown as the listener's url, never called.",
+    }),
+  ),
+});
+export const ListenReportBody = Body({
+  duplicate: Type.Optional(
+    Type.Boolean({
+      description:
+        'The client had forwarded this event already (a replay after a reconnect): the delivery is cancelled, no attempt is recorded.',
+    }),
+  ),
+  status: Type.Union([Type.Integer({ minimum: 100, maximum: 599 }), Type.Null()], {
+    description: "The local endpoint's HTTP status; null when it did not answer.",
+  }),
+  duration_ms: Type.Integer({ minimum: 0, maximum: 3_600_000 }),
+  error: Type.Optional(Type.String({ maxLength: 1000, description: 'Why no answer came.' })),
+  response_body: Type.Optional(
+    Type.String({ maxLength: 1_000_000, description: 'The answer; its first 16 KiB are kept.' }),
+  ),
+});
 
 export const TriggerBody = Body({
   type: Type.String({ minLength: 1, maxLength: 100, description: 'An event id of the catalog.' }),

@@ -40,6 +40,13 @@ const scopeOf = (audit: AuditContext): repo.Scope => ({ merchantId: audit.mercha
 async function locked(trx: Executor, audit: AuditContext, id: string): Promise<repo.WebhookRow> {
   const row = await repo.lockWebhook(trx, scopeOf(audit), id);
   if (!row) throw notFound('webhook');
+  return endpointOnly(row);
+}
+
+/** A listener belongs to its `svc listen` stream: it is changed, resent to or retried only through it. */
+function endpointOnly(row: repo.WebhookRow): repo.WebhookRow {
+  if (row.kind === 'listener')
+    throw new AppError('conflict', 'This is a listener of `svc listen`: it closes with its stream.');
   return row;
 }
 
@@ -213,4 +220,13 @@ export async function findOwnWebhook(
   const row = await repo.findWebhook(db, scopeOf(audit), id);
   if (!row) throw notFound('webhook');
   return row;
+}
+
+/** The same for a change that only a real endpoint takes (retry, resend, test, recover). */
+export async function findOwnEndpoint(
+  db: Executor,
+  audit: AuditContext,
+  id: string,
+): Promise<repo.WebhookRow> {
+  return endpointOnly(await findOwnWebhook(db, audit, id));
 }

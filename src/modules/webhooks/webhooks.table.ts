@@ -3,6 +3,8 @@ import type { Generated } from 'kysely';
 import type { Mode } from '../../lib/credentials.ts';
 
 export type WebhookStatus = 'enabled' | 'disabled';
+/** `listener`: the temporary endpoint of an open `svc listen` stream (migration 0016). */
+export type WebhookKind = 'endpoint' | 'listener';
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
 
 export interface WebhooksTable {
@@ -13,6 +15,7 @@ export interface WebhooksTable {
   events: string[];
   description: string | null;
   status: Generated<WebhookStatus>;
+  kind: Generated<WebhookKind>;
   disabled_reason: string | null;
   secret_sealed: string;
   previous_secret_sealed: string | null;

@@ -1,0 +1,154 @@
+// `svc login`, `svc logout` and `svc trigger`: the commands that go through a running service's HTTP API.
+import { createInterface } from 'node:readline';
+import { CliError, printResult, type Command } from './command.ts';
+import {
+  apiUrl,
+  callApi,
+  readSession,
+  removeSession,
+  requireSession,
+  sessionPath,
+  writeSession,
+} from './session.ts';
+
+/** One line from the terminal (echo off for a password), or from stdin when it is not a terminal. */
+async function ask(question: string, secret: boolean): Promise<string> {
+  const input = process.stdin;
+  if (!input.isTTY) {
+    const rl = createInterface({ input });
+    for await (const line of rl) {
+      rl.close();
+      return line;
+    }
+    throw new CliError(`${question.replace(/: $/, '')} is required (stdin ended).`);
+  }
+  process.stderr.write(question);
+  if (!secret) {
+    const rl = createInterface({ input, output: process.stderr, terminal: false });
+    for await (const line of rl) {
+      rl.close();
+      return line;
+    }
+    return '';
+  }
+  return new Promise((resolve) => {
+    let value = '';
+    input.setRawMode(true);
+    input.resume();
+    input.setEncoding('utf8');
+    const onData = (chunk: string) => {
+      for (const ch of chunk) {
+        if (ch === '\r' || ch === '\n' || ch === '\u0004') {
+          input.setRawMode(false);
+          input.pause();
+          input.off('data', onData);
+          process.stderr.write('\n');
+          resolve(value);
+          return;
+        }
+        if (ch === '\u0003') process.exit(130);
+        value = ch === '\u007f' ? value.slice(0, -1) : value + ch;
+      }
+    };
+    input.on('data', onData);
+  });
+}
+
+export const loginCommand: Command = {
+  name: 'login',
+  summary: 'Sign in to a running service and keep the session for the other commands.',
+  usage: '[--email EMAIL] [--api-url URL]',
+  help: `Options:
+  --email EMAIL   the merchant user's email (asked when absent)
+  --api-url URL   the service (default: SVC_API_URL, else http://127.0.0.1:4000)
+
+The password is asked on the terminal, or read from the first line of stdin when it is not one:
+  printf '%s\\n' "$PASSWORD" | npx svc login --email you@example.com
+The session is stored in $XDG_CONFIG_HOME/svc/session.json (or ~/.config/svc/session.json), mode 0600.`,
+  options: { email: { type: 'string' }, 'api-url': { type: 'string' } },
+  async run(values) {
+    const base = apiUrl(values['api-url']);
+    const email = typeof values.email === 'string' ? values.email : await ask('Email: ', false);
+    const password = await ask('Password: ', true);
+    const data = await callApi<{
+      token: string;
+      expires_at: string;
+      merchant: { id: string; name: string };
+    }>(base, undefined, 'POST', '/api/v1/merchant/auth/login', { email, password });
+    const path = writeSession({
+      api_url: base,
+      token: data.token,
+      expires_at: data.expires_at,
+      email,
+      merchant_id: data.merchant.id,
+    });
+    process.stdout.write(
+      `Signed in to ${base} as ${email} (${data.merchant.name}, ${data.merchant.id}); the session, valid until ${data.expires_at}, is in ${path}.\n`,
+    );
+    return 0;
+  },
+};
+
+export const logoutCommand: Command = {
+  name: 'logout',
+  summary: 'End the stored session and forget it.',
+  usage: '',
+  help: 'Signs the session out on the service (when it answers) and removes the stored file.',
+  options: {},
+  async run() {
+    const session = readSession();
+    if (session) {
+      await callApi(session.api_url, session, 'POST', '/api/v1/merchant/auth/logout').catch(() => {});
+      removeSession();
+    }
+    process.stdout.write(session ? `Signed out; removed ${sessionPath()}.\n` : 'Not signed in.\n');
+    return 0;
+  },
+};
+
+export const triggerCommand: Command = {
+  name: 'trigger',
+  summary: 'Record a real test-mode event with example data: every subscribed endpoint and listener gets it.',
+  usage: "<event-type> [--data '{...}'] [--api-url URL] [--json]",
+  help: `Arguments:
+  event-type      an event type of the catalog, e.g. order.created
+
+Options:
+  --data JSON     fields merged over the type's example data
+  --api-url URL   the service (default: where \`svc login\` signed in)
+  --json          print the recorded event as JSON
+
+Test mode only. Needs \`svc login\` first.`,
+  options: { data: { type: 'string' }, 'api-url': { type: 'string' }, json: { type: 'boolean' } },
+  positionals: true,
+  async run(values, positionals) {
+    const [type, ...extra] = positionals;
+    if (!type || extra.length > 0)
+      throw new CliError('give exactly one event type, e.g. `svc trigger order.created`.');
+    let data: unknown;
+    if (typeof values.data === 'string') {
+      try {
+        data = JSON.parse(values.data);
+      } catch {
+        throw new CliError('--data must be a JSON object.');
+      }
+      if (typeof data !== 'object' || data === null || Array.isArray(data))
+        throw new CliError('--data must be a JSON object.');
+    }
+    const session = requireSession();
+    const base = apiUrl(values['api-url'], session);
+    const event = await callApi<{ id: string; type: string }>(
+      base,
+      session,
+      'POST',
+      '/api/v1/merchant/events/trigger',
+      {
+        type,
+        ...(data !== undefined ? { data } : {}),
+      },
+    );
+    if (values.json) printResult(values, event);
+    else process.stdout.write(`Triggered ${event.type}: ${event.id}\n`);
+    return 0;
+  },
+};

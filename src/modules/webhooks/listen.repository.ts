@@ -1,0 +1,154 @@
+// SQL of `svc listen` listeners (webhook rows of kind `listener`) and of the deliveries their streams record.
+import { sql } from 'kysely';
+import type { Executor } from '../../db/database.ts';
+import type { DeliveryRow } from './deliveries.repository.ts';
+import type { Scope } from './webhooks.repository.ts';
+
+/**
+ * A stream touches its listener every 15 s (its keep-alive); a listener untouched for 2 minutes belongs to a
+ * process that died with its stream open, and is closed by the next stream that looks (any process).
+ */
+export const LISTENER_STALE_MS = 120_000;
+
+export async function touchListener(db: Executor, id: string): Promise<void> {
+  await db
+    .updateTable('webhooks')
+    .set({ updated_at: new Date() })
+    .where('id', '=', id)
+    .where('kind', '=', 'listener')
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+/** Soft-deletes the listener (it leaves the webhooks list) and cancels what its stream sent unanswered. */
+export async function closeListenerRows(db: Executor, ids: string[], reason: string): Promise<number> {
+  if (ids.length === 0) return 0;
+  const now = new Date();
+  const { numUpdatedRows } = await db
+    .updateTable('webhooks')
+    .set({ status: 'disabled', disabled_reason: reason, deleted_at: now, updated_at: now })
+    .where('id', 'in', ids)
+    .where('kind', '=', 'listener')
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  await db
+    .updateTable('deliveries')
+    .set({ status: 'cancelled', last_error: reason, updated_at: now })
+    .where('webhook_id', 'in', ids)
+    .where('status', '=', 'pending')
+    .execute();
+  return Number(numUpdatedRows);
+}
+
+/** Listeners of any merchant whose stream stopped touching them. */
+export async function staleListeners(db: Executor, now: Date): Promise<string[]> {
+  const rows = await db
+    .selectFrom('webhooks')
+    .select('id')
+    .where('kind', '=', 'listener')
+    .where('deleted_at', 'is', null)
+    .where('updated_at', '<', new Date(now.getTime() - LISTENER_STALE_MS))
+    .limit(100)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * One delivery per event the stream sends, already "in flight": no due time, so no worker ever claims it
+ * (the claim reads `next_attempt_at <= now()`); the client's report finishes it.
+ */
+export async function insertListenerDeliveries(
+  db: Executor,
+  rows: {
+    id: string;
+    webhook_id: string;
+    merchant_id: string;
+    mode: 'test';
+    event_id: string;
+    event_type: string;
+  }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto('deliveries')
+    .values(rows.map((r) => ({ ...r, next_attempt_at: null })))
+    .execute();
+}
+
+export interface ReportedOutcome {
+  /** The client had forwarded this event already (a replay overlapping what it got): no attempt is made. */
+  duplicate: boolean;
+  status: number | null;
+  durationMs: number;
+  error: string | null;
+  responseBody: string | null;
+  requestHeaders: string | null;
+}
+
+/**
+ * The client's answer as the delivery's one attempt: succeeded on 2xx, failed otherwise. Only a pending
+ * delivery of a listener of the scope takes it; undefined otherwise (unknown, not a listener's, or done).
+ */
+export async function recordListenerOutcome(
+  db: Executor,
+  scope: Scope,
+  webhookId: string,
+  deliveryId: string,
+  o: ReportedOutcome,
+): Promise<DeliveryRow | undefined> {
+  const now = new Date();
+  const ok = o.status !== null && o.status >= 200 && o.status < 300;
+  const row = await db
+    .updateTable('deliveries')
+    .set(
+      o.duplicate
+        ? { status: 'cancelled', last_error: 'Already forwarded by this listener.', updated_at: now }
+        : {
+            status: ok ? 'succeeded' : 'failed',
+            attempt_count: sql`attempt_count + 1`,
+            last_attempt_at: now,
+            last_response_status: o.status,
+            last_error: ok ? null : (o.error ?? `The local endpoint answered ${o.status}.`),
+            updated_at: now,
+          },
+    )
+    .where('id', '=', deliveryId)
+    .where('webhook_id', '=', webhookId)
+    .where('merchant_id', '=', scope.merchantId)
+    .where('mode', '=', scope.mode)
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', 'is', null)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('webhooks')
+          .select('id')
+          .where('id', '=', webhookId)
+          .where('kind', '=', 'listener')
+          .where('merchant_id', '=', scope.merchantId),
+      ),
+    )
+    .returningAll()
+    .executeTakeFirst();
+  if (!row || o.duplicate) return row;
+  await db
+    .insertInto('delivery_attempts')
+    .values({
+      delivery_id: row.id,
+      number: row.attempt_count,
+      started_at: new Date(now.getTime() - o.durationMs),
+      duration_ms: o.durationMs,
+      response_status: o.status,
+      response_body: o.responseBody,
+      request_headers: o.requestHeaders,
+      response_headers: null,
+      error: o.error,
+    })
+    .execute();
+  await db
+    .updateTable('webhooks')
+    .set({ last_attempt_at: now, last_response_status: o.status })
+    .where('id', '=', webhookId)
+    .execute();
+  return row;
+}

@@ -1,0 +1,154 @@
+// The embedded data directory has one owner: with the server running on it, `svc merchant create` refuses
+// (exit 1, naming the server and the fix) instead of writing into a copy that the server overwrites, and a
+// second server fails to start naming the first, which keeps serving. Once the server stops, the command
+// writes, and the merchant survives a restart. (Separate processes on an embedded directory: pglite project.)
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DB_KIND, MASTER_KEY } from '../support/service.ts';
+import { call, freePort, runSvc } from '../support/processes.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const dataDir = mkdtempSync(join(tmpdir(), 'svc-lock-'));
+const started: ChildProcess[] = [];
+const stderrOf = new WeakMap<ChildProcess, string>();
+
+afterAll(() => {
+  for (const c of started) if (c.exitCode === null) c.kill('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function server(port: number) {
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      SVC_DATA_DIR: dataDir,
+      SVC_MASTER_KEY: MASTER_KEY,
+      PORT: String(port),
+      SVC_LOG_LEVEL: 'silent',
+      SVC_RATE_LIMIT: 'off',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  started.push(child);
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    stderrOf.set(child, stderr);
+  });
+  child.stdout.resume();
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  return { child, exited, stderr: () => stderr, url: `http://127.0.0.1:${port}` };
+}
+
+async function ready(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 300_000; // a first start on a loaded CI machine took 94 s
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the server exited: ${stderrOf.get(child) ?? ''}`);
+    if (Date.now() > deadline) throw new Error('the server did not become ready');
+    if (
+      await fetch(`${url}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function stop(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
+  child.kill('SIGTERM');
+  await exited;
+}
+
+describe.skipIf(DB_KIND !== 'pglite')('one process per embedded data directory', () => {
+  it('refuses the CLI write and a second server while the server runs; writes once it stopped', async () => {
+    const first = server(await freePort());
+    await ready(first.url, first.child);
+
+    const refused = runSvc(
+      [
+        'merchant',
+        'create',
+        '--name',
+        'Lock shop',
+        '--email',
+        'lock@example.com',
+        '--password',
+        'long enough pw',
+      ],
+      { dataDir },
+    );
+    expect(refused.status).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(new RegExp(`open in server \\(pid ${first.child.pid}\\)`));
+    expect(refused.stderr).toMatch(/nothing was written/);
+    expect(refused.stderr).toMatch(/auth\/signup/);
+
+    const second = server(await freePort());
+    expect(await second.exited).toBe(1);
+    expect(second.stderr()).toMatch(
+      new RegExp(`in use by another process: server \\(pid ${first.child.pid}`),
+    );
+    // The first keeps serving, reads and writes.
+    expect((await fetch(`${first.url}/readyz`)).status).toBe(200);
+    const signup = await call(first.url, '/api/v1/merchant/auth/signup', {
+      method: 'POST',
+      body: { merchant_name: 'Still here', email: 'still@example.com', password: 'long enough pw' },
+    });
+    expect(signup.status).toBe(201);
+
+    await stop(first.child, first.exited);
+    const created = runSvc(
+      [
+        'merchant',
+        'create',
+        '--name',
+        'Lock shop',
+        '--email',
+        'lock@example.com',
+        '--password',
+        'long enough pw',
+        '--json',
+      ],
+      { dataDir },
+    );
+    expect(created.stderr).toBe('');
+    expect(created.status).toBe(0);
+    const ids = JSON.parse(created.stdout) as { merchant_id: string };
+
+    // Durable: a new server on the directory signs the merchant in, and still has the earlier signup.
+    const again = server(await freePort());
+    await ready(again.url, again.child);
+    for (const email of ['lock@example.com', 'still@example.com']) {
+      const login = await call<{ merchant: { id: string } }>(again.url, '/api/v1/merchant/auth/login', {
+        method: 'POST',
+        body: { email, password: 'long enough pw' },
+      });
+      expect(login.status).toBe(200);
+      if (email === 'lock@example.com') expect(login.data.merchant.id).toBe(ids.merchant_id);
+    }
+    // Killed, it leaves its lock file behind: the pid is dead, so the next process takes the lock over.
+    again.child.kill('SIGKILL');
+    await again.exited;
+    const after = runSvc(
+      [
+        'merchant',
+        'create',
+        '--name',
+        'After',
+        '--email',
+        'after@example.com',
+        '--password',
+        'long enough pw',
+      ],
+      { dataDir },
+    );
+    expect(after.stderr).toBe('');
+    expect(after.status).toBe(0);
+  }, 900_000);
+});
