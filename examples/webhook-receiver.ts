@@ -5,7 +5,7 @@
 //
 // then create a test-mode webhook for http://127.0.0.1:8787/webhooks (local targets need
 // SVC_WEBHOOK_ALLOW_PRIVATE=1 on the service) and press "Send test event", or
-// trigger an event of the example data: `POST /api/v1/merchant/events/trigger` with `{"type":"order.paid"}`.
+// trigger one with example data: `POST /api/v1/merchant/events/trigger` with `{"type":"order.paid"}`.
 //
 // It does what docs/webhooks.md asks of every receiver:
 // 1. verifies the signature over the raw body (the `standardwebhooks` package, which also enforces the
