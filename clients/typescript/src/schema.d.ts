@@ -854,8 +854,31 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke an access or refresh token (RFC 7009) */
+        /**
+         * Revoke an access or refresh token (RFC 7009)
+         * @description Answers 200 with `{}` whether or not the token existed.
+         */
         post: operations["revokeToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/oauth/introspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Whether a credential is active, and what it opens (RFC 7662)
+         * @description An OAuth client (client authentication as at the token endpoint) may ask about its own access tokens; a platform service with the internal token about any secret key, publishable key or access token. Anything else answers `{"active":false}`.
+         */
+        post: operations["introspectToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -891,7 +914,7 @@ export interface paths {
         };
         /**
          * An integrator guide, as Markdown
-         * @description quickstart.md, oauth-apps.md or api-keys.md.
+         * @description quickstart.md, oauth-apps.md, api-keys.md or platform-services.md.
          */
         get: operations["getGuide"];
         put?: never;
@@ -1729,6 +1752,34 @@ export interface components {
         OAuthError: {
             error: string;
             error_description?: string;
+        };
+        /** RevocationAnswer */
+        RevocationAnswer: Record<string, never>;
+        /** Introspection */
+        Introspection: {
+            active: boolean;
+            /** @enum {string} */
+            token_type?: "access_token" | "secret_key" | "publishable_key";
+            /** @description The effective scopes, space-separated, as the public API applies them. */
+            scope?: string;
+            /** @description Access tokens: the app’s client id. */
+            client_id?: string;
+            /** @description The merchant whose data the credential opens. */
+            merchant_id?: string;
+            /** @description The store it acts on. */
+            store_id?: string | null;
+            /** @enum {string} */
+            mode?: "test" | "live";
+            /** @description Unix seconds when it stops working on its own (access tokens; keys with an expiry). */
+            exp?: number;
+            /** @description Unix seconds when it was made. */
+            iat?: number;
+            /** @description The merchant id. */
+            sub?: string;
+            /** @description Access tokens: the app. */
+            app_id?: string;
+            /** @description Keys: the key pair. */
+            key_id?: string;
         };
         /** OrderLineItem */
         OrderLineItem: {
@@ -2692,6 +2743,8 @@ export type CountryList = components['schemas']['CountryList'];
 export type Metadata = components['schemas']['Metadata'];
 export type TokenResponse = components['schemas']['TokenResponse'];
 export type OAuthError = components['schemas']['OAuthError'];
+export type RevocationAnswer = components['schemas']['RevocationAnswer'];
+export type Introspection = components['schemas']['Introspection'];
 export type OrderLineItem = components['schemas']['OrderLineItem'];
 export type OrderTotals = components['schemas']['OrderTotals'];
 export type OrderCreatedData = components['schemas']['OrderCreatedData'];
@@ -7944,14 +7997,116 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Empty. */
+            /** @description OK */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "application/json": components["schemas"]["RevocationAnswer"];
+                };
+            };
+            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description No credential (unauthenticated), or one that is unknown, malformed, revoked or expired. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    introspectToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description The credential to check: a secret key, publishable key or access token. */
+                    token?: string;
+                    /** @description access_token, secret_key or publishable_key (a hint only; the prefix decides). */
+                    token_type_hint?: string;
+                    /** @description client_secret_post: the client id. */
+                    client_id?: string;
+                    /** @description client_secret_post: the client secret. */
+                    client_secret?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+                "application/json": {
+                    /** @description The credential to check: a secret key, publishable key or access token. */
+                    token?: string;
+                    /** @description access_token, secret_key or publishable_key (a hint only; the prefix decides). */
+                    token_type_hint?: string;
+                    /** @description client_secret_post: the client id. */
+                    client_id?: string;
+                    /** @description client_secret_post: the client secret. */
+                    client_secret?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Introspection"];
                 };
             };
             /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
