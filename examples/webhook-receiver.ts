@@ -9,7 +9,8 @@
 //   npx svc listen --forward-to http://127.0.0.1:8787/webhooks
 //   npx svc trigger order.paid
 //
-// (With a webhook of your own instead, use the secret shown when it was created.)
+// Or create a test-mode webhook for http://127.0.0.1:8787/webhooks (local targets need
+// SVC_WEBHOOK_ALLOW_PRIVATE=1 on the service) with its own secret, and press "Send test event".
 //
 // It does what docs/webhooks.md asks of every receiver:
 // 1. verifies the signature over the raw body (the `standardwebhooks` package, which also enforces the

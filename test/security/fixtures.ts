@@ -89,6 +89,7 @@ export function validBody(method: string, url: string, fixtures: Fixtures): obje
   if (url.endsWith('/recover')) return { since: new Date(0).toISOString() };
   if (url.endsWith('/reveal-secret')) return { password: 'a password of some length' };
   if (url.endsWith('/resend')) return { webhook_id: fixtures.ids.webhook };
+  if (url.endsWith('/report')) return { status: 200, duration_ms: 1 };
   return {};
 }
 
