@@ -20,7 +20,7 @@ const merchantCreate: Command = {
   help: `Options:
   --name NAME          the merchant's name
   --email EMAIL        the owner's sign-in email
-  --password PASSWORD  the owner's password, at least 10 characters
+  --password PASSWORD  the owner's password: at least 10 characters, not a common one
   --json               print {"merchant_id","user_id","store_id"} on one line
 
 Runs against DATABASE_URL (PostgreSQL) at any time, or against the embedded database in SVC_DATA_DIR while
@@ -34,9 +34,11 @@ through the server instead (the dashboard, or POST /api/v1/merchant/auth/signup)
   },
   async run(values) {
     const password = required(values, 'password');
-    if (password.length < 10)
-      throw new AppError('validation_failed', '--password must be at least 10 characters.');
-    const input = { merchantName: required(values, 'name'), email: required(values, 'email'), password };
+    const email = required(values, 'email');
+    // The policy of the HTTP routes (NIST SP 800-63B), checked before the database is opened.
+    const { checkPassword } = await import('../modules/merchants/index.ts');
+    checkPassword(password, email, '--password');
+    const input = { merchantName: required(values, 'name'), email, password };
     const result = await withDatabase(
       'merchant create',
       'Stop the server and run the command again, or sign up through the running server: the dashboard, or POST /api/v1/merchant/auth/signup.',

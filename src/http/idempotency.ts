@@ -5,7 +5,7 @@
 // request still runs, answers 409 `idempotency_conflict`. A 5xx first answer is not stored: the retry the
 // client will make runs again.
 // The principal is the credential's owner: the key pair for API keys, the app for access tokens, the user
-// for a merchant session; so two apps installed by one merchant have separate key spaces (issue 10, point 7).
+// for a merchant session; so two apps installed by one merchant have separate key spaces (API.md section 1).
 // Installed per route by the mount (`registerIdempotency`), so a new POST route gets it without asking.
 // Checked after authentication (an onRequest hook) and before the route's own checks (validation, handler).
 import { createHash } from 'node:crypto';

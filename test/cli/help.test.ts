@@ -12,7 +12,15 @@ it('svc --help lists every command, each with its own --help, each in the README
   expect(top.status).toBe(0);
   expect(top.stdout).toMatch(/^usage: svc <command>/);
   const names = [...top.stdout.matchAll(/^ {2}(\S+(?: [a-z]+)?) {2,}/gm)].map((m) => m[1]!);
-  expect(names).toEqual(['login', 'logout', 'listen', 'trigger', 'merchant create', 'events emit']);
+  expect(names).toEqual([
+    'login',
+    'logout',
+    'listen',
+    'trigger',
+    'merchant create',
+    'events emit',
+    'rotate-master-key',
+  ]);
   for (const name of names) {
     const help = runSvc([...name.split(' '), '--help'], target);
     expect(help.status, name).toBe(0);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { isConnectionLoss } from '../../src/db/connection-loss.ts';
+import { sampleData } from '../../src/modules/events/index.ts';
 import { createService, type Service } from '../../src/server.ts';
 import { DB_KIND, freshDatabase, MASTER_KEY } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
@@ -107,7 +108,12 @@ describe.skipIf(DB_KIND !== 'pg')('behind a proxy that is cut', () => {
       method: 'POST',
       url: '/internal/v1/events',
       headers: { authorization: 'Bearer internal' },
-      payload: { merchant_id: m.merchantId, mode: 'test', type: 'order.created', data: {} },
+      payload: {
+        merchant_id: m.merchantId,
+        mode: 'test',
+        type: 'order.created',
+        data: sampleData('order.created'),
+      },
     });
     expect(ingest.statusCode).toBe(503);
 

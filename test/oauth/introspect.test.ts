@@ -260,21 +260,30 @@ describe('an OAuth client', () => {
     expect(missing.json()).toMatchObject({ error: 'invalid_request' });
   });
 
-  it('shares the token endpoint failure budget: past 100 failures a minute, 429', async () => {
+  it('counts failed callers on the token endpoint limits, and a right secret still passes', async () => {
     const limited = await startTestService({ shareWith: a, env: { SVC_RATE_LIMIT: 'on' } });
     try {
       const bad = basic({ client_id: mine.client_id, client_secret: theirs.client_secret });
-      for (let i = 0; i < 100; i++) expect((await introspect(limited, 'x', bad)).statusCode).toBe(401);
-      const res = await introspect(limited, 'x', basic(mine));
-      expect(res.statusCode).toBe(429);
-      expect(res.headers['retry-after']).toBeDefined();
+      const answers: number[] = [];
+      for (let i = 0; i < 25; i++) answers.push((await introspect(limited, 'x', bad)).statusCode);
+      // 20 free failures per app, then back-off: a failure answers 429 with Retry-After.
+      expect(answers.slice(0, 20)).toEqual(Array(20).fill(401));
+      expect(answers.slice(20)).toContain(429);
+      const refused = await introspect(limited, 'x', bad);
+      expect(refused.statusCode).toBe(429);
+      expect(refused.headers['retry-after']).toBeDefined();
+      // The same app's failures at the token endpoint meet the same budget.
       const token = await limited.app.inject({
         method: 'POST',
         url: '/api/public/v1/oauth/token',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', ...basic(mine) },
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...bad },
         payload: 'grant_type=refresh_token&refresh_token=x',
       });
       expect(token.statusCode).toBe(429);
+      // Others' failures never refuse the right secret.
+      const res = await introspect(limited, 'x', basic(mine));
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ active: false });
     } finally {
       await limited.close();
     }

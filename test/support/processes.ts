@@ -1,9 +1,11 @@
 // The service as separate operating-system processes (`node src/main.ts`), for the system tests: start on a
 // free port, wait until ready, stop every child at the end (and whatever happens to the test worker).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { MASTER_KEY } from './service.ts';
+import { freePort } from './ports.ts';
+
+export { freePort };
 
 const ROOT = join(import.meta.dirname, '..', '..');
 export const INTERNAL_TOKEN = 'system-test-internal-token';
@@ -17,17 +19,6 @@ export interface ServiceProcess {
 const children: ChildProcess[] = [];
 // Even if the test worker itself is torn down before afterAll runs, no child outlives it.
 process.once('exit', () => children.forEach((c) => c.kill('SIGKILL')));
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts a service process on the database and waits until /readyz answers (60 s at most). */
 export async function startProcess(

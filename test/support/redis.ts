@@ -1,24 +1,13 @@
 // A throwaway redis-server (Debian's package; .ci/run installs it) on a free loopback port, without
 // persistence, for the tests of the shared rate limits: started by the test that needs it and stopped after.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './ports.ts';
 import { Redis } from 'ioredis';
 
 export interface RedisServer {
   url: string;
   /** Stops the server (a test may stop it mid-way to see the fallback). */
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 export function haveRedis(): boolean {

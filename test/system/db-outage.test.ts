@@ -5,6 +5,7 @@
 // (pg project only: an own cluster, since the test restarts it.)
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sampleData } from '../../src/modules/events/index.ts';
 import { startCluster, type Cluster } from '../support/postgres.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import {
@@ -64,7 +65,7 @@ function load() {
           merchant_id: merchantId,
           mode: 'test',
           type: 'order.created',
-          data: { n: n++ },
+          data: { ...sampleData('order.created'), n: n++ },
         }),
       }).catch(() => undefined);
       const write: Write = { at: Date.now(), base, status: res?.status ?? 0 };

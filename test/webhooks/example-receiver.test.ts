@@ -36,7 +36,7 @@ it('verifies, stores and acknowledges deliveries, and answers a repeat as a dupl
 
   const ev = await emit(svc, m, 'order.paid', { id: 'ord_9' });
   await eventually(async () => (out.includes(ev.id) ? true : undefined));
-  expect(out).toContain(`order.paid ${ev.id} (test) {"id":"ord_9"}`);
+  expect(out).toContain(`order.paid ${ev.id} (test) {"id":"ord_9",`);
   expect(readFileSync(store, 'utf8')).toContain(ev.id);
 
   const test = await svc.app.inject({ method: 'POST', url: `${base}/${wh.id}/test`, headers: m.auth });

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
+import { sampleData } from '../../src/modules/events/index.ts';
+
+// Ingested data must match the schema of its type: the example of order.paid, as the platform would send.
+const paid = sampleData('order.paid');
 
 let svc: TestService;
 let m: TestMerchant;
@@ -56,7 +60,7 @@ describe('event catalog', () => {
       'payout.processed',
       'subscription.renewed',
     ]);
-    expect(data.items[4]).toEqual({
+    expect(data.items[4]).toMatchObject({
       id: 'cart.abandoned',
       name: 'Cart abandoned',
       category: 'carts',
@@ -273,7 +277,7 @@ describe('event ingestion', () => {
     });
 
   it('authenticates with the internal token', async () => {
-    const body = { merchant_id: m.merchantId, mode: 'test', type: 'order.paid', data: {} };
+    const body = { merchant_id: m.merchantId, mode: 'test', type: 'order.paid', data: paid };
     expect((await post(body)).json().error.code).toBe('unauthenticated');
     const wrong = await post(body, 'Bearer nope');
     expect(wrong.statusCode).toBe(401);
@@ -296,7 +300,7 @@ describe('event ingestion', () => {
 
     const auth = 'Bearer internal-token-for-tests';
     const res = await post(
-      { merchant_id: merchant.merchantId, mode: 'test', type: 'order.paid', data: { id: 'o1' } },
+      { merchant_id: merchant.merchantId, mode: 'test', type: 'order.paid', data: { ...paid, id: 'o1' } },
       auth,
     );
     expect(res.statusCode).toBe(202);
@@ -306,7 +310,7 @@ describe('event ingestion', () => {
       merchant_id: merchant.merchantId,
       mode: 'test',
       type: 'order.paid',
-      data: {},
+      data: paid,
       id: 'evt_order-42_A',
     };
     const first = await post(withId, auth);
@@ -319,7 +323,7 @@ describe('event ingestion', () => {
 
   it('refuses unknown types, bad ids, unknown merchants and unknown fields', async () => {
     const auth = 'Bearer internal-token-for-tests';
-    const ok = { merchant_id: m.merchantId, mode: 'test', type: 'order.paid', data: {} };
+    const ok = { merchant_id: m.merchantId, mode: 'test', type: 'order.paid', data: paid };
     for (const body of [
       { ...ok, type: 'order.exploded' },
       { ...ok, id: 'evt_' },
@@ -339,13 +343,13 @@ describe('event ingestion', () => {
     const merchant = await signupMerchant(svc.app);
     await create(merchant, { url: 'https://example.com/h', events: ['order.paid'] });
     const auth = 'Bearer internal-token-for-tests';
-    const ok = { merchant_id: merchant.merchantId, mode: 'test', type: 'order.paid', data: {} };
+    const ok = { merchant_id: merchant.merchantId, mode: 'test', type: 'order.paid', data: paid };
     const bodies = [
       ...Array.from({ length: 30 }, (_, i) => ({ ...ok, id: `evt_batch_${i}` })),
       { ...ok, id: 'evt_batch_0' },
       { ...ok, id: 'evt_batch_1' },
       { ...ok, merchant_id: 'mer_nobody' },
-      { ...ok, type: 'product.created' },
+      { ...ok, type: 'product.created', data: sampleData('product.created') },
     ];
     const answers = await Promise.all(bodies.map((b) => post(b, auth)));
     const created = answers.filter((a) => a.statusCode === 202);

@@ -1646,6 +1646,18 @@ export interface components {
             /** @description Pass as starting_after. */
             next_cursor: string | null;
         };
+        /** CartItem */
+        CartItem: {
+            /**
+             * @description The product.
+             * @example prod_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            product_id: string;
+            variant_id: string | null;
+            quantity: number;
+            /** @description Price of one unit, in the minor unit of the currency. */
+            unit_price: number;
+        };
         /**
          * Cart
          * @description A shopping cart of one store, in the mode of the credential that made it.
@@ -1655,7 +1667,8 @@ export interface components {
             id: string;
             store_id: string;
             status: "active" | "abandoned";
-            items: unknown[];
+            /** @description The lines of the cart; a new cart has none. */
+            items: components["schemas"]["CartItem"][];
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00.000Z
@@ -2110,17 +2123,7 @@ export interface components {
             /** @constant */
             status: "abandoned";
             /** @description What was in the cart. */
-            items: {
-                /**
-                 * @description The product.
-                 * @example prod_01jd8z6q4m5x2c7k9h3t0w1bca
-                 */
-                product_id: string;
-                variant_id: string | null;
-                quantity: number;
-                /** @description Price of one unit, in the minor unit of the currency. */
-                unit_price: number;
-            }[];
+            items: components["schemas"]["CartItem"][];
             /**
              * Format: date-time
              * @description ISO 8601 UTC.
@@ -2737,6 +2740,7 @@ export type EventList = components['schemas']['EventList'];
 export type KeyPairWithSecret = components['schemas']['KeyPairWithSecret'];
 export type KeyPair = components['schemas']['KeyPair'];
 export type KeyPairList = components['schemas']['KeyPairList'];
+export type CartItem = components['schemas']['CartItem'];
 export type Cart = components['schemas']['Cart'];
 export type Country = components['schemas']['Country'];
 export type CountryList = components['schemas']['CountryList'];

@@ -1,12 +1,13 @@
 import { Type } from 'typebox';
 import { Data, Timestamp } from '../../http/schemas.ts';
+import { CartItem } from '../events/index.ts';
 
 export const Cart = Type.Object(
   {
     id: Type.String({ examples: ['cart_01jd8z6q4m0000000000000000'] }),
     store_id: Type.String(),
     status: Type.Union([Type.Literal('active'), Type.Literal('abandoned')]),
-    items: Type.Array(Type.Unknown()),
+    items: Type.Array(CartItem, { description: 'The lines of the cart; a new cart has none.' }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },

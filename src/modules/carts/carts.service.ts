@@ -1,12 +1,13 @@
 // Carts of the public interface (API.md section 6). A cart belongs to a store of the caller's merchant and to
 // the caller's mode; one idle for `cartAbandonAfter` seconds becomes `abandoned`, announced by `cart.abandoned`
 // in the same transaction (the outbox), once however many processes sweep.
+import type { Static } from 'typebox';
 import type { Context } from '../../context.ts';
 import type { PublicPrincipal } from '../../http/request.ts';
 import { notFound } from '../../lib/errors.ts';
 import { isId, newId } from '../../lib/ids.ts';
 import { iso } from '../../lib/time.ts';
-import { emitEvent } from '../events/index.ts';
+import { emitEvent, type CartItem } from '../events/index.ts';
 import * as repo from './carts.repository.ts';
 
 export function presentCart(row: repo.CartRow) {
@@ -15,7 +16,7 @@ export function presentCart(row: repo.CartRow) {
     store_id: row.store_id,
     status: row.status,
     // No item routes exist yet (seed: other areas of the public interface are not shown).
-    items: [] as unknown[],
+    items: [] as Static<typeof CartItem>[],
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
   };

@@ -120,20 +120,23 @@ const OrderFulfilled = Type.Object(
   { title: 'OrderFulfilledData', description: 'The order, now fulfilled.' },
 );
 
+/** One line of a cart: the same shape in the public API's cart and in `cart.abandoned`. */
+export const CartItem = Type.Object(
+  {
+    product_id: Id('prod', 'The product.'),
+    variant_id: Type.Union([Type.String(), Type.Null()]),
+    quantity: Type.Integer({ minimum: 1 }),
+    unit_price: Amount('Price of one unit'),
+  },
+  { title: 'CartItem' },
+);
+
 const CartAbandoned = Type.Object(
   {
     id: Id('cart', 'The cart.'),
     store_id: StoreId,
     status: Type.Literal('abandoned'),
-    items: Type.Array(
-      Type.Object({
-        product_id: Id('prod', 'The product.'),
-        variant_id: Type.Union([Type.String(), Type.Null()]),
-        quantity: Type.Integer({ minimum: 1 }),
-        unit_price: Amount('Price of one unit'),
-      }),
-      { description: 'What was in the cart.' },
-    ),
+    items: Type.Array(CartItem, { description: 'What was in the cart.' }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },

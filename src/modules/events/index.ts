@@ -25,7 +25,7 @@ export {
   sampleData,
   type EventDefinition,
 } from './event-catalog.ts';
-export { EVENT_PAYLOADS, type EventPayload } from './event-payloads.ts';
+export { CartItem, EVENT_PAYLOADS, type EventPayload } from './event-payloads.ts';
 export { eventWebhooks } from './event-webhooks.ts';
 export { checkPayload, mergeData, payloadProblems } from './event-validation.ts';
 
