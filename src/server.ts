@@ -91,6 +91,9 @@ export async function createService(
   app = await buildApp(ctx, { logStream: options.logStream });
   metrics.setQueueProbe(() => readQueueDepth(ctx));
   metrics.setPoolProbe(() => db.poolStats?.());
+  db.bus.onLost(() =>
+    app.log.warn('LISTEN connection lost: reconnecting; cross-process signals wait until then'),
+  );
   db.bus.onReset(() => {
     metrics.listenResets.inc();
     app.log.warn(

@@ -15,6 +15,8 @@ export interface Bus {
    * so caches must drop everything.
    */
   onReset(handler: () => void): void;
+  /** Called when the listening connection is lost, before the reconnection starts (operators log it). */
+  onLost(handler: () => void): void;
   /** Whether signals are being heard now (the listening connection is up); /readyz reports it. */
   listening(): boolean;
   close(): Promise<void>;
@@ -27,6 +29,7 @@ export async function notify(executor: Executor, channel: string, payload: strin
 class Handlers {
   readonly byChannel = new Map<string, Set<BusHandler>>();
   readonly resets = new Set<() => void>();
+  readonly losts = new Set<() => void>();
   dispatch(channel: string, payload: string) {
     for (const handler of this.byChannel.get(channel) ?? []) {
       try {
@@ -58,6 +61,8 @@ export function createPgliteBus(pglite: PGlite): Bus {
     onReset(handler) {
       handlers.resets.add(handler);
     },
+    // In-process: never lost.
+    onLost() {},
     listening: () => true,
     async close() {
       handlers.byChannel.clear();
@@ -99,6 +104,7 @@ export async function createPgBus(url: string): Promise<Bus> {
     if (closed || client !== which) return;
     client = undefined;
     which.end().catch(() => {});
+    handlers.losts.forEach((h) => h());
     retryIn(250);
   }
 
@@ -126,6 +132,9 @@ export async function createPgBus(url: string): Promise<Bus> {
     },
     onReset(handler) {
       handlers.resets.add(handler);
+    },
+    onLost(handler) {
+      handlers.losts.add(handler);
     },
     listening: () => client !== undefined,
     async close() {
