@@ -8,6 +8,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Two files at a time on the two-core CI machine: most of a file's time is spent waiting on PostgreSQL,
+    // child processes and timers, and one at a time the suite takes about 27 minutes of CI's 30.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,
