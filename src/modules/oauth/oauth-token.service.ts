@@ -119,6 +119,29 @@ async function revokeLeakedFamily(
   return { error: invalidGrant(what.message), revokedGrant: row.grant_id, reuse, appId };
 }
 
+/** Who a new pair belongs to: the family, grant and merchant of the code or token it comes from. */
+function pairOwner(
+  row: {
+    family_id: string;
+    grant_id: string;
+    merchant_id: string;
+    mode: repo.PairOwner['mode'];
+    scopes: string;
+  },
+  appId: string,
+  accessScopes: string,
+): repo.PairOwner {
+  return {
+    familyId: row.family_id,
+    grantId: row.grant_id,
+    appId,
+    merchantId: row.merchant_id,
+    mode: row.mode,
+    scopes: row.scopes,
+    accessScopes,
+  };
+}
+
 function pkceMatches(verifier: string, challenge: string): boolean {
   return createHash('sha256').update(verifier).digest('base64url') === challenge;
 }
@@ -189,19 +212,7 @@ export async function exchangeCode(
         );
         await repo.markCodeUsed(trx, hash);
         await repo.insertFamily(trx, row.family_id, row.grant_id);
-        await repo.insertPair(
-          trx,
-          {
-            familyId: row.family_id,
-            grantId: row.grant_id,
-            appId: client.id,
-            merchantId: row.merchant_id,
-            mode: row.mode,
-            scopes: row.scopes,
-            accessScopes: row.scopes,
-          },
-          tokens.pair,
-        );
+        await repo.insertPair(trx, pairOwner(row, client.id, row.scopes), tokens.pair);
         await writeAudit(trx, audit, {
           action: 'oauth.token_issued',
           entityType: 'oauth_grant',
@@ -322,15 +333,7 @@ async function refreshSlowPath(
     if (row.expires_at.getTime() <= Date.now() || row.created_at.getTime() < client.tokensValidAfter) {
       return { error: unknown };
     }
-    const owner: repo.PairOwner = {
-      familyId: row.family_id,
-      grantId: row.grant_id,
-      appId: client.id,
-      merchantId: row.merchant_id,
-      mode: row.mode,
-      scopes: row.scopes,
-      accessScopes: accessScopes ?? row.scopes,
-    };
+    const owner = pairOwner(row, client.id, accessScopes ?? row.scopes);
     const issued = async (fields: Record<string, unknown>): Promise<TokenAnswer> => {
       await writeAudit(trx, audit, {
         action: 'oauth.token_refreshed',
