@@ -21,7 +21,7 @@ interface SseEvent {
 }
 
 /** Splits a text/event-stream into events (https://html.spec.whatwg.org/multipage/server-sent-events.html). */
-async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
+export async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
   const decoder = new TextDecoder();
   let buffer = '';
   let event = 'message';

@@ -40,6 +40,26 @@ export async function closeListenerRows(db: Executor, ids: string[], reason: str
   return Number(numUpdatedRows);
 }
 
+/**
+ * When the listen session that was sent this event began: the `listen_from` of the listener that got it.
+ * Undefined when no listener of the merchant got it (a Last-Event-ID from elsewhere).
+ */
+export async function sessionStartOf(db: Executor, scope: Scope, eventId: string): Promise<Date | undefined> {
+  const row = await db
+    .selectFrom('deliveries as d')
+    .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+    .select('w.listen_from')
+    .where('d.event_id', '=', eventId)
+    .where('d.merchant_id', '=', scope.merchantId)
+    .where('d.mode', '=', scope.mode)
+    .where('w.kind', '=', 'listener')
+    .where('w.listen_from', 'is not', null)
+    .orderBy('d.id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.listen_from ?? undefined;
+}
+
 /** Listeners of any merchant whose stream stopped touching them. */
 export async function staleListeners(db: Executor, now: Date): Promise<string[]> {
   const rows = await db

@@ -82,13 +82,20 @@ export async function openListener(
   // Where the stream starts: now, or on a reconnect the settle window before the last event the client saw
   // (within the hour), since an event with an earlier id may have committed after it and never reached the
   // client. Events of that window the client already has come again; it forwards each event id once and
-  // reports the copy as a duplicate.
+  // reports the copy as a duplicate. The window never reaches before the session began: an event recorded
+  // before the client started listening was not missed, and is not sent.
   let after = idFloor('evt', opened);
+  let sessionStart = opened;
   const sent = new Map<string, number>(); // event id -> created_at ms, within the settle window
   if (input.lastEventId !== undefined && /^evt_[A-Za-z0-9_-]{1,64}$/.test(input.lastEventId)) {
     const last = await findEvent(ctx.db, scope, input.lastEventId);
     if (last) {
-      const from = Math.max(last.created_at.getTime() - SETTLE_MS, opened.getTime() - REPLAY_MS);
+      sessionStart = (await repo.sessionStartOf(ctx.db, scope, last.id)) ?? last.created_at;
+      const from = Math.max(
+        last.created_at.getTime() - SETTLE_MS,
+        sessionStart.getTime(),
+        opened.getTime() - REPLAY_MS,
+      );
       after = idFloor('evt', new Date(from));
       sent.set(last.id, last.created_at.getTime());
     }
@@ -112,6 +119,7 @@ export async function openListener(
       previous_secret_sealed: null,
       previous_secret_expires_at: null,
       failing_since: null,
+      listen_from: sessionStart,
       deleted_at: null,
       created_at: opened,
       updated_at: opened,

@@ -21,6 +21,8 @@ export interface WebhooksTable {
   previous_secret_sealed: string | null;
   previous_secret_expires_at: Date | null;
   failing_since: Date | null;
+  /** A listener's session start (migration 0017); null for endpoints. */
+  listen_from: Generated<Date | null>;
   last_attempt_at: Generated<Date | null>;
   last_response_status: Generated<number | null>;
   created_at: Generated<Date>;
