@@ -1,15 +1,19 @@
-// Composition: configuration -> database (migrated) -> context -> HTTP app and background loops. Used by
-// main.ts, by the system tests that run several processes, and by the benchmarks.
+// Composition: configuration -> logger -> database (migrated) -> context -> modules (src/modules.ts, in their
+// declared order) -> HTTP app and background loops. Stopping runs the other way, each step awaited: drain
+// HTTP, stop the loops, then each module's stop (buffers flushed, pools and agents closed) in reverse order
+// of creation, then the database. Used by main.ts, by the system tests that run several processes, and by
+// the benchmarks.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import type { Context } from './context.ts';
 import { openDatabase, type Database } from './db/database.ts';
-import { buildApp } from './http/app.ts';
+import { buildApp } from './app.ts';
+import { createLogger } from './http/logging.ts';
 import { Metrics } from './lib/metrics.ts';
-import { MODULES } from './modules/registry.ts';
+import { createModules } from './modules.ts';
 import { readQueueDepth } from './modules/webhooks/index.ts';
 import { checkMasterKeys } from './master-keys.ts';
 
@@ -65,30 +69,32 @@ async function startMetricsListener(config: Config, metrics: Metrics): Promise<S
   return server;
 }
 
+/** One step of the stop: its failure is logged and the next steps still run. */
+async function settle(log: FastifyBaseLogger, step: Promise<void>, name: string): Promise<void> {
+  try {
+    await step;
+  } catch (err) {
+    log.warn({ err }, `stopping ${name} failed`);
+  }
+}
+
 export async function createService(
   config: Config,
   database?: Database,
   options: ServiceOptions = {},
 ): Promise<Service> {
+  const log = createLogger(config.logLevel, options.logStream);
   const db = database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
-  let app: FastifyInstance | undefined = undefined;
   const metrics = new Metrics();
-  const ctx: Context = {
-    config,
-    db: db.db,
-    bus: db.bus,
-    metrics,
-    get log() {
-      return app!.log;
-    },
-  };
+  const ctx: Context = { config, db: db.db, bus: db.bus, metrics, log };
   try {
     await checkMasterKeys(ctx);
   } catch (err) {
     if (!database) await db.close();
     throw err;
   }
-  app = await buildApp(ctx, { logStream: options.logStream });
+  const composition = createModules(ctx);
+  const app = await buildApp(ctx, composition);
   metrics.setQueueProbe(() => readQueueDepth(ctx));
   metrics.setPoolProbe(() => db.poolStats?.());
   db.bus.onLost(() =>
@@ -100,8 +106,8 @@ export async function createService(
       'LISTEN connection restored after a loss: notifications of the gap were missed, caches dropped',
     );
   });
-  const stops: (() => Promise<void>)[] = [];
-  if (config.workers) for (const m of MODULES) if (m.start) stops.push(await m.start(ctx));
+  const background = config.workers ? composition.modules.flatMap((m) => m.background ?? []) : [];
+  for (const loop of background) await loop.start();
   const metricsServer =
     config.metricsPort !== undefined ? await startMetricsListener(config, metrics) : undefined;
   const metricsAddress = metricsServer?.address() as AddressInfo | undefined;
@@ -116,13 +122,14 @@ export async function createService(
       : undefined,
     close: () =>
       (closing ??= (async () => {
-        app.log.info('service stopping');
-        await Promise.allSettled(stops.map((stop) => stop()));
+        log.info('service stopping');
         await new Promise<void>((resolve) =>
           metricsServer ? metricsServer.close(() => resolve()) : resolve(),
         );
         await app.close();
-        app.log.info('service stopped');
+        for (const loop of background.toReversed()) await settle(log, loop.stop(), loop.name);
+        for (const m of composition.modules.toReversed()) if (m.stop) await settle(log, m.stop(), m.name);
+        log.info('service stopped');
         await db.close();
       })()),
   };

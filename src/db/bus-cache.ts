@@ -18,11 +18,12 @@ export class BusCache<V> {
   private readonly tags = new Map<string, Set<string>>();
   private epoch = 0;
   private listening: Promise<void> | undefined;
+  private readonly bus: Bus;
+  private readonly options: BusCacheOptions<V>;
 
-  constructor(
-    private readonly bus: Bus,
-    private readonly options: BusCacheOptions<V>,
-  ) {
+  constructor(bus: Bus, options: BusCacheOptions<V>) {
+    this.bus = bus;
+    this.options = options;
     bus.onReset(() => this.clear());
   }
 

@@ -4,7 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.ts';
-import type { DB } from './schema.ts';
+import type { DB } from '../schema.ts';
 import { createPgBus, createPgliteBus, type Bus } from './bus.ts';
 import { migrate, type RawSession } from './migrate.ts';
 import { createPool } from './pg-pool.ts';

@@ -1,8 +1,8 @@
 // Log lines carry the request id and never a credential: headers that hold them are not logged at all, query
 // values of credential-bearing parameters are masked, and error messages are scrubbed of anything shaped like
 // a secret. Errors are logged by type, code and message, without stack or SQL.
-import type { FastifyServerOptions } from 'fastify';
-import type { DestinationStream, LoggerOptions } from 'pino';
+import type { FastifyBaseLogger } from 'fastify';
+import { pino, type DestinationStream, type LoggerOptions } from 'pino';
 
 export type { DestinationStream };
 
@@ -14,12 +14,9 @@ export function scrub(text: string): string {
   return text.replace(SECRET_SHAPE, '$1[redacted]');
 }
 
-export function loggerOptions(
-  level: string,
-  stream?: DestinationStream,
-): NonNullable<FastifyServerOptions['logger']> {
-  const options: LoggerOptions & { stream?: DestinationStream } = {
-    ...(stream ? { stream } : {}),
+/** The process's logger, made before anything else so that every part logs through it from the start. */
+export function createLogger(level: string, stream?: DestinationStream): FastifyBaseLogger {
+  const options: LoggerOptions = {
     level,
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
@@ -39,5 +36,5 @@ export function loggerOptions(
       })) as never,
     },
   };
-  return options;
+  return stream ? pino(options, stream) : pino(options);
 }

@@ -2,7 +2,7 @@
 // `svc_session` cookie. A state-changing call that rides on the cookie must come from our own origin.
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../lib/errors.ts';
-import { authenticateSession } from '../modules/merchants/index.ts';
+import type { Context } from '../context.ts';
 import type { MerchantPrincipal } from './request.ts';
 
 export const SESSION_COOKIE = 'svc_session';
@@ -15,8 +15,17 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return match ? match[1] : '';
 }
 
+/** Verifies a merchant session token (the merchants module's). */
+export type SessionResolver = (
+  ctx: Context,
+  token: string,
+) => Promise<Omit<MerchantPrincipal, 'via'> | undefined>;
+
 /** The signed-in merchant, `null` when no session was sent; throws for a session that does not verify. */
-export async function resolveMerchant(request: FastifyRequest): Promise<MerchantPrincipal | null> {
+export async function resolveMerchant(
+  request: FastifyRequest,
+  authenticateSession: SessionResolver,
+): Promise<MerchantPrincipal | null> {
   const bearer = bearerToken(request);
   const cookie = request.cookies[SESSION_COOKIE];
   const token = bearer ?? cookie;
@@ -34,9 +43,14 @@ export function checkOrigin(request: FastifyRequest, merchant: MerchantPrincipal
   }
 }
 
-export async function requireMerchant(request: FastifyRequest): Promise<void> {
+/** The merchant interface's `onRequest` hook. */
+export function merchantAuth(authenticateSession: SessionResolver) {
+  return (request: FastifyRequest) => requireMerchant(request, authenticateSession);
+}
+
+async function requireMerchant(request: FastifyRequest, authenticateSession: SessionResolver): Promise<void> {
   if (request.routeOptions.config.anonymous) return;
-  const merchant = await resolveMerchant(request);
+  const merchant = await resolveMerchant(request, authenticateSession);
   if (!merchant)
     throw new AppError('unauthenticated', 'Sign in, then send the session as a Bearer token or cookie.');
   checkOrigin(request, merchant);

@@ -1,5 +1,5 @@
 // Public interface authentication (API.md section 6, seed section 5). One hook resolves the bearer
-// credential to a principal through the resolver registered for its kind (keys, OAuth access tokens),
+// credential to a principal through the resolver its module contributed for its kind (keys, OAuth tokens),
 // then checks the mode header and the scope the method needs. The order of the checks fixes the answer:
 // no credential 401, unknown 401, wrong mode 400, missing scope 403.
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -12,11 +12,23 @@ import { bearerToken } from './merchant-auth.ts';
 /** Called only with a token already recognised (prefix and checksum) as the kind it was registered for. */
 export type CredentialResolver = (ctx: Context, token: string) => Promise<PublicPrincipal | undefined>;
 
-const resolvers = new Map<AnyCredentialKind, CredentialResolver>();
+/**
+ * The verifiers of every credential kind, filled by the composition from what the modules contribute (keys
+ * for `secret_key`/`publishable_key`, OAuth for `access_token`): the bearer check and introspection use it.
+ */
+export class CredentialResolvers {
+  private readonly byKind = new Map<AnyCredentialKind, CredentialResolver>();
 
-/** Modules plug their verification in here: keys for `secret_key`/`publishable_key`, OAuth for `access_token`. */
-export function registerCredentialResolver(kind: CredentialKind, resolver: CredentialResolver): void {
-  resolvers.set(kind, resolver);
+  add(kind: CredentialKind, resolver: CredentialResolver): void {
+    if (this.byKind.has(kind)) throw new Error(`two resolvers for ${kind}`);
+    this.byKind.set(kind, resolver);
+  }
+
+  async resolve(ctx: Context, token: string): Promise<PublicPrincipal | undefined> {
+    const parsed = parseCredential(token);
+    const resolver = parsed && this.byKind.get(parsed.kind);
+    return resolver ? resolver(ctx, token) : undefined;
+  }
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD']);
@@ -30,13 +42,15 @@ function challenge(error?: string): Record<string, string> {
   return { 'www-authenticate': error ? `Bearer realm="svc", error="${error}"` : 'Bearer realm="svc"' };
 }
 
-export async function resolvePrincipal(ctx: Context, token: string): Promise<PublicPrincipal | undefined> {
-  const parsed = parseCredential(token);
-  const resolver = parsed && resolvers.get(parsed.kind);
-  return resolver ? resolver(ctx, token) : undefined;
+/** The public interface's `onRequest` hook over the given resolvers. */
+export function publicAuth(credentials: CredentialResolvers) {
+  return (request: FastifyRequest, _reply: FastifyReply) => requirePublicCredential(credentials, request);
 }
 
-export async function requirePublicCredential(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+async function requirePublicCredential(
+  credentials: CredentialResolvers,
+  request: FastifyRequest,
+): Promise<void> {
   const token = bearerToken(request);
   const { metrics } = request.server.ctx;
   if (token === undefined) {
@@ -49,7 +63,7 @@ export async function requirePublicCredential(request: FastifyRequest, _reply: F
       },
     );
   }
-  const principal = token ? await resolvePrincipal(request.server.ctx, token) : undefined;
+  const principal = token ? await credentials.resolve(request.server.ctx, token) : undefined;
   if (!principal) {
     metrics.authFailure.invalid.inc();
     throw new AppError('invalid_credential', 'The credential is unknown, malformed, revoked or expired.', {

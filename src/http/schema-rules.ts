@@ -1,4 +1,4 @@
-// Rules that every route schema shares, added to both validators (src/http/app.ts): the range of dates that
+// Rules that every route schema shares, added to both validators (src/app.ts): the range of dates that
 // both databases store, and the fields where a secret credential must never be written.
 import type { Ajv, SchemaValidateFunction } from 'ajv';
 import { looksLikeSecret } from '../lib/credentials.ts';

@@ -25,8 +25,11 @@ export class Batcher<I, O> {
   private queue: Pending<I, O>[] = [];
   private inFlight = 0;
   private idle: (() => void)[] = [];
+  private readonly options: BatcherOptions<I, O>;
 
-  constructor(private readonly options: BatcherOptions<I, O>) {}
+  constructor(options: BatcherOptions<I, O>) {
+    this.options = options;
+  }
 
   submit(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {

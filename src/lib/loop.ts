@@ -20,9 +20,11 @@ export class Loop {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = true;
+  private readonly options: LoopOptions;
 
-  constructor(private readonly options: LoopOptions) {
+  constructor(options: LoopOptions) {
     this.name = options.name;
+    this.options = options;
   }
 
   start(): void {
@@ -69,4 +71,9 @@ export class Loop {
       this.options.onError(err, this.name);
     }
   }
+}
+
+/** The usual `onError`: a warning with the error, naming the loop. */
+export function warnOnFailure(log: { warn(obj: object, msg: string): void }) {
+  return (err: unknown, name: string) => log.warn({ err }, `${name} failed; the next run retries`);
 }

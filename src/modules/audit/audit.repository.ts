@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
-import type { AuditLogsTable } from '../../db/schema.ts';
+import type { AuditLogsTable } from './audit.table.ts';
 import { idFloor } from '../../lib/ids.ts';
 import type { Mode } from '../../lib/credentials.ts';
 

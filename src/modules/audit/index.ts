@@ -1,4 +1,4 @@
-import type { Module } from '../registry.ts';
+import type { Module } from '../module.ts';
 import { auditRoutes } from './audit.routes.ts';
 
 export {
@@ -11,4 +11,6 @@ export {
   type EntityType,
 } from './audit.service.ts';
 
-export const auditModule: Module = { name: 'audit', merchantRoutes: auditRoutes };
+export function createAudit(): Module {
+  return { name: 'audit', merchantRoutes: auditRoutes };
+}

@@ -1,6 +1,7 @@
 import type { Context } from '../../context.ts';
 import { purgeExpiredIdempotencyKeys } from '../../http/idempotency.ts';
-import type { Module } from '../registry.ts';
+import { Loop, warnOnFailure } from '../../lib/loop.ts';
+import type { Module } from '../module.ts';
 import { cartRoutes } from './carts.routes.ts';
 import { sweepAbandonedCarts } from './carts.service.ts';
 
@@ -12,27 +13,16 @@ function sweepEveryMs(ctx: Context): number {
   return Math.max(100, Math.min(60, ctx.config.cartAbandonAfter / 2) * 1000);
 }
 
-async function start(ctx: Context): Promise<() => Promise<void>> {
-  let running: Promise<void> | undefined;
-  const sweep = () => {
-    running ??= (async () => {
-      try {
-        await sweepAbandonedCarts(ctx);
-        await purgeExpiredIdempotencyKeys(ctx);
-      } catch (err) {
-        ctx.log.warn({ err }, 'cart sweep failed; the next one retries');
-      } finally {
-        running = undefined;
-      }
-    })();
-  };
-  const timer = setInterval(sweep, sweepEveryMs(ctx));
-  timer.unref();
-  sweep();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
+export function createCarts(ctx: Context): Module {
+  const sweep = new Loop({
+    name: 'cart sweep',
+    everyMs: sweepEveryMs(ctx),
+    runAtStart: true,
+    run: async () => {
+      await sweepAbandonedCarts(ctx);
+      await purgeExpiredIdempotencyKeys(ctx);
+    },
+    onError: warnOnFailure(ctx.log),
+  });
+  return { name: 'carts', publicRoutes: cartRoutes, background: [sweep] };
 }
-
-export const cartsModule: Module = { name: 'carts', publicRoutes: cartRoutes, start };

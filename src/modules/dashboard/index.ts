@@ -1,4 +1,4 @@
-import type { Module } from '../registry.ts';
+import type { Module } from '../module.ts';
 import type { FastifyPluginAsync } from 'fastify';
 import { dashboardRoutes } from './dashboard.routes.ts';
 import { guideRoutes } from './guides.routes.ts';
@@ -10,4 +10,6 @@ const routes: FastifyPluginAsync = async (app) => {
   await app.register(guideRoutes);
 };
 
-export const dashboardModule: Module = { name: 'dashboard', routes };
+export function createDashboard(): Module {
+  return { name: 'dashboard', routes };
+}

@@ -1,4 +1,4 @@
-import type { Module } from '../registry.ts';
+import type { Module } from '../module.ts';
 import { eventRoutes } from './events.routes.ts';
 
 export { emitEvent, ingestEvent, recordEvent, type EmittedEvent, type NewEvent } from './events.service.ts';
@@ -29,4 +29,6 @@ export { CartItem, EVENT_PAYLOADS, type EventPayload } from './event-payloads.ts
 export { eventWebhooks } from './event-webhooks.ts';
 export { checkPayload, mergeData, payloadProblems } from './event-validation.ts';
 
-export const eventsModule: Module = { name: 'events', routes: eventRoutes };
+export function createEvents(): Module {
+  return { name: 'events', routes: eventRoutes };
+}

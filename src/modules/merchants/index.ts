@@ -1,4 +1,6 @@
-import type { Module } from '../registry.ts';
+import type { Context } from '../../context.ts';
+import { Loop, warnOnFailure } from '../../lib/loop.ts';
+import type { Module } from '../module.ts';
 import { merchantRoutes } from './merchants.routes.ts';
 import { purgeExpiredSessions } from './merchants.service.ts';
 import { storeRoutes } from './stores.routes.ts';
@@ -27,16 +29,13 @@ export { installedStoreId, storesFor, type PublicStore } from './stores.service.
 
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 
-export const merchantsModule: Module = {
-  name: 'merchants',
-  merchantRoutes,
-  publicRoutes: storeRoutes,
+export function createMerchants(ctx: Context): Module {
   // Expired sessions are refused by their expiry alone; the purge only keeps the table from growing.
-  async start(ctx) {
-    const timer = setInterval(() => {
-      purgeExpiredSessions(ctx).catch((err: unknown) => ctx.log.warn({ err }, 'session purge failed'));
-    }, PURGE_EVERY_MS);
-    timer.unref();
-    return async () => clearInterval(timer);
-  },
-};
+  const purge = new Loop({
+    name: 'session purge',
+    everyMs: PURGE_EVERY_MS,
+    run: () => purgeExpiredSessions(ctx).then(() => undefined),
+    onError: warnOnFailure(ctx.log),
+  });
+  return { name: 'merchants', merchantRoutes, publicRoutes: storeRoutes, background: [purge] };
+}

@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
-import type { MerchantsTable, SessionsTable, StoresTable, UsersTable } from '../../db/schema.ts';
+import type { MerchantsTable, SessionsTable, StoresTable, UsersTable } from './merchants.table.ts';
 
 export async function insertMerchant(db: Executor, row: Insertable<MerchantsTable>) {
   return db.insertInto('merchants').values(row).returningAll().executeTakeFirstOrThrow();

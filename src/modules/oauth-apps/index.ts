@@ -1,4 +1,4 @@
-import type { Module } from '../registry.ts';
+import type { Module } from '../module.ts';
 import { oauthAppsRoutes } from './oauth-apps.routes.ts';
 
 export {
@@ -13,4 +13,6 @@ export {
 export { redirectUriIssue } from './oauth-apps.service.ts';
 export { SCOPES, intersect, isScope, joinScopes, rights, splitScopes, within } from './scopes.ts';
 
-export const oauthAppsModule: Module = { name: 'oauth-apps', merchantRoutes: oauthAppsRoutes };
+export function createOauthApps(): Module {
+  return { name: 'oauth-apps', merchantRoutes: oauthAppsRoutes };
+}

@@ -10,7 +10,14 @@ import { errors } from '../../http/schemas.ts';
 import { sendError, toLoggedAppError } from '../../http/error-handler.ts';
 import { AppError } from '../../lib/errors.ts';
 import { uriTextIssue } from '../../lib/uri.ts';
-import { deviceCookieOf, me, merchantName, setSignInCookies, signIn } from '../merchants/index.ts';
+import {
+  authenticateSession,
+  deviceCookieOf,
+  me,
+  merchantName,
+  setSignInCookies,
+  signIn,
+} from '../merchants/index.ts';
 import { clientById } from '../oauth-apps/index.ts';
 import {
   checkAuthorizationRequest,
@@ -51,7 +58,7 @@ function wantsJson(request: FastifyRequest): boolean {
 /** A session that does not verify counts as none here: the page offers to sign in again. */
 async function signedIn(request: FastifyRequest): Promise<MerchantPrincipal | null> {
   try {
-    return await resolveMerchant(request);
+    return await resolveMerchant(request, authenticateSession);
   } catch {
     return null;
   }
@@ -232,7 +239,7 @@ export const authorizeRoutes: FastifyPluginAsync = async (plugin) => {
       };
       let merchant: MerchantPrincipal | null;
       try {
-        merchant = await resolveMerchant(request);
+        merchant = await resolveMerchant(request, authenticateSession);
         if (merchant) checkOrigin(request, merchant);
       } catch (err) {
         if (err instanceof AppError) return fail(err.status, 'Not allowed', err.message, err);

@@ -1,6 +1,7 @@
 // Expired codes, tokens and consents are purged continuously in bounded batches, so the tables stay the
 // size of what is live and one sweep never holds locks for long. Expiry alone already refuses them.
 import type { Context } from '../../context.ts';
+import { Loop, warnOnFailure } from '../../lib/loop.ts';
 import { purgeExpired, purgeOrphanFamilies, purgeTombstones } from './oauth.repository.ts';
 
 const SWEEP_EVERY_MS = 60_000;
@@ -22,14 +23,11 @@ export async function sweepExpired(ctx: Context): Promise<number> {
   return total;
 }
 
-export async function startHousekeeping(ctx: Context): Promise<() => Promise<void>> {
-  let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = sweepExpired(ctx).catch((err: unknown) => ctx.log.warn({ err }, 'oauth purge failed'));
-  }, SWEEP_EVERY_MS);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
+export function housekeeping(ctx: Context): Loop {
+  return new Loop({
+    name: 'oauth purge',
+    everyMs: SWEEP_EVERY_MS,
+    run: () => sweepExpired(ctx).then(() => undefined),
+    onError: warnOnFailure(ctx.log),
+  });
 }

@@ -6,6 +6,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from '../../context.ts';
+import type { CredentialResolvers } from '../../http/public-auth.ts';
 import { bearerToken } from '../../http/merchant-auth.ts';
 import { authenticateClient, failedCaller, param, type Params } from './oauth-client-auth.ts';
 import { introspect, type Introspector } from './oauth-introspect.service.ts';
@@ -39,25 +40,27 @@ async function callerOf(
   return { kind: 'client', app: await authenticateClient(ctx, params, header, request.ip) };
 }
 
-export const introspectRoutes: FastifyPluginAsync = async (plugin) => {
-  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-  const internal = app.ctx.config.internalToken ? digest(app.ctx.config.internalToken) : undefined;
-  app.post(
-    '/api/public/v1/oauth/introspect',
-    {
-      schema: {
-        consumes: ['application/x-www-form-urlencoded', 'application/json'],
-        body: IntrospectBody,
-        response: { 200: Introspection, 400: OAuthErrorBody, 401: OAuthErrorBody, 429: OAuthErrorBody },
+export const introspectRoutes =
+  (credentials: CredentialResolvers): FastifyPluginAsync =>
+  async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    const internal = app.ctx.config.internalToken ? digest(app.ctx.config.internalToken) : undefined;
+    app.post(
+      '/api/public/v1/oauth/introspect',
+      {
+        schema: {
+          consumes: ['application/x-www-form-urlencoded', 'application/json'],
+          body: IntrospectBody,
+          response: { 200: Introspection, 400: OAuthErrorBody, 401: OAuthErrorBody, 429: OAuthErrorBody },
+        },
       },
-    },
-    async (request, reply) => {
-      void reply.headers(NO_STORE);
-      const params = request.body as Params;
-      const caller = await callerOf(app.ctx, internal, request, params);
-      const token = param(params, 'token');
-      if (token === undefined) throw new OAuthError('invalid_request', 'token is required.');
-      return introspect(app.ctx, caller, token);
-    },
-  );
-};
+      async (request, reply) => {
+        void reply.headers(NO_STORE);
+        const params = request.body as Params;
+        const caller = await callerOf(app.ctx, internal, request, params);
+        const token = param(params, 'token');
+        if (token === undefined) throw new OAuthError('invalid_request', 'token is required.');
+        return introspect(app.ctx, credentials, caller, token);
+      },
+    );
+  };

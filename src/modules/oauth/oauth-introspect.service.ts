@@ -1,10 +1,10 @@
 // RFC 7662 introspection (API.md section 10). The answer is what the public auth hook would decide, because
-// it asks the same thing: `resolvePrincipal`, with the resolvers and per-process caches the keys and OAuth
+// it asks the same thing: `CredentialResolvers.resolve`, with the resolvers and per-process caches the keys and OAuth
 // modules registered. A revoked, expired, narrowed or disconnected credential is therefore inactive exactly
 // when the hook would refuse it, on every process, and a malformed one is refused by its checksum before any
 // lookup. Expected negative outcomes are values: `{"active":false}` says nothing about why.
 import type { Context } from '../../context.ts';
-import { resolvePrincipal } from '../../http/public-auth.ts';
+import type { CredentialResolvers } from '../../http/public-auth.ts';
 import type { PublicPrincipal } from '../../http/request.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import { installedStoreId } from '../merchants/index.ts';
@@ -32,8 +32,13 @@ export type Introspection = ActiveToken | { active: false };
 const INACTIVE: Introspection = Object.freeze({ active: false });
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
-export async function introspect(ctx: Context, caller: Introspector, token: string): Promise<Introspection> {
-  const principal = await resolvePrincipal(ctx, token);
+export async function introspect(
+  ctx: Context,
+  credentials: CredentialResolvers,
+  caller: Introspector,
+  token: string,
+): Promise<Introspection> {
+  const principal = await credentials.resolve(ctx, token);
   if (!principal) return INACTIVE;
   // Another app's token, or a key, is none of a client's business: the same answer as an unknown token.
   if (caller.kind === 'client' && principal.appId !== caller.app.id) return INACTIVE;

@@ -11,6 +11,7 @@ import { closeHotPool } from './oauth.pool.ts';
 import { OAuthError } from './oauth.errors.ts';
 import { OAuthErrorBody, RevocationAnswer, RevokeBody, TokenBody, TokenResponse } from './oauth.schemas.ts';
 import { introspectRoutes } from './oauth-introspect.routes.ts';
+import type { CredentialResolvers } from '../../http/public-auth.ts';
 import { exchangeCode, refreshTokens, revokeToken } from './oauth-token.service.ts';
 import { installedStoreId } from '../merchants/index.ts';
 
@@ -60,85 +61,87 @@ function rfcErrors(app: FastifyInstance): void {
   });
 }
 
-export const tokenRoutes: FastifyPluginAsync = async (plugin) => {
-  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-  acceptForms(app);
-  rfcErrors(app);
-  app.addHook('onClose', async () => closeHotPool(app.ctx));
-  const tags = ['OAuth 2'];
-  const rfcErrorsDoc = { 400: OAuthErrorBody, 401: OAuthErrorBody, 429: OAuthErrorBody };
+export const tokenRoutes =
+  (credentials: CredentialResolvers): FastifyPluginAsync =>
+  async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    acceptForms(app);
+    rfcErrors(app);
+    app.addHook('onClose', async () => closeHotPool(app.ctx));
+    const tags = ['OAuth 2'];
+    const rfcErrorsDoc = { 400: OAuthErrorBody, 401: OAuthErrorBody, 429: OAuthErrorBody };
 
-  app.post(
-    '/api/public/v1/oauth/token',
-    {
-      schema: {
-        tags,
-        summary: 'Exchange a code or a refresh token for tokens (RFC 6749 4.1.3, 6).',
-        consumes: ['application/x-www-form-urlencoded', 'application/json'],
-        body: TokenBody,
-        response: { 200: TokenResponse, ...rfcErrorsDoc },
+    app.post(
+      '/api/public/v1/oauth/token',
+      {
+        schema: {
+          tags,
+          summary: 'Exchange a code or a refresh token for tokens (RFC 6749 4.1.3, 6).',
+          consumes: ['application/x-www-form-urlencoded', 'application/json'],
+          body: TokenBody,
+          response: { 200: TokenResponse, ...rfcErrorsDoc },
+        },
       },
-    },
-    async (request, reply) => {
-      void reply.headers(NO_STORE);
-      const params = request.body as Record<string, unknown>;
-      // The grant type first, as node-oidc-provider does: saying which grants exist reveals nothing.
-      const grantType = param(params, 'grant_type');
-      if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required.');
-      if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
-        throw new OAuthError(
-          'unsupported_grant_type',
-          'grant_type must be authorization_code or refresh_token.',
-        );
-      }
-      const client = await authenticateClient(app.ctx, params, request.headers.authorization, request.ip);
-      const mode = request.headers['x-svc-mode'];
-      if (mode !== undefined && mode !== client.mode) {
-        // A test app's code never yields a live token, and the reverse (API.md section 5).
-        throw new OAuthError(
-          'unauthorized_client',
-          `This is a ${client.mode}-mode client: it only gets ${client.mode} tokens.`,
-        );
-      }
-      const meta = requestMeta(request);
-      let tokens: Awaited<ReturnType<typeof exchangeCode>>;
-      try {
-        tokens =
-          grantType === 'authorization_code'
-            ? await exchangeCode(app.ctx, client, params, meta)
-            : await refreshTokens(app.ctx, client, params, meta);
-      } catch (err) {
-        const outcome = err instanceof OAuthError ? err.error : 'error';
-        app.ctx.metrics.tokenGrants.labels(grantType, outcome).inc();
-        throw err;
-      }
-      app.ctx.metrics.tokenGrants.labels(grantType, 'issued').inc();
-      // The installation, so that the app knows which store it acts on (Stripe's `stripe_user_id`).
-      const storeId = (await installedStoreId(app.ctx, tokens.merchant_id)) ?? null;
-      return { ...tokens, store_id: storeId, mode: client.mode };
-    },
-  );
-
-  app.post(
-    '/api/public/v1/oauth/revoke',
-    {
-      schema: {
-        tags,
-        summary: 'Revoke an access or refresh token (RFC 7009).',
-        consumes: ['application/x-www-form-urlencoded', 'application/json'],
-        body: RevokeBody,
-        response: { 200: RevocationAnswer, ...rfcErrorsDoc },
+      async (request, reply) => {
+        void reply.headers(NO_STORE);
+        const params = request.body as Record<string, unknown>;
+        // The grant type first, as node-oidc-provider does: saying which grants exist reveals nothing.
+        const grantType = param(params, 'grant_type');
+        if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required.');
+        if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
+          throw new OAuthError(
+            'unsupported_grant_type',
+            'grant_type must be authorization_code or refresh_token.',
+          );
+        }
+        const client = await authenticateClient(app.ctx, params, request.headers.authorization, request.ip);
+        const mode = request.headers['x-svc-mode'];
+        if (mode !== undefined && mode !== client.mode) {
+          // A test app's code never yields a live token, and the reverse (API.md section 5).
+          throw new OAuthError(
+            'unauthorized_client',
+            `This is a ${client.mode}-mode client: it only gets ${client.mode} tokens.`,
+          );
+        }
+        const meta = requestMeta(request);
+        let tokens: Awaited<ReturnType<typeof exchangeCode>>;
+        try {
+          tokens =
+            grantType === 'authorization_code'
+              ? await exchangeCode(app.ctx, client, params, meta)
+              : await refreshTokens(app.ctx, client, params, meta);
+        } catch (err) {
+          const outcome = err instanceof OAuthError ? err.error : 'error';
+          app.ctx.metrics.tokenGrants.labels(grantType, outcome).inc();
+          throw err;
+        }
+        app.ctx.metrics.tokenGrants.labels(grantType, 'issued').inc();
+        // The installation, so that the app knows which store it acts on (Stripe's `stripe_user_id`).
+        const storeId = (await installedStoreId(app.ctx, tokens.merchant_id)) ?? null;
+        return { ...tokens, store_id: storeId, mode: client.mode };
       },
-    },
-    async (request, reply) => {
-      void reply.headers(NO_STORE);
-      const params = request.body as Record<string, unknown>;
-      const client = await authenticateClient(app.ctx, params, request.headers.authorization, request.ip);
-      await revokeToken(app.ctx, client, params, requestMeta(request));
-      return {};
-    },
-  );
+    );
 
-  // A child scope: the form parser and the RFC error handler above apply to it too.
-  await app.register(introspectRoutes);
-};
+    app.post(
+      '/api/public/v1/oauth/revoke',
+      {
+        schema: {
+          tags,
+          summary: 'Revoke an access or refresh token (RFC 7009).',
+          consumes: ['application/x-www-form-urlencoded', 'application/json'],
+          body: RevokeBody,
+          response: { 200: RevocationAnswer, ...rfcErrorsDoc },
+        },
+      },
+      async (request, reply) => {
+        void reply.headers(NO_STORE);
+        const params = request.body as Record<string, unknown>;
+        const client = await authenticateClient(app.ctx, params, request.headers.authorization, request.ip);
+        await revokeToken(app.ctx, client, params, requestMeta(request));
+        return {};
+      },
+    );
+
+    // A child scope: the form parser and the RFC error handler above apply to it too.
+    await app.register(introspectRoutes(credentials));
+  };

@@ -1,6 +1,8 @@
-import type { Module } from '../registry.ts';
+import type { Module } from '../module.ts';
 import { paymentRoutes } from './payments.routes.ts';
 
 export { SUPPORTED_COUNTRIES, type Country } from './payments.service.ts';
 
-export const paymentsModule: Module = { name: 'payments', publicRoutes: paymentRoutes };
+export function createPayments(): Module {
+  return { name: 'payments', publicRoutes: paymentRoutes };
+}

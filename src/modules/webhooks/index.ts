@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Context } from '../../context.ts';
-import type { Module } from '../registry.ts';
+import type { Module } from '../module.ts';
 import { deliveryRoutes } from './deliveries.routes.ts';
 import { listenRoutes } from './listen.routes.ts';
 import { merchantEventRoutes } from './merchant-events.routes.ts';
@@ -29,10 +29,15 @@ const merchantRoutes: FastifyPluginAsync = async (app) => {
   await app.register(listenRoutes);
 };
 
-/** The delivery workers of this process; the returned function stops them cleanly. */
-async function start(ctx: Context): Promise<() => Promise<void>> {
-  const worker = await startWorker(ctx);
-  return () => worker.stop();
+export function createWebhooks(ctx: Context): Module {
+  let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
+  // The delivery workers of this process.
+  const workers = {
+    name: 'delivery workers',
+    start: async () => {
+      worker = await startWorker(ctx);
+    },
+    stop: async () => worker?.stop(),
+  };
+  return { name: 'webhooks', merchantRoutes, background: [workers] };
 }
-
-export const webhooksModule: Module = { name: 'webhooks', merchantRoutes, start };

@@ -1,10 +1,10 @@
-// The Fastify app factory: the conventions of API.md section 1 in one place (envelopes, codes, request ids,
-// body parsing, unknown fields, modes), then the feature modules in their three mounts.
+// The Fastify app: the conventions of API.md section 1 in one place (envelopes, codes, request ids, body
+// parsing, unknown fields, modes), then what the feature modules contribute, in their three mounts. Part of
+// the composition (with src/modules.ts and src/server.ts), not of the `http/` toolkit that modules import.
 import Fastify, {
   LogController,
   errorCodes,
   type FastifyInstance,
-  type FastifyPluginAsync,
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
@@ -16,24 +16,23 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
-import type { Context } from '../context.ts';
-import { AppError } from '../lib/errors.ts';
-import { ErrorEnvelope } from './schemas.ts';
-import { answerClientError, installErrorHandler, sendError, toAppError } from './error-handler.ts';
-import { guardText } from './text-guard.ts';
-import { loggerOptions, type DestinationStream } from './logging.ts';
-import { registerOpenApi } from './openapi.ts';
-import { requireMerchant } from './merchant-auth.ts';
-import { requirePublicCredential } from './public-auth.ts';
-import { registerIdempotency } from './idempotency.ts';
-import { registerPublicRateLimit } from './public-rate-limit.ts';
-import { registerCors } from './cors.ts';
-import { isReady } from './readiness.ts';
-import { securityHeaders } from './security-headers.ts';
-import { serverTimeouts } from './timeouts.ts';
-import { RETRY_AFTER_SECONDS } from '../db/connection-loss.ts';
-import { addSchemaRules } from './schema-rules.ts';
-import { MODULES } from '../modules/registry.ts';
+import type { Context } from './context.ts';
+import { AppError } from './lib/errors.ts';
+import { ErrorEnvelope } from './http/schemas.ts';
+import { answerClientError, installErrorHandler, sendError, toAppError } from './http/error-handler.ts';
+import { guardText } from './http/text-guard.ts';
+import { registerOpenApi } from './http/openapi.ts';
+import { merchantAuth } from './http/merchant-auth.ts';
+import { publicAuth } from './http/public-auth.ts';
+import { registerIdempotency } from './http/idempotency.ts';
+import { registerPublicRateLimit } from './http/public-rate-limit.ts';
+import { registerCors } from './http/cors.ts';
+import { isReady } from './http/readiness.ts';
+import { securityHeaders } from './http/security-headers.ts';
+import { serverTimeouts } from './http/timeouts.ts';
+import { RETRY_AFTER_SECONDS } from './db/connection-loss.ts';
+import { addSchemaRules } from './http/schema-rules.ts';
+import type { Composition } from './modules.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -51,9 +50,6 @@ declare module 'fastify' {
     anonymous?: boolean;
   }
 }
-
-export type App = FastifyInstance;
-export type RoutePlugin = FastifyPluginAsync;
 
 function requestId(raw: unknown): string {
   return typeof raw === 'string' && REQUEST_ID.test(raw)
@@ -230,15 +226,12 @@ function countAnswers(app: FastifyInstance, ctx: Context) {
   });
 }
 
-export interface AppOptions {
-  /** Where log lines go (tests capture them); standard output otherwise. */
-  logStream?: DestinationStream | undefined;
-}
-
-export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<FastifyInstance> {
+/** The HTTP app: the conventions of API.md section 1, then what the modules contribute, in their mounts. */
+export async function buildApp(ctx: Context, composition: Composition): Promise<FastifyInstance> {
+  const { modules } = composition;
   const app = Fastify({
     ...serverTimeouts(ctx.config),
-    logger: loggerOptions(ctx.config.logLevel, options.logStream),
+    loggerInstance: ctx.log,
     // Only through the proxies the operator names: otherwise `request.ip` is the socket address, and an
     // X-Forwarded-For sent by a client is ignored (it would let anyone pick the address a limit counts).
     trustProxy: ctx.config.trustProxy === false ? false : [...ctx.config.trustProxy],
@@ -298,24 +291,24 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
 
   await app.register(
     async (merchant) => {
-      merchant.addHook('onRequest', requireMerchant);
+      merchant.addHook('onRequest', merchantAuth(composition.session));
       registerIdempotency(merchant);
-      for (const m of MODULES) if (m.merchantRoutes) await merchant.register(m.merchantRoutes);
+      for (const m of modules) if (m.merchantRoutes) await merchant.register(m.merchantRoutes);
     },
     { prefix: '/api/v1/merchant' },
   );
 
   await app.register(
     async (pub) => {
-      pub.addHook('onRequest', requirePublicCredential);
+      pub.addHook('onRequest', publicAuth(composition.credentials));
       registerPublicRateLimit(pub);
       registerIdempotency(pub);
-      for (const m of MODULES) if (m.publicRoutes) await pub.register(m.publicRoutes);
+      for (const m of modules) if (m.publicRoutes) await pub.register(m.publicRoutes);
     },
     { prefix: '/api/public/v1' },
   );
 
-  for (const m of MODULES) if (m.routes) await app.register(m.routes);
+  for (const m of modules) if (m.routes) await app.register(m.routes);
 
   return app;
 }

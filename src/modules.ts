@@ -1,0 +1,45 @@
+// The feature modules, created in a declared order: a module may use what an earlier one returns. Stopping
+// runs in the reverse order (src/server.ts). The credential kinds the modules verify are collected here
+// into the one set of resolvers that the public bearer check and introspection share.
+import type { Context } from './context.ts';
+import { CredentialResolvers } from './http/public-auth.ts';
+import type { SessionResolver } from './http/merchant-auth.ts';
+import type { Module } from './modules/module.ts';
+import { authenticateSession, createMerchants } from './modules/merchants/index.ts';
+import { createAudit } from './modules/audit/index.ts';
+import { createOauthApps } from './modules/oauth-apps/index.ts';
+import { createOauth } from './modules/oauth/index.ts';
+import { createEvents } from './modules/events/index.ts';
+import { createWebhooks } from './modules/webhooks/index.ts';
+import { createApiKeys } from './modules/api-keys/index.ts';
+import { createCarts } from './modules/carts/index.ts';
+import { createPayments } from './modules/payments/index.ts';
+import { createDashboard } from './modules/dashboard/index.ts';
+
+export interface Composition {
+  readonly modules: readonly Module[];
+  readonly credentials: CredentialResolvers;
+  readonly session: SessionResolver;
+}
+
+export function createModules(ctx: Context): Composition {
+  const credentials = new CredentialResolvers();
+  const modules: Module[] = [
+    createMerchants(ctx),
+    createAudit(),
+    createOauthApps(),
+    createOauth(ctx, { credentials }),
+    createEvents(),
+    createWebhooks(ctx),
+    createApiKeys(ctx),
+    createCarts(ctx),
+    createPayments(),
+    createDashboard(),
+  ];
+  for (const m of modules) {
+    for (const [kind, resolver] of Object.entries(m.credentials ?? {})) {
+      credentials.add(kind as keyof NonNullable<Module['credentials']>, resolver);
+    }
+  }
+  return { modules, credentials, session: authenticateSession };
+}

@@ -1,0 +1,15 @@
+// Row type of the events module's table (src/db/migrations/0001_foundation.sql).
+import type { Mode } from '../../lib/credentials.ts';
+
+export interface EventsTable {
+  id: string;
+  merchant_id: string;
+  mode: Mode;
+  type: string;
+  payload: string;
+  created_at: Date;
+}
+
+export interface EventsTables {
+  events: EventsTable;
+}

@@ -1,0 +1,21 @@
+// The database's type, composed from the tables each module declares (its `*.table.ts`), as the app is
+// composed from the routes each module contributes. Kysely checks every query against it.
+import type { MerchantsTables } from './modules/merchants/merchants.table.ts';
+import type { AuditTables } from './modules/audit/audit.table.ts';
+import type { EventsTables } from './modules/events/events.table.ts';
+import type { OAuthAppsTables } from './modules/oauth-apps/oauth-apps.table.ts';
+import type { OAuthTables } from './modules/oauth/oauth.table.ts';
+import type { ApiKeysTables } from './modules/api-keys/api-keys.table.ts';
+import type { CartsTables } from './modules/carts/carts.table.ts';
+import type { IdempotencyTables } from './http/idempotency.table.ts';
+import type { WebhooksTables } from './modules/webhooks/webhooks.table.ts';
+
+export type DB = MerchantsTables &
+  AuditTables &
+  EventsTables &
+  ApiKeysTables &
+  CartsTables &
+  IdempotencyTables &
+  OAuthAppsTables &
+  OAuthTables &
+  WebhooksTables;
