@@ -33,6 +33,28 @@ export default tseslint.config(
     },
   },
   {
+    // No module-level mutable state in src/ (issue 11): state belongs to what a module's `create` makes,
+    // passed explicitly. Constant lookup tables are typed ReadonlyMap/ReadonlySet, which the compiler keeps
+    // constant; the few process-wide exceptions say why where they stand.
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            'Program > VariableDeclaration[kind="let"], Program > ExportNamedDeclaration > VariableDeclaration[kind="let"]',
+          message: 'Module-level mutable state: keep it in the state a module creates, and pass it.',
+        },
+        {
+          selector:
+            ':matches(Program > VariableDeclaration, Program > ExportNamedDeclaration > VariableDeclaration) > VariableDeclarator:not([id.typeAnnotation.typeAnnotation.typeName.name=/^Readonly(Map|Set)$/]) > NewExpression.init[callee.name=/^(Map|Set|WeakMap|WeakSet)$/]',
+          message:
+            'A module-level Map/Set/WeakMap is hidden state: keep it in the state a module creates, or type a constant table ReadonlyMap/ReadonlySet.',
+        },
+      ],
+    },
+  },
+  {
     // Tests read JSON answers (`any` by nature) and assert on them.
     files: ['test/**', 'bench/**'],
     rules: {

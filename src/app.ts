@@ -33,10 +33,11 @@ import { serverTimeouts } from './http/timeouts.ts';
 import { RETRY_AFTER_SECONDS } from './db/connection-loss.ts';
 import { addSchemaRules } from './http/schema-rules.ts';
 import type { Composition } from './modules.ts';
+import { eventWebhooks } from './modules/events/index.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
-const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const WRITE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 declare module 'fastify' {
@@ -189,7 +190,7 @@ function everyRequest(app: FastifyInstance) {
 }
 
 async function docs(app: FastifyInstance, ctx: Context) {
-  await registerOpenApi(app, ctx);
+  await registerOpenApi(app, ctx, eventWebhooks());
   await app.register(apiReference, {
     routePrefix: '/docs',
     configuration: {

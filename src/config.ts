@@ -88,7 +88,7 @@ function schedule(env: Env): number[] {
   return steps;
 }
 
-const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const PROXY_NAMES: ReadonlySet<string> = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
 /** `off` (the default) or a comma list; `true` or a hop count is refused: either trusts a forged header. */
 function trustProxy(env: Env): false | string[] {

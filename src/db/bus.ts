@@ -4,7 +4,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { sql } from 'kysely';
 import pg from 'pg';
-import type { Executor } from './database.ts';
+import type { Executor } from './executor.ts';
 
 export type BusHandler = (payload: string) => void;
 

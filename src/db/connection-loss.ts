@@ -6,7 +6,7 @@
 export const RETRY_AFTER_SECONDS = 5;
 
 // Socket-level failures: the server is gone (refused, reset, broken pipe), unreachable, or too slow to answer.
-const NETWORK_CODES = new Set([
+const NETWORK_CODES: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
   'ECONNABORTED',
@@ -22,7 +22,15 @@ const NETWORK_CODES = new Set([
 // (pg_terminate_backend, a restart), 57P02 crash_shutdown, 57P03 cannot_connect_now (starting up or
 // shutting down), 57P05 idle_session_timeout, 25P03 idle_in_transaction_session_timeout, 53300
 // too_many_connections, 25006 read_only_sql_transaction (a failover left us on a standby).
-const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '57P05', '25P03', '53300', '25006']);
+const UNAVAILABLE_STATES: ReadonlySet<string> = new Set([
+  '57P01',
+  '57P02',
+  '57P03',
+  '57P05',
+  '25P03',
+  '53300',
+  '25006',
+]);
 
 // Messages of node-postgres and pg-pool that carry no code.
 const MESSAGES = [

@@ -1,19 +1,17 @@
 // One Kysely instance over one of two drivers: embedded PGlite when no DATABASE_URL is set, a pooled `pg`
 // client otherwise. The same SQL and migrations run on both; the test suite runs every file on each.
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { DB } from '../schema.ts';
+import type { Db } from './executor.ts';
 import { createPgBus, createPgliteBus, type Bus } from './bus.ts';
 import { migrate, type RawSession } from './migrate.ts';
 import { createPool } from './pg-pool.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 
-export type Db = Kysely<DB>;
-export type Tx = Transaction<DB>;
-/** Repositories take either: a use case passes its transaction, a plain read passes the database. */
-export type Executor = Db | Tx;
+export type { Db, Executor, Tx } from './executor.ts';
 
 const INT8 = 20;
 // COUNT(*) and BIGINT columns: numbers rather than strings or BigInts, the same on both drivers.

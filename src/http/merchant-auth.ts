@@ -6,7 +6,7 @@ import type { Context } from '../context.ts';
 import type { MerchantPrincipal } from './request.ts';
 
 export const SESSION_COOKIE = 'svc_session';
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export function bearerToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;

@@ -10,7 +10,6 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Context } from '../context.ts';
 import { ERROR_STATUS } from '../lib/errors.ts';
-import { eventWebhooks } from '../modules/events/index.ts';
 import { OPERATIONS, openApiPath } from './openapi-operations.ts';
 
 type Json = Record<string, unknown>;
@@ -40,11 +39,9 @@ function securityOf(route: RouteOptions, method: string): Json[] {
   return [];
 }
 
-/** Routes whose body may be left out: their requestBody is not required. */
-const optionalBodies = new Set<string>();
-
 /** onRoute: names, summaries, tags and security from the operations table, before @fastify/swagger reads them. */
-export function describeRoutes(app: FastifyInstance): void {
+/** `optionalBodies` gathers the routes whose body may be left out: their requestBody is not required. */
+function describeRoutes(app: FastifyInstance, optionalBodies: Set<string>): void {
   app.addHook('onRoute', (route) => {
     // Routes may share one schema object (the two well-known paths): give each its own.
     const schema = (route.schema = { ...route.schema }) as Json;
@@ -121,7 +118,12 @@ function errorResponse(status: string): Json {
 }
 
 /** The answers and headers every operation of a mount shares. */
-function finishOperation(path: string, method: string, op: Operation): void {
+function finishOperation(
+  path: string,
+  method: string,
+  op: Operation,
+  optionalBodies: ReadonlySet<string>,
+): void {
   const key = `${method.toUpperCase()} ${path}`;
   const merchant = path.startsWith(MERCHANT);
   const publicApi = path.startsWith(PUBLIC) && !path.startsWith(OAUTH);
@@ -274,16 +276,16 @@ function errorEnvelope(existing: Json | undefined): Json {
   return envelope;
 }
 
-export function finishDocument(doc: Json): Json {
+function finishDocument(doc: Json, webhooks: Json, optionalBodies: ReadonlySet<string>): Json {
   const schemas: Record<string, unknown> = {};
   // What endpoints receive, one entry per event type; its titled schemas are hoisted like the routes'.
-  const out = hoistTitled({ ...doc, webhooks: eventWebhooks() }, schemas, true) as Json & {
+  const out = hoistTitled({ ...doc, webhooks }, schemas, true) as Json & {
     paths?: Record<string, Record<string, Operation>>;
     components?: Json & { schemas?: Record<string, unknown> };
     webhooks?: Json;
   };
   for (const [path, item] of Object.entries(out.paths ?? {})) {
-    for (const [method, op] of Object.entries(item)) finishOperation(path, method, op);
+    for (const [method, op] of Object.entries(item)) finishOperation(path, method, op, optionalBodies);
   }
   const existingSchemas = out.components?.schemas ?? {};
   out.components = {
@@ -297,8 +299,10 @@ export function finishDocument(doc: Json): Json {
   return out;
 }
 
-export async function registerOpenApi(app: FastifyInstance, ctx: Context): Promise<void> {
-  describeRoutes(app);
+/** `webhooks`: what endpoints receive, one entry per event type (the events module's). */
+export async function registerOpenApi(app: FastifyInstance, ctx: Context, webhooks: Json): Promise<void> {
+  const optionalBodies = new Set<string>();
+  describeRoutes(app, optionalBodies);
   const publicUrl = ctx.config.publicUrl;
   await app.register(swagger, {
     openapi: {
@@ -350,6 +354,10 @@ export async function registerOpenApi(app: FastifyInstance, ctx: Context): Promi
         typeof json.$id === 'string' ? json.$id : `def-${i}`,
     },
     transformObject: (documentObject) =>
-      finishDocument((documentObject as { openapiObject: Json }).openapiObject) as never,
+      finishDocument(
+        (documentObject as { openapiObject: Json }).openapiObject,
+        webhooks,
+        optionalBodies,
+      ) as never,
   });
 }

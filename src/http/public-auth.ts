@@ -31,7 +31,7 @@ export class CredentialResolvers {
   }
 }
 
-const READ_METHODS = new Set(['GET', 'HEAD']);
+const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 
 export function scopeAllows(scopes: readonly string[], method: string): boolean {
   const needed = READ_METHODS.has(method) ? 'public:read' : 'public:write';

@@ -1,8 +1,22 @@
 // What a request carries once the shared hooks ran: its mode, and the merchant or public principal.
 import type { FastifyRequest } from 'fastify';
 import type { Mode } from '../lib/credentials.ts';
-import type { AuditContext } from '../modules/audit/index.ts';
 import { AppError } from '../lib/errors.ts';
+
+export interface Actor {
+  type: 'user' | 'app' | 'system';
+  id: string;
+}
+
+/** Who acts, for which merchant and mode, and the request it came in on: what an audit entry records. */
+export interface AuditContext {
+  merchantId: string;
+  mode: Mode;
+  actor: Actor;
+  ip: string | null;
+  userAgent: string | null;
+  requestId: string | null;
+}
 
 export interface MerchantPrincipal {
   merchantId: string;

@@ -79,14 +79,13 @@ export function makeCredential(kind: CredentialKind, mode?: Mode): NewCredential
   return { token, hash: hashCredential(token), last4: token.slice(-4) };
 }
 
-const PREFIXES = new Map<string, ParsedCredential>();
-for (const kind of Object.keys(CREDENTIAL_KINDS) as CredentialKind[]) {
-  if (CREDENTIAL_KINDS[kind].moded) {
-    for (const mode of ['test', 'live'] as const) PREFIXES.set(prefixOf(kind, mode), { kind, mode });
-  } else {
-    PREFIXES.set(prefixOf(kind, undefined), { kind, mode: undefined });
-  }
-}
+const PREFIXES: ReadonlyMap<string, ParsedCredential> = new Map(
+  (Object.keys(CREDENTIAL_KINDS) as CredentialKind[]).flatMap((kind): [string, ParsedCredential][] =>
+    CREDENTIAL_KINDS[kind].moded
+      ? (['test', 'live'] as const).map((mode) => [prefixOf(kind, mode), { kind, mode }])
+      : [[prefixOf(kind, undefined), { kind, mode: undefined }]],
+  ),
+);
 const TAIL = new RegExp(`^[0-9A-Za-z]{${RANDOM_CHARS + CHECKSUM_CHARS}}$`);
 
 /** Recognises a credential by shape and checksum alone; `undefined` for anything malformed. */

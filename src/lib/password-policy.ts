@@ -15,6 +15,8 @@ export const PASSWORD_MAX_LENGTH = 1024;
 // common and more: only 145 of the first 10,000 are 10 characters or longer, against 1,557 in the whole
 // list. Read on first use, not at import: parsing the 476 KiB file takes 50-300 ms, which every process
 // start and every test file would pay; only passwords of at least the minimum length are kept.
+// A constant loaded on first use (see above), never written after.
+// eslint-disable-next-line no-restricted-syntax
 let common: ReadonlySet<string> | undefined;
 
 function commonPasswords(): ReadonlySet<string> {

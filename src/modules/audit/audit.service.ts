@@ -12,20 +12,9 @@ import type { Context } from '../../context.ts';
 import { iso } from '../../lib/time.ts';
 import { eachEntry, insertEntry, listEntries, type EntryRow, type ListFilter } from './audit.repository.ts';
 
-export interface Actor {
-  type: 'user' | 'app' | 'system';
-  id: string;
-}
-
-/** Who acts, for which merchant and mode, and the request it came in on. */
-export interface AuditContext {
-  merchantId: string;
-  mode: Mode;
-  actor: Actor;
-  ip: string | null;
-  userAgent: string | null;
-  requestId: string | null;
-}
+// Who acts is known where the request is: the http/ toolkit defines it, every module reads it.
+import type { AuditContext } from '../../http/request.ts';
+export type { Actor, AuditContext } from '../../http/request.ts';
 
 export type EntityType =
   'api_key' | 'developer_app' | 'oauth_grant' | 'webhook' | 'webhook_delivery' | 'audit_log' | 'event';

@@ -87,7 +87,7 @@ export const EVENT_CATALOG: readonly EventDefinition[] = Object.freeze([
   },
 ]);
 
-const IDS = new Set(EVENT_CATALOG.map((e) => e.id));
+const IDS: ReadonlySet<string> = new Set(EVENT_CATALOG.map((e) => e.id));
 
 export function isEventType(type: string): boolean {
   return IDS.has(type);

@@ -14,7 +14,7 @@ import * as repo from './oauth-apps.repository.ts';
 import { joinScopes, splitScopes } from './scopes.ts';
 import { randomBytes } from 'node:crypto';
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+const LOOPBACK: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 export function presentApp(row: repo.AppRow) {

@@ -1,0 +1,66 @@
+// The boundaries of src/ (docs/architecture.md), checked by `npm run check`:
+// - no import cycle anywhere, type-only imports included;
+// - lib/ is the bottom layer; db/ and the http/ toolkit never import a feature module;
+// - a module imports another only through its index.ts;
+// - only the composition root (src/app.ts, src/modules.ts, src/server.ts, src/schema.ts, src/main.ts) and
+//   the CLI put modules together.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycle',
+      severity: 'error',
+      comment: 'An import cycle: the modules involved cannot be understood, loaded or tested one at a time.',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'lib-is-the-bottom',
+      severity: 'error',
+      comment: 'src/lib holds primitives that know nothing of the database, HTTP, modules or composition.',
+      from: { path: '^src/lib/' },
+      to: { path: '^src/', pathNot: '^src/lib/' },
+    },
+    {
+      name: 'db-below-modules',
+      severity: 'error',
+      comment: 'src/db knows the database, not the features: only the composed DB type (src/schema.ts).',
+      from: { path: '^src/db/' },
+      to: { path: '^src/', pathNot: ['^src/db/', '^src/lib/', '^src/schema\\.ts$', '^src/config\\.ts$'] },
+    },
+    {
+      name: 'http-toolkit-below-modules',
+      severity: 'error',
+      comment: 'src/http is the toolkit that modules import; it never imports a module or the composition.',
+      from: { path: '^src/http/' },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/http/', '^src/lib/', '^src/db/', '^src/context\\.ts$', '^src/config\\.ts$'],
+      },
+    },
+    {
+      name: 'modules-through-index',
+      severity: 'error',
+      comment: "A module reaches another only through that module's index.ts.",
+      from: { path: '^src/modules/([^/]+)/' },
+      to: {
+        path: '^src/modules/[^/]+/',
+        pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'],
+      },
+    },
+    {
+      name: 'modules-below-composition',
+      severity: 'error',
+      comment: 'Modules do not reach up into the composition root.',
+      from: { path: '^src/modules/' },
+      to: { path: '^src/(app|modules|server|main)\\.ts$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Type-only imports count: a cycle through types is still a cycle for a reader.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+};
