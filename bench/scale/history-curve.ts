@@ -45,7 +45,7 @@ const mb = (bytes: string | number) => `${(Number(bytes) / 2 ** 20).toFixed(0)} 
 
 async function statementMeans(db: pg.Client): Promise<{ claim: string; record: string }> {
   const { rows } = await db.query<{ q: string; calls: number; mean: number }>(
-    `select left(query, 200) as q, calls::int, mean_exec_time as mean from pg_stat_statements s
+    `select left(query, 4000) as q, calls::int, mean_exec_time as mean from pg_stat_statements s
        join pg_database d on d.oid = s.dbid where d.datname = current_database()`,
   );
   const of = (pattern: RegExp) => {
@@ -55,7 +55,7 @@ async function statementMeans(db: pg.Client): Promise<{ claim: string; record: s
     return { calls, mean };
   };
   const claim = of(/with candidates as/);
-  const record = of(/delivery_attempts/);
+  const record = of(/insert into delivery_attempts/i);
   await db.query('select pg_stat_statements_reset()');
   return {
     claim: `${claim.mean.toFixed(2)} ms (${claim.calls} calls)`,
