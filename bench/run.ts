@@ -1,5 +1,6 @@
 // `npm run bench [-- --only NAME[,NAME]] [--duration S]`: the hot paths of the service, each against a baseline
 // measured in the same run on the same machine (absolute figures drift on a shared machine; ratios much less).
+// `--scale [--scale-max N] [--only CURVE]`: instead, how cost grows with size (bench/scale/).
 // A throwaway PostgreSQL, the service as its own process, and load from other processes on loopback.
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +25,7 @@ import { deliveryLatency } from './measures/delivery-latency.ts';
 import { fanout } from './measures/fanout.ts';
 import { memory } from './measures/memory.ts';
 import { webhooksList } from './measures/webhooks-list.ts';
+import { CURVES, runScale } from './scale/scale.ts';
 
 // Memory last: it reports the peak over everything before it.
 const MEASURES: readonly Measure[] = [
@@ -46,6 +48,8 @@ function options() {
       only: { type: 'string' },
       duration: { type: 'string', default: '10' },
       profile: { type: 'boolean', default: false },
+      scale: { type: 'boolean', default: false },
+      'scale-max': { type: 'string', default: '10000000' },
     },
     allowPositionals: false,
   });
@@ -53,16 +57,18 @@ function options() {
   if (!Number.isInteger(duration) || duration < 1 || duration > 60) {
     throw new Error('--duration must be whole seconds between 1 and 60');
   }
+  const scaleMax = Number(values['scale-max']);
+  if (!Number.isInteger(scaleMax) || scaleMax < 1) throw new Error('--scale-max must be a whole number');
   const names = values.only?.split(',').map((s) => s.trim());
-  const unknown = names?.filter((n) => !MEASURES.some((m) => m.name === n));
+  const known: readonly { name: string }[] = values.scale ? CURVES : MEASURES;
+  const unknown = names?.filter((n) => !known.some((m) => m.name === n));
   if (unknown?.length) {
-    throw new Error(
-      `unknown measure ${unknown.join(', ')}; one of ${MEASURES.map((m) => m.name).join(', ')}`,
-    );
+    throw new Error(`unknown name ${unknown.join(', ')}; one of ${known.map((m) => m.name).join(', ')}`);
   }
   return {
     duration,
     profile: values.profile,
+    scale: values.scale ? { max: scaleMax, only: names } : undefined,
     measures: names ? MEASURES.filter((m) => names.includes(m.name)) : MEASURES,
   };
 }
@@ -90,7 +96,7 @@ async function createDatabases(cluster: Cluster) {
 }
 
 async function main() {
-  const { duration, measures, profile } = options();
+  const { duration, measures, profile, scale } = options();
   const started = Date.now();
   const m = machine();
   log(
@@ -121,11 +127,12 @@ async function main() {
       settings: {
         max_wal_size: "'8GB'",
         checkpoint_timeout: "'30min'",
-        ...(profile ? STATEMENT_SETTINGS : {}),
+        // --scale reads the claim statement's time from pg_stat_statements.
+        ...(profile || scale ? STATEMENT_SETTINGS : {}),
       },
     });
     await createDatabases(cluster);
-    if (profile) await enableStatements(cluster.url('svc'));
+    if (profile || scale) await enableStatements(cluster.url('svc'));
     const profileDir = profile ? fileURLToPath(new URL('./results/profiles/', import.meta.url)) : undefined;
     if (profileDir) {
       rmSync(profileDir, { recursive: true, force: true });
@@ -145,10 +152,25 @@ async function main() {
       api,
       merchant: await api.signup('Bench merchant'),
       duration,
+      profile,
       load,
       helper: children.get,
       log,
     };
+    if (scale) {
+      const out = await runScale(bench, scale.max, scale.only);
+      await cleanup();
+      const seconds = Math.round((Date.now() - started) / 1000);
+      process.stdout.write(`\n${out.text}\n\n`);
+      const file = writeResults([], {
+        scale: { max: scale.max, curves: out.curves, markdown: out.markdown },
+        duration,
+        seconds,
+        at: new Date().toISOString(),
+      });
+      process.stdout.write(`${m.nproc} CPUs (${m.cpu}), Node ${m.node}; ${seconds} s in all; ${file}\n`);
+      return;
+    }
     for (const measure of measures) {
       const t0 = Date.now();
       try {

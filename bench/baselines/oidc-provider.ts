@@ -1,13 +1,16 @@
 // Baseline of the token endpoint: node-oidc-provider v9 configured like the service: one confidential client
 // (client_secret_post), refresh tokens rotated on every use, no `openid` scope (so no ID token is signed),
-// opaque access tokens, and an unbounded in-memory adapter (its own memory store keeps only 1,000 entries and
-// fails under load). Tokens are issued through its own models, as its authorization endpoint would.
+// opaque access tokens. Tokens are issued through its own models, as its authorization endpoint would.
+// OIDC_ADAPTER picks the store: `postgres` (the durable peer: oidc-postgres-adapter.ts on
+// BENCH_BASELINE_DATABASE_URL, the bench's own cluster) or `memory` (an unbounded Map, kept as a reference:
+// it loses every grant on restart, and its own memory store keeps only 1,000 entries and fails under load).
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import Provider from 'oidc-provider';
+import pg from 'pg';
 import { serveCalls } from '../lib/child.ts';
+import { postgresAdapter, SCHEMA, type Payload } from './oidc-postgres-adapter.ts';
 
-type Payload = Record<string, unknown> & { grantId?: string; uid?: string; userCode?: string };
 const store = new Map<string, Payload>();
 const byGrant = new Map<string, Set<string>>();
 
@@ -55,12 +58,21 @@ const CLIENT_ID = 'bench-client';
 const CLIENT_SECRET = randomBytes(24).toString('base64url');
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 
+async function adapter() {
+  if (process.env.OIDC_ADAPTER !== 'postgres') return MemoryAdapter;
+  // As many connections as the service's pool (src/db/database.ts), on the same cluster.
+  const db = new pg.Pool({ connectionString: process.env.BENCH_BASELINE_DATABASE_URL, max: 20 });
+  await db.query(SCHEMA);
+  return postgresAdapter(db);
+}
+const Adapter = await adapter();
+
 const server = createServer();
 server.listen(0, '127.0.0.1', () => {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const provider = new Provider(`http://127.0.0.1:${port}`, {
-    adapter: MemoryAdapter,
+    adapter: Adapter,
     clients: [
       {
         client_id: CLIENT_ID,
@@ -85,7 +97,13 @@ server.listen(0, '127.0.0.1', () => {
   }
 
   serveCalls(
-    { port, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI },
+    {
+      port,
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      redirectUri: REDIRECT_URI,
+      adapter: process.env.OIDC_ADAPTER === 'postgres' ? 'postgres' : 'memory',
+    },
     {
       async refreshTokens(n: number) {
         const client = await provider.Client.find(CLIENT_ID);

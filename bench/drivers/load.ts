@@ -26,6 +26,22 @@ interface CannonOptions {
   body?: string;
   connections: number;
   duration: number;
+  /** Bearer tokens used in turn, one per request: many distinct credentials in use at once. */
+  tokens?: string[];
+}
+
+/** Each request carries the next of `tokens` (autocannon's per-request hook). */
+function rotating(tokens: string[] | undefined): autocannon.Request[] | undefined {
+  if (!tokens?.length) return undefined;
+  let next = 0;
+  return [
+    {
+      setupRequest: (req: autocannon.Request) => {
+        req.headers = { ...req.headers, authorization: `Bearer ${tokens[next++ % tokens.length]}` };
+        return req;
+      },
+    },
+  ];
 }
 
 async function cannon(o: CannonOptions): Promise<LoadResult> {
@@ -35,6 +51,7 @@ async function cannon(o: CannonOptions): Promise<LoadResult> {
     headers: o.headers,
     body: o.body,
     connections: o.connections,
+    requests: rotating(o.tokens),
     // Bounded in time only: autocannon ignores `duration` when `amount` is set.
     duration: o.duration,
   });

@@ -57,6 +57,8 @@ export interface Bench {
   merchant: Merchant;
   /** Seconds per load run. */
   duration: number;
+  /** `--profile`: pg_stat_statements is on, and a measure may log the statements of one of its phases. */
+  profile: boolean;
   load: Child;
   /** CPU ms so far of the service side: its Node process and the PostgreSQL cluster. */
   serviceCpu(): number;
@@ -75,9 +77,11 @@ export interface Measure {
 export function helpers(): { get: Bench['helper']; stopAll(): Promise<void> } {
   const started = new Map<string, Promise<Child>>();
   return {
+    // One process per script and environment: the same baseline on two stores is two helpers.
     get(relative, env) {
-      let child = started.get(relative);
-      if (!child) started.set(relative, (child = startChild(relative, env)));
+      const key = `${relative} ${JSON.stringify(env ?? {})}`;
+      let child = started.get(key);
+      if (!child) started.set(key, (child = startChild(relative, env)));
       return child;
     },
     async stopAll() {

@@ -36,13 +36,20 @@ export async function bestOfAlternating(
   service: () => Promise<LoadResult>,
   baseline: () => Promise<LoadResult>,
 ): Promise<{ svc: LoadResult; base: LoadResult }> {
-  let svc: LoadResult | undefined;
-  let base: LoadResult | undefined;
+  const best = await bestOfEach({ svc: service, base: baseline });
+  return { svc: best.svc, base: best.base };
+}
+
+/** The same with any number of sides, run in turn within each round. */
+export async function bestOfEach<K extends string>(
+  sides: Record<K, () => Promise<LoadResult>>,
+): Promise<Record<K, LoadResult>> {
+  const best = {} as Record<K, LoadResult>;
   for (let i = 0; i < ROUNDS; i++) {
-    const s = await service();
-    if (!svc || s.rps > svc.rps) svc = s;
-    const b = await baseline();
-    if (!base || b.rps > base.rps) base = b;
+    for (const key of Object.keys(sides) as K[]) {
+      const r = await sides[key]();
+      if (!best[key] || r.rps > best[key].rps) best[key] = r;
+    }
   }
-  return { svc: svc!, base: base! };
+  return best;
 }

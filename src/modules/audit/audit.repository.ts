@@ -74,9 +74,21 @@ export type EntryRow = Pick<
   'id' | 'action' | 'entity_type' | 'entity_id' | 'metadata' | 'created_at'
 >;
 
-/** The entries a filter matches, before paging. */
+/**
+ * The entries a filter matches, before paging. The merchant is bounded by a range, not `=`, and pages are
+ * ordered by (merchant_id, id): an equality makes the planner drop merchant_id from the sort, and then the
+ * primary key (id alone) also gives the order. With a merchant that holds most of the table it took that
+ * path, scanning ids backwards and filtering out every newer entry of other merchants: 26-43 ms and 2,530
+ * buffers for a first page behind 50,000 newer entries of another merchant, against 0.1 ms and 6 buffers
+ * through audit_logs_page_idx. With the range, only the (merchant_id, mode, ..., id desc) indexes give the
+ * order, whatever the statistics say.
+ */
 function filtered(db: Executor, f: Omit<ListFilter, 'limit' | 'startingAfter'>) {
-  let q = db.selectFrom('audit_logs').where('merchant_id', '=', f.merchantId).where('mode', '=', f.mode);
+  let q = db
+    .selectFrom('audit_logs')
+    .where('merchant_id', '>=', f.merchantId)
+    .where('merchant_id', '<=', f.merchantId)
+    .where('mode', '=', f.mode);
   if (f.action?.endsWith('.*')) q = q.where('family', '=', f.action.slice(0, -2));
   else if (f.action) q = q.where('action', '=', f.action);
   if (f.entityType) q = q.where('entity_type', '=', f.entityType);
@@ -96,6 +108,7 @@ export async function listEntries(db: Executor, f: ListFilter): Promise<{ rows: 
   const [rows, total] = await Promise.all([
     page
       .select(['id', 'action', 'entity_type', 'entity_id', 'metadata', 'created_at'])
+      .orderBy('merchant_id')
       .orderBy('id', 'desc')
       .limit(f.limit + 1)
       .execute(),
@@ -125,6 +138,7 @@ export async function* eachEntry(
     const q = filtered(db, f);
     const rows = await (after ? q.where('id', '<', after) : q)
       .select(['id', 'action', 'entity_type', 'entity_id', 'metadata', 'created_at'])
+      .orderBy('merchant_id')
       .orderBy('id', 'desc')
       .limit(Math.min(chunk, max - sent))
       .execute();
