@@ -6,16 +6,8 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 import { PER_WEBHOOK } from '../../src/modules/webhooks/delivery/worker.ts';
-import {
-  INTERNAL_TOKEN,
-  base,
-  createWebhook,
-  deliveries,
-  delivery,
-  emit,
-  eventually,
-  sleep,
-} from './helpers.ts';
+import { INTERNAL_TOKEN, base, createWebhook, deliveries, delivery, emit, sleep } from './helpers.ts';
+import { eventually } from '../support/eventually.ts';
 
 let svc: TestService;
 let m: TestMerchant;

@@ -5,7 +5,8 @@ import { sql } from 'kysely';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
-import { INTERNAL_TOKEN, base, createWebhook, deliveries, emit, eventually, sleep } from './helpers.ts';
+import { eventually } from '../support/eventually.ts';
+import { INTERNAL_TOKEN, base, createWebhook, deliveries, emit, sleep } from './helpers.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { purgeExpired } from '../../src/modules/webhooks/delivery/purge-expired.repository.ts';
 
@@ -117,7 +118,7 @@ describe('auto-disable after five days of failures', () => {
           .select('failing_since')
           .where('id', '=', wh.id)
           .executeTakeFirstOrThrow();
-        return row.failing_since === null ? true : undefined;
+        return row.failing_since === null;
       });
     } finally {
       await ok.close();

@@ -2,6 +2,7 @@
 // tracks requests in flight per webhook-id (an attempt sent twice at once would show up as 2).
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { eventually } from '../support/eventually.ts';
 
 export interface Received {
   path: string;
@@ -36,16 +37,18 @@ export async function startReceiver(
     received: [],
     maxConcurrentPerId: 0,
     respond,
-    async waitFor(count, timeoutMs = 10_000, filter = () => true) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const matching = r.received.filter(filter);
-        if (matching.length >= count) return matching;
-        if (Date.now() > deadline)
-          throw new Error(`receiver got ${matching.length} of ${count} expected requests in ${timeoutMs} ms`);
-        await new Promise((res) => setTimeout(res, 20));
-      }
-    },
+    waitFor: (count, timeoutMs = 10_000, filter = () => true) =>
+      eventually(
+        async () => {
+          const matching = r.received.filter(filter);
+          return matching.length >= count && matching;
+        },
+        {
+          timeoutMs,
+          intervalMs: 20,
+          what: () => `${count} requests at the receiver, which has ${r.received.filter(filter).length}`,
+        },
+      ),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
   const server: Server = createServer((req, res) => {

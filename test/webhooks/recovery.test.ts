@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
-import { INTERNAL_TOKEN, base, createWebhook, deliveries, emit, eventually } from './helpers.ts';
+import { eventually } from '../support/eventually.ts';
+import { INTERNAL_TOKEN, base, createWebhook, deliveries, emit } from './helpers.ts';
 
 let svc: TestService;
 let m: TestMerchant;
