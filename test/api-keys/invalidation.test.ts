@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_KIND, startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
+import { eventually } from '../support/eventually.ts';
 import { bearer, createKey, keyCall, type TestKey } from './keys.ts';
 
 let a: TestService;
@@ -23,11 +24,12 @@ const readOn = (svc: TestService, token: string) =>
 
 async function refusedWithin(svc: TestService, token: string, ms: number): Promise<number> {
   const start = Date.now();
-  while (Date.now() - start < ms) {
-    if ((await readOn(svc, token)).statusCode === 401) return Date.now() - start;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`still accepted after ${ms} ms`);
+  await eventually(async () => (await readOn(svc, token)).statusCode === 401, {
+    timeoutMs: ms,
+    intervalMs: 10,
+    what: 'the other service to refuse the key',
+  });
+  return Date.now() - start;
 }
 
 async function warm(key: TestKey) {

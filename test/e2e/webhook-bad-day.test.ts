@@ -10,6 +10,7 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import { INTERNAL_TOKEN } from '../webhooks/helpers.ts';
+import { eventually } from '../support/eventually.ts';
 import { sampleData } from '../../src/modules/events/index.ts';
 import { PHONE, launchBrowser, seriousViolations, type Launched, type Session } from './support/browser.ts';
 import { openTab, settled } from './support/dashboard.ts';
@@ -31,15 +32,8 @@ async function call(method: 'GET' | 'POST', url: string, payload?: object): Prom
   return res.json().data;
 }
 
-async function poll<T>(check: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+// A loaded CI machine runs the browser and the workers side by side: wait 15 s for a delivery, not 10.
+const SLOW = { timeoutMs: 15_000, intervalMs: 100 };
 
 async function signIn(session: Session) {
   await session.page.goto(`${svc.url}/dashboard/signin`);
@@ -89,10 +83,10 @@ describe('a webhook on a bad day', () => {
       });
       events.push(res.json<{ data: { id: string } }>().data.id);
     }
-    await poll(async () => {
-      const page = await call('GET', `/webhooks/${webhook.id}/deliveries?status=failed`);
-      return page.count === 3 ? true : undefined;
-    });
+    await eventually(
+      async () => (await call('GET', `/webhooks/${webhook.id}/deliveries?status=failed`)).count === 3,
+      { ...SLOW, what: 'three failed deliveries' },
+    );
     const { page } = s;
     await openTab(page, 'Webhooks');
     await settled(page);
@@ -127,7 +121,10 @@ describe('a webhook on a bad day', () => {
       .click();
 
     const up = () => rx.received.filter((r) => r.path === '/up');
-    await poll(async () => (up().length >= 3 ? true : undefined));
+    await eventually(async () => up().length >= 3, {
+      ...SLOW,
+      what: 'three deliveries to the healthy endpoint',
+    });
     await new Promise((r) => setTimeout(r, 500));
     expect(
       up()
@@ -185,8 +182,9 @@ describe('a webhook on a bad day', () => {
     await page.getByLabel('Endpoint').selectOption({ label: `${rx.url}/up` });
     await page.getByRole('button', { name: 'Resend event' }).click();
     await page.getByText('is on its way').waitFor();
-    await poll(async () =>
-      rx.received.filter((r) => r.headers['webhook-id'] === events[1]).length > before ? true : undefined,
+    await eventually(
+      async () => rx.received.filter((r) => r.headers['webhook-id'] === events[1]).length > before,
+      { ...SLOW, what: 'the resent event to arrive' },
     );
     expect(await seriousViolations(page)).toEqual([]);
     expect(s.errors).toEqual([]);

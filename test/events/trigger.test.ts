@@ -6,7 +6,8 @@ import { Webhook } from 'standardwebhooks';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
-import { createWebhook, deliveries, eventually } from '../webhooks/helpers.ts';
+import { eventually } from '../support/eventually.ts';
+import { createWebhook, deliveries } from '../webhooks/helpers.ts';
 import { EVENT_PAYLOADS } from '../../src/modules/events/index.ts';
 
 const url = '/api/v1/merchant/events/trigger';
@@ -56,10 +57,13 @@ describe('trigger', () => {
       const body = new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as TriggeredEvent;
       expect(body.data).toEqual(EVENT_PAYLOADS['order.created']!.example);
     }
-    const succeeded = await eventually(async () => {
-      const list = await deliveries(svc, m, a.id);
-      return list.items.find((d) => d.event_id === event.id && d.status === 'succeeded');
-    }, 15_000);
+    const succeeded = await eventually(
+      async () => {
+        const list = await deliveries(svc, m, a.id);
+        return list.items.find((d) => d.event_id === event.id && d.status === 'succeeded');
+      },
+      { timeoutMs: 15_000, what: 'the triggered event to be delivered' },
+    );
     expect(succeeded.test).toBe(false);
     expect((await deliveries(svc, m, other.id)).count).toBe(0);
   });

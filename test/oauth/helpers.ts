@@ -126,12 +126,3 @@ export async function readWith(app: FastifyInstance, accessToken: string): Promi
   });
   return res.statusCode;
 }
-
-export async function eventually(check: () => Promise<boolean>, ms = 1500): Promise<boolean> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > end) return false;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}

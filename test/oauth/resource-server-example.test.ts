@@ -11,6 +11,7 @@ import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { freePort } from '../support/processes.ts';
 import { createKey, type TestKey } from '../api-keys/keys.ts';
 import { basic, createApp, exchange, getCode, type TestApp } from './helpers.ts';
+import { eventually } from '../support/eventually.ts';
 
 const INTERNAL = 'resource-server-example-token';
 const ROOT = join(import.meta.dirname, '../..');
@@ -38,10 +39,13 @@ beforeAll(async () => {
   const dev = await signupMerchant(svc.app, 'Dev Co');
   key = await createKey(svc.app, shop, { scopes: ['public:write'] });
   app = await createApp(svc.app, dev);
-  for (const end = Date.now() + 20_000; !out.includes('listening');) {
-    if (Date.now() > end || child.exitCode !== null) throw new Error(`the example did not start: ${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await eventually(
+    async () => {
+      if (child!.exitCode !== null) throw new Error(`the example exited: ${out}`);
+      return out.includes('listening');
+    },
+    { timeoutMs: 20_000, what: () => `the example to listen; it printed: ${out}` },
+  );
 }, 120_000);
 afterAll(async () => {
   child?.kill('SIGKILL');

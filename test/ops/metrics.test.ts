@@ -5,7 +5,8 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
-import { createWebhook, emit, eventually, INTERNAL_TOKEN, type CreatedWebhook } from '../webhooks/helpers.ts';
+import { eventually } from '../support/eventually.ts';
+import { createWebhook, emit, INTERNAL_TOKEN, type CreatedWebhook } from '../webhooks/helpers.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import { createKey, keyCall } from '../api-keys/keys.ts';
 
@@ -87,20 +88,23 @@ describe('metrics', () => {
     await ok.waitFor(EVENTS);
     await failing.waitFor(EVENTS);
     await gone.waitFor(1);
-    const values = await eventually(async () => {
-      const v = await scrape(svc.metricsUrl!);
-      const attempts =
-        (v.get('svc_delivery_attempts_total{outcome="2xx"}') ?? 0) +
-        (v.get('svc_delivery_attempts_total{outcome="5xx"}') ?? 0) +
-        (v.get('svc_delivery_attempts_total{outcome="4xx"}') ?? 0);
-      const seen = ok.received.length + failing.received.length + gone.received.length;
-      // every attempt recorded, and the queue read after that (its reading is cached for 5 s)
-      return attempts === seen &&
-        v.get('svc_delivery_queue_depth{state="due"}') === 0 &&
-        v.get('svc_delivery_queue_depth{state="scheduled"}') === failing.received.length
-        ? v
-        : undefined;
-    }, 20_000);
+    const values = await eventually(
+      async () => {
+        const v = await scrape(svc.metricsUrl!);
+        const attempts =
+          (v.get('svc_delivery_attempts_total{outcome="2xx"}') ?? 0) +
+          (v.get('svc_delivery_attempts_total{outcome="5xx"}') ?? 0) +
+          (v.get('svc_delivery_attempts_total{outcome="4xx"}') ?? 0);
+        const seen = ok.received.length + failing.received.length + gone.received.length;
+        // every attempt recorded, and the queue read after that (its reading is cached for 5 s)
+        return attempts === seen &&
+          v.get('svc_delivery_queue_depth{state="due"}') === 0 &&
+          v.get('svc_delivery_queue_depth{state="scheduled"}') === failing.received.length
+          ? v
+          : undefined;
+      },
+      { timeoutMs: 20_000, what: 'the metrics to count every attempt' },
+    );
     expect(values.get('svc_delivery_attempts_total{outcome="2xx"}')).toBe(ok.received.length);
     expect(values.get('svc_delivery_attempts_total{outcome="5xx"}')).toBe(failing.received.length);
     expect(values.get('svc_delivery_attempts_total{outcome="4xx"}')).toBe(gone.received.length);
@@ -149,7 +153,10 @@ describe('logs at info', () => {
       error: 'http_status',
     });
     expect(failed[0]!.delivery_id).toMatch(/^dlv_/);
-    expect(Date.parse(String(failed[0]!.next_attempt_at))).toBeGreaterThan(Date.now() + 3_000_000);
+    // the schedule's one step, 3600 s with +-20% jitter, from the time of the line
+    const delay = Date.parse(String(failed[0]!.next_attempt_at)) - Number(failed[0]!.time);
+    expect(delay).toBeGreaterThanOrEqual(0.8 * 3_600_000 - 1000);
+    expect(delay).toBeLessThanOrEqual(1.2 * 3_600_000 + 1000);
     const disabled = lines.find((l) => l.msg === 'webhook disabled by the delivery engine');
     expect(disabled).toMatchObject({ webhook_id: hooks[2]!.id, reason: 'gone' });
     const started = lines.find((l) => l.msg === 'service started');

@@ -94,7 +94,7 @@ export function validBody(method: string, url: string, fixtures: Fixtures): obje
 }
 
 /** Fills `:appID`, `:keyID`, ... with the fixture of that kind. */
-export function fillPath(url: string, fixtures: Fixtures): string {
+export function fillPath(url: string, fixtures: Pick<Fixtures, 'ids'>): string {
   return url.replace(/:([A-Za-z]+)/g, (_, name: string) => {
     const kind = name.toLowerCase().replace(/id$/, '');
     const id = fixtures.ids[kind];

@@ -4,18 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
-import { startReceiver, type Receiver } from './receiver.ts';
+import { startReceiver, withReceiver, type Answer, type Receiver, type Received } from './receiver.ts';
 import { PER_WEBHOOK } from '../../src/modules/webhooks/delivery/worker.ts';
-import {
-  INTERNAL_TOKEN,
-  base,
-  createWebhook,
-  deliveries,
-  delivery,
-  emit,
-  eventually,
-  sleep,
-} from './helpers.ts';
+import { INTERNAL_TOKEN, base, createWebhook, deliveries, delivery, emit, sleep } from './helpers.ts';
+import { eventually } from '../support/eventually.ts';
 
 let svc: TestService;
 let m: TestMerchant;
@@ -100,19 +92,23 @@ describe('signed delivery', () => {
 
 describe('retries', () => {
   it('retries on the configured schedule until the endpoint succeeds, recording every attempt', async () => {
-    const wh = await createWebhook(svc, m, `${rx.url}/flaky`);
     const seen = new Map<string, number>();
-    const previous = rx.respond;
-    rx.respond = (r) => {
-      if (r.path !== '/flaky') return previous(r);
+    const flaky = (r: Received): Answer => {
       const id = String(r.headers['webhook-id']);
       const n = (seen.get(id) ?? 0) + 1;
       seen.set(id, n);
       return n < 3 ? { status: 500, body: `failure ${n}` } : { status: 204 };
     };
-    const ev = await emit(svc, m);
-    const got = await rx.waitFor(3, 10_000, onPath('/flaky'));
-    rx.respond = previous;
+    const { wh, ev, got, d } = await withReceiver(flaky, async (rx) => {
+      const wh = await createWebhook(svc, m, `${rx.url}/flaky`);
+      const ev = await emit(svc, m);
+      const got = await rx.waitFor(3, 10_000, onPath('/flaky'));
+      const d = await eventually(async () => {
+        const [item] = (await deliveries(svc, m, wh.id)).items;
+        return item?.status === 'succeeded' ? item : undefined;
+      });
+      return { wh, ev, got, d };
+    });
     expect(got.every((r) => r.headers['webhook-id'] === ev.id)).toBe(true);
     // schedule 0.2 s with +-20% jitter: each gap at least 160 ms, and well under the 1 s polling fallback
     for (let i = 1; i < 3; i++) {
@@ -120,10 +116,6 @@ describe('retries', () => {
       expect(gap).toBeGreaterThanOrEqual(150);
       expect(gap).toBeLessThan(800);
     }
-    const d = await eventually(async () => {
-      const [item] = (await deliveries(svc, m, wh.id)).items;
-      return item?.status === 'succeeded' ? item : undefined;
-    });
     const full = await delivery(svc, m, wh.id, d.id);
     expect(full).toMatchObject({
       attempt_count: 3,
@@ -140,33 +132,38 @@ describe('retries', () => {
   });
 
   it('counts a 3xx as a failure and never follows it, then fails after the last step', async () => {
-    const wh = await createWebhook(svc, m, `${rx.url}/moved`);
-    const previous = rx.respond;
-    rx.respond = (r) =>
-      r.path === '/moved' ? { status: 302, headers: { location: `${rx.url}/elsewhere` } } : previous(r);
-    await emit(svc, m);
-    const d = await eventually(async () => {
-      const [item] = (await deliveries(svc, m, wh.id)).items;
-      return item?.status === 'failed' ? item : undefined;
+    const moved = (r: Received): Answer =>
+      r.path === '/moved'
+        ? { status: 302, headers: { location: `http://${r.headers.host}/elsewhere` } }
+        : { status: 200 };
+    await withReceiver(moved, async (rx) => {
+      const wh = await createWebhook(svc, m, `${rx.url}/moved`);
+      await emit(svc, m);
+      const d = await eventually(async () => {
+        const [item] = (await deliveries(svc, m, wh.id)).items;
+        return item?.status === 'failed' ? item : undefined;
+      });
+      expect(d).toMatchObject({ attempt_count: 4, last_response_status: 302, next_attempt_at: null });
+      expect(rx.received.filter(onPath('/moved'))).toHaveLength(4);
+      expect(rx.received.filter(onPath('/elsewhere'))).toHaveLength(0);
     });
-    rx.respond = previous;
-    expect(d).toMatchObject({ attempt_count: 4, last_response_status: 302, next_attempt_at: null });
-    expect(rx.received.filter(onPath('/moved'))).toHaveLength(4);
-    expect(rx.received.filter(onPath('/elsewhere'))).toHaveLength(0);
   });
 
   it('disables the webhook at once on 410 Gone, with a reason and an audit entry', async () => {
     const m = await signupMerchant(svc.app);
-    const wh = await createWebhook(svc, m, `${rx.url}/gone`);
-    const previous = rx.respond;
-    rx.respond = (r) => (r.path === '/gone' ? { status: 410 } : previous(r));
-    await emit(svc, m);
-    const hook = await eventually(async () => {
-      const res = await svc.app.inject({ url: `${base}/${wh.id}`, headers: m.auth });
-      const data = res.json<{ data: { status: string; disabled_reason: string | null } }>().data;
-      return data.status === 'disabled' ? data : undefined;
-    });
-    rx.respond = previous;
+    const { wh, hook } = await withReceiver(
+      () => ({ status: 410 }),
+      async (rx) => {
+        const wh = await createWebhook(svc, m, `${rx.url}/gone`);
+        await emit(svc, m);
+        const hook = await eventually(async () => {
+          const res = await svc.app.inject({ url: `${base}/${wh.id}`, headers: m.auth });
+          const data = res.json<{ data: { status: string; disabled_reason: string | null } }>().data;
+          return data.status === 'disabled' ? data : undefined;
+        });
+        return { wh, hook };
+      },
+    );
     expect(hook.disabled_reason).toMatch(/410/);
     const [d] = (await deliveries(svc, m, wh.id)).items;
     expect(d).toMatchObject({ status: 'failed', attempt_count: 1, last_response_status: 410 });
@@ -266,12 +263,17 @@ describe('test deliveries and manual retries', () => {
   });
 
   it('filters deliveries by status and keeps the first 16 KiB of an answer', async () => {
-    const wh = await createWebhook(svc, m, `${rx.url}/big`);
-    const previous = rx.respond;
-    rx.respond = (r) => (r.path === '/big' ? { status: 200, body: 'x'.repeat(20_000) } : previous(r));
-    await emit(svc, m);
-    const d = await eventually(async () => (await deliveries(svc, m, wh.id, '?status=succeeded')).items[0]);
-    rx.respond = previous;
+    const { wh, d } = await withReceiver(
+      () => ({ status: 200, body: 'x'.repeat(20_000) }),
+      async (rx) => {
+        const wh = await createWebhook(svc, m, `${rx.url}/big`);
+        await emit(svc, m);
+        const d = await eventually(
+          async () => (await deliveries(svc, m, wh.id, '?status=succeeded')).items[0],
+        );
+        return { wh, d };
+      },
+    );
     expect((await deliveries(svc, m, wh.id, '?status=failed')).count).toBe(0);
     const full = await delivery(svc, m, wh.id, d.id);
     expect(full.attempts[0]!.response_body).toHaveLength(16 * 1024);
@@ -282,31 +284,29 @@ describe('test deliveries and manual retries', () => {
 
 describe('per-webhook concurrency', () => {
   it('keeps at most PER_WEBHOOK attempts in flight to a slow endpoint while others flow', async () => {
-    const slow = await createWebhook(svc, m, `${rx.url}/slow`, ['inventory.low_stock']);
-    const fast = await createWebhook(svc, m, `${rx.url}/fast`, ['payout.processed']);
     let inFlight = 0;
     let max = 0;
-    const previous = rx.respond;
-    rx.respond = (r) => {
-      if (r.path !== '/slow') return previous(r);
+    const slowOnly = (r: Received): Answer => {
+      if (r.path !== '/slow') return { status: 200 };
       inFlight++;
       max = Math.max(max, inFlight);
       setTimeout(() => inFlight--, 400);
       return { status: 200, delayMs: 400 };
     };
-    // more than the worker may hold for one webhook (2 x PER_WEBHOOK): a backlog stays in the database
-    const backlog = 2 * PER_WEBHOOK + 16;
-    for (let i = 0; i < backlog; i++) await emit(svc, m, 'inventory.low_stock');
-    await sleep(100);
-    const t0 = Date.now();
-    await emit(svc, m, 'payout.processed');
-    await rx.waitFor(1, 5000, onPath('/fast'));
-    expect(Date.now() - t0).toBeLessThan(500); // the slow backlog needs three rounds of 400 ms
-    await rx.waitFor(backlog, 15_000, onPath('/slow'));
-    rx.respond = previous;
+    await withReceiver(slowOnly, async (rx) => {
+      await createWebhook(svc, m, `${rx.url}/slow`, ['inventory.low_stock']);
+      await createWebhook(svc, m, `${rx.url}/fast`, ['payout.processed']);
+      // more than the worker may hold for one webhook (2 x PER_WEBHOOK): a backlog stays in the database
+      const backlog = 2 * PER_WEBHOOK + 16;
+      for (let i = 0; i < backlog; i++) await emit(svc, m, 'inventory.low_stock');
+      await sleep(100);
+      const t0 = Date.now();
+      await emit(svc, m, 'payout.processed');
+      await rx.waitFor(1, 5000, onPath('/fast'));
+      expect(Date.now() - t0).toBeLessThan(500); // the slow backlog needs three rounds of 400 ms
+      await rx.waitFor(backlog, 15_000, onPath('/slow'));
+    });
     expect(max).toBeLessThanOrEqual(PER_WEBHOOK);
     expect(max).toBeGreaterThan(1);
-    void slow;
-    void fast;
   });
 });

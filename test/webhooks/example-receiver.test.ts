@@ -7,7 +7,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant } from '../support/merchants.ts';
 import { freePort } from '../support/processes.ts';
-import { INTERNAL_TOKEN, base, createWebhook, emit, eventually } from './helpers.ts';
+import { eventually } from '../support/eventually.ts';
+import { INTERNAL_TOKEN, base, createWebhook, emit } from './helpers.ts';
 
 let svc: TestService;
 let child: ChildProcess | undefined;
@@ -32,10 +33,10 @@ it('verifies, stores and acknowledges deliveries, and answers a repeat as a dupl
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  await eventually(async () => (out.includes('listening') ? true : undefined));
+  await eventually(async () => out.includes('listening'), { what: 'the example receiver to listen' });
 
   const ev = await emit(svc, m, 'order.paid', { id: 'ord_9' });
-  await eventually(async () => (out.includes(ev.id) ? true : undefined));
+  await eventually(async () => out.includes(ev.id), { what: 'the example receiver to print the event' });
   expect(out).toContain(`order.paid ${ev.id} (test) {"id":"ord_9",`);
   expect(readFileSync(store, 'utf8')).toContain(ev.id);
 

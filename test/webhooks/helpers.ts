@@ -76,15 +76,4 @@ export async function delivery(svc: TestService, m: TestMerchant, webhookId: str
   return res.json<{ data: DeliveryView }>().data;
 }
 
-/** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
-import { startReceiver, type Receiver } from './receiver.ts';
-import { INTERNAL_TOKEN, base, createWebhook, deliveries, emit, eventually, sleep } from './helpers.ts';
+import { startReceiver, withReceiver, type Receiver } from './receiver.ts';
+import { eventually } from '../support/eventually.ts';
+import { INTERNAL_TOKEN, base, createWebhook, deliveries, emit, sleep } from './helpers.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { purgeExpired } from '../../src/modules/webhooks/delivery/purge-expired.repository.ts';
 
@@ -102,26 +103,26 @@ describe('auto-disable after five days of failures', () => {
 
   it('a success ends the failure streak', async () => {
     const merchant = await signupMerchant(svc.app);
-    const ok = await startReceiver(() => ({ status: 200 }));
-    try {
-      const wh = await createWebhook(svc, merchant, `${ok.url}/recovering`, ['order.paid']);
-      await svc.ctx.db
-        .updateTable('webhooks')
-        .set({ failing_since: new Date(Date.now() - 86_400_000) })
-        .where('id', '=', wh.id)
-        .execute();
-      await emit(svc, merchant, 'order.paid');
-      await eventually(async () => {
-        const row = await svc.ctx.db
-          .selectFrom('webhooks')
-          .select('failing_since')
+    await withReceiver(
+      () => ({ status: 200 }),
+      async (ok) => {
+        const wh = await createWebhook(svc, merchant, `${ok.url}/recovering`, ['order.paid']);
+        await svc.ctx.db
+          .updateTable('webhooks')
+          .set({ failing_since: new Date(Date.now() - 86_400_000) })
           .where('id', '=', wh.id)
-          .executeTakeFirstOrThrow();
-        return row.failing_since === null ? true : undefined;
-      });
-    } finally {
-      await ok.close();
-    }
+          .execute();
+        await emit(svc, merchant, 'order.paid');
+        await eventually(async () => {
+          const row = await svc.ctx.db
+            .selectFrom('webhooks')
+            .select('failing_since')
+            .where('id', '=', wh.id)
+            .executeTakeFirstOrThrow();
+          return row.failing_since === null;
+        });
+      },
+    );
   });
 });
 

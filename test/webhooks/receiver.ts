@@ -1,7 +1,10 @@
 // A real local HTTP receiver for delivery tests: records every request, answers as the test says, and
 // tracks requests in flight per webhook-id (an attempt sent twice at once would show up as 2).
+// How it answers is fixed when it starts: a test that needs other answers starts a receiver of its own
+// (`withReceiver`), so a test that fails half-way cannot leave its answers to the tests after it.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { eventually } from '../support/eventually.ts';
 
 export interface Received {
   path: string;
@@ -22,7 +25,6 @@ export interface Receiver {
   received: Received[];
   /** The highest number of requests with one webhook-id in flight at the same time. */
   maxConcurrentPerId: number;
-  respond: (req: Received) => Answer;
   waitFor(count: number, timeoutMs?: number, filter?: (r: Received) => boolean): Promise<Received[]>;
   close(): Promise<void>;
 }
@@ -35,18 +37,25 @@ export async function startReceiver(
     url: '',
     received: [],
     maxConcurrentPerId: 0,
-    respond,
-    async waitFor(count, timeoutMs = 10_000, filter = () => true) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const matching = r.received.filter(filter);
-        if (matching.length >= count) return matching;
-        if (Date.now() > deadline)
-          throw new Error(`receiver got ${matching.length} of ${count} expected requests in ${timeoutMs} ms`);
-        await new Promise((res) => setTimeout(res, 20));
-      }
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    waitFor: (count, timeoutMs = 10_000, filter = () => true) =>
+      eventually(
+        async () => {
+          const matching = r.received.filter(filter);
+          return matching.length >= count && matching;
+        },
+        {
+          timeoutMs,
+          intervalMs: 20,
+          what: () => `${count} requests at the receiver, which has ${r.received.filter(filter).length}`,
+        },
+      ),
+    // Every connection goes, idle or not: the service's agent keeps its connections alive, and a receiver
+    // closed while the service runs (`withReceiver`) would otherwise wait out the 60 s keep-alive.
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -63,7 +72,7 @@ export async function startReceiver(
         at: Date.now(),
       };
       r.received.push(received);
-      const answer = r.respond(received);
+      const answer = respond(received);
       setTimeout(() => {
         inFlight.set(id, (inFlight.get(id) ?? 1) - 1);
         res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
@@ -75,4 +84,17 @@ export async function startReceiver(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return r;
+}
+
+/** Runs `body` with a receiver of its own that answers with `respond`, and closes it whatever `body` does. */
+export async function withReceiver<T>(
+  respond: (req: Received) => Answer,
+  body: (rx: Receiver) => Promise<T>,
+): Promise<T> {
+  const rx = await startReceiver(respond);
+  try {
+    return await body(rx);
+  } finally {
+    await rx.close();
+  }
 }

@@ -7,7 +7,8 @@ import { isIP } from 'node:net';
 import { isBlockedAddress, REFUSED_RANGES } from '../../src/modules/webhooks/url-guard.ts';
 import { createAgent, sendOnce } from '../../src/modules/webhooks/sender.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
-import { INTERNAL_TOKEN, base, createWebhook, deliveries, emit, eventually } from './helpers.ts';
+import { eventually } from '../support/eventually.ts';
+import { INTERNAL_TOKEN, base, createWebhook, deliveries, emit } from './helpers.ts';
 
 let lax: TestService; // allows private targets (creates the webhooks the strict one must refuse to reach)
 let strict: TestService;
