@@ -6,7 +6,6 @@ import { auditContext, merchantOf } from '../../http/request.ts';
 import type { Scope } from '../../lib/scope.ts';
 import { EmptyBody, PageQuery, errors, page } from '../../http/schemas.ts';
 import { PUBLISHED_CATALOG } from '../events/index.ts';
-import { closeRequestAgent } from './delivery/agents.ts';
 import {
   CreateWebhookBody,
   EventCatalog,
@@ -32,8 +31,6 @@ const scopeOf = (request: FastifyRequest): Scope => ({
 
 export const webhookRoutes: FastifyPluginAsync = async (plugin) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-  app.addHook('onClose', async () => closeRequestAgent(app.ctx));
-
   // Static, so it wins over /webhooks/:webhookID.
   app.get(
     '/webhooks/events',
