@@ -51,7 +51,11 @@ function buildEvent(event: NewEvent, now: Date): EventRow {
 /** Records the event and its deliveries in `trx`; a repeated id records nothing and reports a duplicate. */
 export async function emitEvent(trx: Executor, event: NewEvent): Promise<EmittedEvent> {
   const row = buildEvent(event, new Date());
-  const [{ inserted, deliveries }] = (await recordEvents(trx, [row], DELIVERY_CHANNEL)) as [RecordedEvent];
+  const [{ knownMerchant, inserted, deliveries }] = (await recordEvents(trx, [row], DELIVERY_CHANNEL)) as [
+    RecordedEvent,
+  ];
+  // The callers (the cart sweep, a triggered event) act for a merchant that exists: anything else is a bug.
+  if (!knownMerchant) throw new Error(`event ${row.id}: merchant ${row.merchantId} does not exist`);
   if (!inserted) return { id: row.id, deliveries: 0, duplicate: true };
   return { id: row.id, deliveries, duplicate: false };
 }
