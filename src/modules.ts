@@ -9,7 +9,6 @@ import { authenticateSession, createMerchants } from './modules/merchants/index.
 import { createAudit } from './modules/audit/index.ts';
 import { createOauthApps } from './modules/oauth-apps/index.ts';
 import { createOauth } from './modules/oauth/index.ts';
-import { createEvents } from './modules/events/index.ts';
 import { createWebhooks } from './modules/webhooks/index.ts';
 import { createApiKeys } from './modules/api-keys/index.ts';
 import { createCarts } from './modules/carts/index.ts';
@@ -29,7 +28,6 @@ export function createModules(ctx: Context): Composition {
     createAudit(),
     createOauthApps(),
     createOauth(ctx, { credentials }),
-    createEvents(),
     createWebhooks(ctx),
     createApiKeys(ctx),
     createCarts(ctx),

@@ -2,7 +2,7 @@
 // composed from the routes each module contributes. Kysely checks every query against it.
 import type { MerchantsTables } from './modules/merchants/merchants.table.ts';
 import type { AuditTables } from './modules/audit/audit.table.ts';
-import type { EventsTables } from './modules/events/events.table.ts';
+import type { EventsTables } from './modules/webhooks/events.table.ts';
 import type { OAuthAppsTables } from './modules/oauth-apps/oauth-apps.table.ts';
 import type { OAuthTables } from './modules/oauth/oauth.table.ts';
 import type { ApiKeysTables } from './modules/api-keys/api-keys.table.ts';

@@ -100,7 +100,14 @@ use \`svc trigger\` (test mode, through the server) or POST /internal/v1/events.
     const result = await withDatabase(
       'events emit',
       'Stop the server and run the command again, or record the event through the running server: `svc trigger` (test mode) or POST /internal/v1/events.',
-      async (ctx) => (await import('../modules/events/index.ts')).ingestEvent(ctx, event),
+      async (ctx) => {
+        const webhooks = (await import('../modules/webhooks/index.ts')).createWebhooks(ctx);
+        try {
+          return await webhooks.ingest(event);
+        } finally {
+          await webhooks.stop();
+        }
+      },
     );
     printResult(values, result);
     return 0;

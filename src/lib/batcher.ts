@@ -10,6 +10,11 @@ export interface BatcherOptions<I, O> {
   concurrency?: number;
   /** Items of one key never share a batch: a repeat waits for the next one (where it meets the first's result). */
   keyOf?: (item: I) => string;
+  /**
+   * How long a batch waits for company before it is written (default 0: at once). For a writer whose items
+   * arrive a few at a time but steadily (the delivery outcomes), a few ms of waiting grows the batches.
+   */
+  lingerMs?: number;
   /** Writes the batch; the answer holds one result per item, in the items' order. */
   write: (items: readonly I[]) => Promise<readonly O[]>;
   onError: (err: unknown, size: number) => void;
@@ -25,6 +30,7 @@ export class Batcher<I, O> {
   private queue: Pending<I, O>[] = [];
   private inFlight = 0;
   private idle: (() => void)[] = [];
+  private lingering: NodeJS.Timeout | undefined;
   private readonly options: BatcherOptions<I, O>;
 
   constructor(options: BatcherOptions<I, O>) {
@@ -34,7 +40,7 @@ export class Batcher<I, O> {
   submit(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
-      this.pump();
+      this.next();
     });
   }
 
@@ -61,13 +67,23 @@ export class Batcher<I, O> {
     return batch;
   }
 
+  /** Pumps now, or once the linger of the next batch is over. */
+  private next(): void {
+    if (!this.options.lingerMs) return this.pump();
+    if (this.lingering || this.queue.length === 0) return;
+    this.lingering = setTimeout(() => {
+      this.lingering = undefined;
+      this.pump();
+    }, this.options.lingerMs);
+  }
+
   private pump(): void {
     while (this.inFlight < (this.options.concurrency ?? 1) && this.queue.length > 0) {
       const batch = this.take();
       this.inFlight++;
       void this.run(batch).finally(() => {
         this.inFlight--;
-        this.pump();
+        this.next();
         if (this.inFlight === 0 && this.queue.length === 0) this.idle.splice(0).forEach((r) => r());
       });
     }

@@ -7,6 +7,8 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
 export class UnknownMasterKeyError extends Error {
+  // the type a log line names (the logger's err serializer reads `name`)
+  override readonly name = 'UnknownMasterKeyError';
   readonly keyId: string | undefined;
   constructor(keyId: string | undefined) {
     super(

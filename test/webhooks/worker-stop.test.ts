@@ -3,6 +3,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant } from '../support/merchants.ts';
 import { startWorker } from '../../src/modules/webhooks/delivery/worker.ts';
+import { SigningKeys } from '../../src/modules/webhooks/delivery/attempt.ts';
+import { DELIVERY_CHANNEL, Signal } from '../../src/modules/webhooks/signal.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 import { INTERNAL_TOKEN, createWebhook, deliveries, emit } from './helpers.ts';
 
@@ -20,7 +22,10 @@ afterAll(async () => {
 it('finishes and records in-flight sends on stop, then sends nothing', async () => {
   const m = await signupMerchant(svc.app);
   const wh = await createWebhook(svc, m, `${rx.url}/stop`, ['order.paid']);
-  const worker = await startWorker(svc.ctx);
+  const worker = await startWorker(svc.ctx, {
+    signal: new Signal(svc.ctx, DELIVERY_CHANNEL), // woken by the service's NOTIFY, as another process's
+    keys: new SigningKeys(svc.config.masterKeys),
+  });
   for (let i = 0; i < 5; i++) await emit(svc, m, 'order.paid');
   await rx.waitFor(5, 5000);
   await worker.stop(); // the receiver is still answering: stop waits for the answers

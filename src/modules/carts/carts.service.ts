@@ -7,7 +7,8 @@ import type { PublicPrincipal } from '../../http/request.ts';
 import { notFound } from '../../lib/errors.ts';
 import { isId, newId } from '../../lib/ids.ts';
 import { iso } from '../../lib/time.ts';
-import { emitEvent, type CartItem } from '../events/index.ts';
+import type { CartItem } from '../events/index.ts';
+import { emitEvent } from '../webhooks/index.ts';
 import * as repo from './carts.repository.ts';
 
 export function presentCart(row: repo.CartRow) {

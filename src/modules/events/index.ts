@@ -1,23 +1,6 @@
-import type { Module } from '../module.ts';
-import { eventRoutes } from './events.routes.ts';
-
-export { emitEvent, ingestEvent, recordEvent, type EmittedEvent, type NewEvent } from './events.service.ts';
-export {
-  DELIVERY_CHANNEL,
-  LISTEN_CHANNEL,
-  isOwnListenSignal,
-  isOwnSignal,
-  onDeliveriesCreated,
-  onTestEventsRecorded,
-  testEventsRecorded,
-} from './delivery-signal.ts';
-export {
-  eventsAfter,
-  findEvent,
-  listEvents,
-  type EventFilter,
-  type StoredEvent,
-} from './events.repository.ts';
+// The event catalog: the types of events, the JSON Schema and example of each type's `data`, and the checks
+// against them. Data only, with no table and no state: the events themselves are the webhooks module's
+// outbox (src/modules/webhooks/index.ts), which records, fans out, delivers and purges them.
 export {
   EVENT_CATALOG,
   PUBLISHED_CATALOG,
@@ -28,7 +11,3 @@ export {
 export { CartItem, EVENT_PAYLOADS, type EventPayload } from './event-payloads.ts';
 export { eventWebhooks } from './event-webhooks.ts';
 export { checkPayload, mergeData, payloadProblems } from './event-validation.ts';
-
-export function createEvents(): Module {
-  return { name: 'events', routes: eventRoutes };
-}

@@ -15,124 +15,128 @@ import {
   TestWebhookBody,
   WebhookParams,
 } from './webhooks.schemas.ts';
+import type { Sending } from './delivery/attempt.ts';
 import * as service from './deliveries.service.ts';
 
 const tags = ['Webhooks'];
 const security = [{ session: [] }];
 
-export const deliveryRoutes: FastifyPluginAsync = async (plugin) => {
-  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+export const deliveryRoutes =
+  (sending: Sending): FastifyPluginAsync =>
+  async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.post(
-    '/webhooks/:webhookID/test',
-    {
-      schema: {
-        tags,
-        security,
-        params: WebhookParams,
-        body: Type.Optional(TestWebhookBody),
-        response: { 200: DeliveryAttemptsData, ...errors(400, 401, 404) },
-      },
-    },
-    async (request) => ({
-      data: await service.testWebhook(
-        app.ctx,
-        auditContext(request),
-        request.params.webhookID,
-        request.body?.event,
-      ),
-    }),
-  );
-
-  app.get(
-    '/webhooks/:webhookID/deliveries',
-    {
-      schema: {
-        tags,
-        security,
-        params: WebhookParams,
-        querystring: DeliveriesQuery,
-        response: { 200: DeliveryPage, ...errors(400, 401, 404) },
-      },
-    },
-    async (request) => {
-      const limit = request.query.limit ?? 50;
-      const { rows, count } = await service.listDeliveries(
-        app.ctx,
-        auditContext(request),
-        request.params.webhookID,
-        {
-          limit,
-          startingAfter: request.query.starting_after,
-          status: request.query.status,
+    app.post(
+      '/webhooks/:webhookID/test',
+      {
+        schema: {
+          tags,
+          security,
+          params: WebhookParams,
+          body: Type.Optional(TestWebhookBody),
+          response: { 200: DeliveryAttemptsData, ...errors(400, 401, 404) },
         },
-      );
-      return { data: page(rows, limit, count) };
-    },
-  );
-
-  app.get(
-    '/webhooks/:webhookID/deliveries/:deliveryID',
-    {
-      schema: {
-        tags,
-        security,
-        params: DeliveryParams,
-        response: { 200: DeliveryAttemptsData, ...errors(401, 404) },
       },
-    },
-    async (request) => ({
-      data: await service.getDelivery(
-        app.ctx,
-        auditContext(request),
-        request.params.webhookID,
-        request.params.deliveryID,
-      ),
-    }),
-  );
+      async (request) => ({
+        data: await service.testWebhook(
+          app.ctx,
+          sending,
+          auditContext(request),
+          request.params.webhookID,
+          request.body?.event,
+        ),
+      }),
+    );
 
-  app.post(
-    '/webhooks/:webhookID/deliveries/:deliveryID/retry',
-    {
-      schema: {
-        tags,
-        security,
-        params: DeliveryParams,
-        body: Type.Optional(EmptyBody),
-        response: { 202: DeliveryData, ...errors(400, 401, 404, 409) },
+    app.get(
+      '/webhooks/:webhookID/deliveries',
+      {
+        schema: {
+          tags,
+          security,
+          params: WebhookParams,
+          querystring: DeliveriesQuery,
+          response: { 200: DeliveryPage, ...errors(400, 401, 404) },
+        },
       },
-    },
-    async (request, reply) => {
-      const data = await service.retryDelivery(
-        app.ctx,
-        auditContext(request),
-        request.params.webhookID,
-        request.params.deliveryID,
-      );
-      return reply.code(202).send({ data });
-    },
-  );
+      async (request) => {
+        const limit = request.query.limit ?? 50;
+        const { rows, count } = await service.listDeliveries(
+          app.ctx,
+          auditContext(request),
+          request.params.webhookID,
+          {
+            limit,
+            startingAfter: request.query.starting_after,
+            status: request.query.status,
+          },
+        );
+        return { data: page(rows, limit, count) };
+      },
+    );
 
-  app.post(
-    '/webhooks/:webhookID/recover',
-    {
-      schema: {
-        tags,
-        security,
-        summary: 'Send again every failed delivery of the endpoint since a time.',
-        params: WebhookParams,
-        body: RecoverBody,
-        response: { 200: RecoverData, 202: RecoverData, ...errors(400, 401, 404, 409) },
+    app.get(
+      '/webhooks/:webhookID/deliveries/:deliveryID',
+      {
+        schema: {
+          tags,
+          security,
+          params: DeliveryParams,
+          response: { 200: DeliveryAttemptsData, ...errors(401, 404) },
+        },
       },
-    },
-    async (request, reply) => {
-      const audit = auditContext(request);
-      const since = new Date(request.body.since);
-      if (request.body.preview) {
-        return { data: await service.previewRecovery(app.ctx, audit, request.params.webhookID, since) };
-      }
-      const data = await service.recoverFailed(app.ctx, audit, request.params.webhookID, since);
-      return reply.code(202).send({ data });
-    },
-  );
-};
+      async (request) => ({
+        data: await service.getDelivery(
+          app.ctx,
+          auditContext(request),
+          request.params.webhookID,
+          request.params.deliveryID,
+        ),
+      }),
+    );
+
+    app.post(
+      '/webhooks/:webhookID/deliveries/:deliveryID/retry',
+      {
+        schema: {
+          tags,
+          security,
+          params: DeliveryParams,
+          body: Type.Optional(EmptyBody),
+          response: { 202: DeliveryData, ...errors(400, 401, 404, 409) },
+        },
+      },
+      async (request, reply) => {
+        const data = await service.retryDelivery(
+          app.ctx,
+          auditContext(request),
+          request.params.webhookID,
+          request.params.deliveryID,
+        );
+        return reply.code(202).send({ data });
+      },
+    );
+
+    app.post(
+      '/webhooks/:webhookID/recover',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Send again every failed delivery of the endpoint since a time.',
+          params: WebhookParams,
+          body: RecoverBody,
+          response: { 200: RecoverData, 202: RecoverData, ...errors(400, 401, 404, 409) },
+        },
+      },
+      async (request, reply) => {
+        const audit = auditContext(request);
+        const since = new Date(request.body.since);
+        if (request.body.preview) {
+          return { data: await service.previewRecovery(app.ctx, audit, request.params.webhookID, since) };
+        }
+        const data = await service.recoverFailed(app.ctx, audit, request.params.webhookID, since);
+        return reply.code(202).send({ data });
+      },
+    );
+  };

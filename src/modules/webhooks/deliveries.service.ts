@@ -5,23 +5,16 @@ import { notify } from '../../db/bus.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
-import {
-  DELIVERY_CHANNEL,
-  findEvent,
-  isEventType,
-  listEvents,
-  recordEvent,
-  sampleData,
-  type EventFilter,
-  type StoredEvent,
-} from '../events/index.ts';
+import { isEventType, sampleData } from '../events/index.ts';
 import { iso } from '../../lib/time.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import { RECOVER_MAX, countRecoverable, recoverDeliveries } from './recover.repository.ts';
 import * as repo from './deliveries.repository.ts';
-import { requestAgent } from './delivery/agents.ts';
-import { applyOutcomes, runAttempt } from './delivery/attempt.ts';
+import { applyOutcomes, runAttempt, type Sending } from './delivery/attempt.ts';
 import { leaseMs } from './delivery/worker.ts';
+import { findEvent, listEvents, type EventFilter, type StoredEvent } from './events.repository.ts';
+import { recordEvent } from './outbox.service.ts';
+import { DELIVERY_CHANNEL } from './signal.ts';
 import { presentAttempt, presentDelivery } from './webhooks.presenters.ts';
 import { findOwnEndpoint, findOwnWebhook } from './webhooks.service.ts';
 import type { DeliveryStatus } from './webhooks.table.ts';
@@ -78,7 +71,13 @@ export async function retryDelivery(ctx: Context, audit: AuditContext, webhookId
  * carries the first attempt. The delivery is leased to this request, so no worker sends it meanwhile, and a
  * failed first attempt is retried by the workers like any other (it never counts toward disabling).
  */
-export async function testWebhook(ctx: Context, audit: AuditContext, webhookId: string, event?: string) {
+export async function testWebhook(
+  ctx: Context,
+  sending: Sending,
+  audit: AuditContext,
+  webhookId: string,
+  event?: string,
+) {
   const holder = `test:${randomBytes(6).toString('hex')}`;
   const claimed = await ctx.db.transaction().execute(async (trx) => {
     const webhook = await findOwnEndpoint(trx, audit, webhookId);
@@ -130,7 +129,7 @@ export async function testWebhook(ctx: Context, audit: AuditContext, webhookId: 
       deliverable: true,
     };
   });
-  const outcome = await runAttempt(ctx, requestAgent(ctx), claimed);
+  const outcome = await runAttempt(ctx, sending, claimed);
   await applyOutcomes(ctx, holder, [outcome]);
   return getDelivery(ctx, audit, webhookId, claimed.id);
 }

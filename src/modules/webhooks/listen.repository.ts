@@ -2,7 +2,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { DeliveryRow } from './deliveries.repository.ts';
-import type { Scope } from './webhooks.repository.ts';
+import type { Scope } from '../../lib/scope.ts';
 
 /**
  * A stream touches its listener every 15 s (its keep-alive); a listener untouched for 2 minutes belongs to a

@@ -11,8 +11,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { auditContext, merchantOf } from '../../http/request.ts';
 import { errors } from '../../http/schemas.ts';
-import { LISTEN_CHANNEL, isOwnListenSignal, onTestEventsRecorded } from '../events/index.ts';
 import { openListener, parseEventFilter, reportListenerDelivery } from './listen.service.ts';
+import type { Signal } from './signal.ts';
 import { DeliveryData, DeliveryParams, ListenQuery, ListenReportBody } from './webhooks.schemas.ts';
 
 const tags = ['Webhooks'];
@@ -20,150 +20,143 @@ const security = [{ session: [] }];
 const POLL_MS = 1000;
 const KEEPALIVE_MS = 15_000;
 
-export const listenRoutes: FastifyPluginAsync = async (plugin) => {
-  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-  // Open streams end when the server closes, or it would wait for them forever.
-  const open = new Set<() => void>();
-  app.addHook('preClose', async () => {
-    for (const end of [...open]) end();
-  });
+/** `listeners`: raised when test-mode events were recorded, here (in memory) or elsewhere (NOTIFY). */
+export const listenRoutes =
+  (listeners: Signal): FastifyPluginAsync =>
+  async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    // Open streams end when the server closes, or it would wait for them forever.
+    const open = new Set<() => void>();
+    app.addHook('preClose', async () => {
+      for (const end of [...open]) end();
+    });
 
-  app.get(
-    '/webhooks/listen',
-    {
-      schema: {
-        tags,
-        security,
-        summary: "Stream the account's test-mode events, signed, as Server-Sent Events.",
-        querystring: ListenQuery,
-        produces: ['text/event-stream'],
-        response: {
-          200: {
-            description:
-              'event `secret` first, then one event `webhook` per recorded event (id = event id); reconnect with Last-Event-ID to replay up to one hour.',
-            content: { 'text/event-stream': { schema: { type: 'string' } } },
+    app.get(
+      '/webhooks/listen',
+      {
+        schema: {
+          tags,
+          security,
+          summary: "Stream the account's test-mode events, signed, as Server-Sent Events.",
+          querystring: ListenQuery,
+          produces: ['text/event-stream'],
+          response: {
+            200: {
+              description:
+                'event `secret` first, then one event `webhook` per recorded event (id = event id); reconnect with Last-Event-ID to replay up to one hour.',
+              content: { 'text/event-stream': { schema: { type: 'string' } } },
+            },
+            ...errors(400, 401, 403),
           },
-          ...errors(400, 401, 403),
         },
       },
-    },
-    async (request, reply) => {
-      const audit = auditContext(request);
-      const types = parseEventFilter(request.query.events);
-      const header = request.headers['last-event-id'];
-      const listener = await openListener(app.ctx, audit, {
-        sessionId: merchantOf(request).sessionId,
-        types,
-        lastEventId: typeof header === 'string' ? header : undefined,
-        ...(request.query.forward_to ? { forwardTo: request.query.forward_to } : {}),
-      });
-      const ctx = app.ctx;
-      const stream = new PassThrough();
-      let ended = false;
-      let pumping = false;
-      let again = false;
-
-      const write = async (text: string) => {
-        if (!stream.write(text)) await new Promise((r) => stream.once('drain', r));
-      };
-
-      async function pump(): Promise<void> {
-        if (ended) return;
-        if (pumping) {
-          again = true;
-          return;
-        }
-        pumping = true;
-        try {
-          do {
-            again = false;
-            for (const f of await listener.next()) {
-              if (ended) break;
-              const data = {
-                delivery_id: f.deliveryId,
-                webhook_id: listener.webhookId,
-                event_type: f.type,
-                headers: f.headers,
-                body: f.body,
-              };
-              await write(`id: ${f.eventId}\nevent: webhook\ndata: ${JSON.stringify(data)}\n\n`);
-            }
-          } while (again && !ended);
-        } catch (err) {
-          ctx.log.warn(
-            { err: String(err).split('\n')[0], webhook: listener.webhookId },
-            'listen stream read failed',
-          );
-        } finally {
-          pumping = false;
-        }
-      }
-      const wake = () => void pump();
-
-      const stopLocal = onTestEventsRecorded(ctx, wake);
-      const unlisten = await ctx.bus.listen(LISTEN_CHANNEL, (payload) => {
-        if (!isOwnListenSignal(ctx, payload)) wake();
-      });
-      const poll = setInterval(wake, POLL_MS);
-      const keepalive = setInterval(() => {
-        void write(': keep-alive\n\n');
-        listener.touch().catch(() => {});
-      }, KEEPALIVE_MS);
-
-      function end(): void {
-        if (ended) return;
-        ended = true;
-        open.delete(end);
-        clearInterval(poll);
-        clearInterval(keepalive);
-        stopLocal();
-        unlisten();
-        stream.end();
-        listener.close().catch((err: unknown) => {
-          ctx.log.warn(
-            { err: String(err).split('\n')[0], webhook: listener.webhookId },
-            'closing a listener failed',
-          );
+      async (request, reply) => {
+        const audit = auditContext(request);
+        const types = parseEventFilter(request.query.events);
+        const header = request.headers['last-event-id'];
+        const listener = await openListener(app.ctx, audit, {
+          sessionId: merchantOf(request).sessionId,
+          types,
+          lastEventId: typeof header === 'string' ? header : undefined,
+          ...(request.query.forward_to ? { forwardTo: request.query.forward_to } : {}),
         });
-      }
-      open.add(end);
-      reply.raw.once('close', end);
+        const ctx = app.ctx;
+        const stream = new PassThrough();
+        let ended = false;
+        let pumping = false;
+        let again = false;
 
-      stream.write(
-        `retry: 1000\nevent: secret\ndata: ${JSON.stringify({ secret: listener.secret, webhook_id: listener.webhookId })}\n\n`,
-      );
-      wake();
-      return (
-        reply
-          .header('cache-control', 'no-store')
-          .header('x-accel-buffering', 'no')
-          .type('text/event-stream; charset=utf-8')
-          // a stream of the documented text, which the schema can only describe as a string
-          .send(stream as unknown as string)
-      );
-    },
-  );
+        const write = async (text: string) => {
+          if (!stream.write(text)) await new Promise((r) => stream.once('drain', r));
+        };
 
-  app.post(
-    '/webhooks/:webhookID/deliveries/:deliveryID/report',
-    {
-      schema: {
-        tags,
-        security,
-        summary: "Record the local endpoint's answer to a listener's delivery.",
-        params: DeliveryParams,
-        body: ListenReportBody,
-        response: { 200: DeliveryData, ...errors(400, 401, 404) },
+        async function pump(): Promise<void> {
+          if (ended) return;
+          if (pumping) {
+            again = true;
+            return;
+          }
+          pumping = true;
+          try {
+            do {
+              again = false;
+              for (const f of await listener.next()) {
+                if (ended) break;
+                const data = {
+                  delivery_id: f.deliveryId,
+                  webhook_id: listener.webhookId,
+                  event_type: f.type,
+                  headers: f.headers,
+                  body: f.body,
+                };
+                await write(`id: ${f.eventId}\nevent: webhook\ndata: ${JSON.stringify(data)}\n\n`);
+              }
+            } while (again && !ended);
+          } catch (err) {
+            ctx.log.warn({ err, webhook: listener.webhookId }, 'listen stream read failed');
+          } finally {
+            pumping = false;
+          }
+        }
+        const wake = () => void pump();
+
+        const unlisten = await listeners.listen(wake);
+        const poll = setInterval(wake, POLL_MS);
+        const keepalive = setInterval(() => {
+          void write(': keep-alive\n\n');
+          listener.touch().catch(() => {});
+        }, KEEPALIVE_MS);
+
+        function end(): void {
+          if (ended) return;
+          ended = true;
+          open.delete(end);
+          clearInterval(poll);
+          clearInterval(keepalive);
+          unlisten();
+          stream.end();
+          listener.close().catch((err: unknown) => {
+            ctx.log.warn({ err, webhook: listener.webhookId }, 'closing a listener failed');
+          });
+        }
+        open.add(end);
+        reply.raw.once('close', end);
+
+        stream.write(
+          `retry: 1000\nevent: secret\ndata: ${JSON.stringify({ secret: listener.secret, webhook_id: listener.webhookId })}\n\n`,
+        );
+        wake();
+        return (
+          reply
+            .header('cache-control', 'no-store')
+            .header('x-accel-buffering', 'no')
+            .type('text/event-stream; charset=utf-8')
+            // a stream of the documented text, which the schema can only describe as a string
+            .send(stream as unknown as string)
+        );
       },
-    },
-    async (request) => ({
-      data: await reportListenerDelivery(
-        app.ctx,
-        auditContext(request),
-        request.params.webhookID,
-        request.params.deliveryID,
-        request.body,
-      ),
-    }),
-  );
-};
+    );
+
+    app.post(
+      '/webhooks/:webhookID/deliveries/:deliveryID/report',
+      {
+        schema: {
+          tags,
+          security,
+          summary: "Record the local endpoint's answer to a listener's delivery.",
+          params: DeliveryParams,
+          body: ListenReportBody,
+          response: { 200: DeliveryData, ...errors(400, 401, 404) },
+        },
+      },
+      async (request) => ({
+        data: await reportListenerDelivery(
+          app.ctx,
+          auditContext(request),
+          request.params.webhookID,
+          request.params.deliveryID,
+          request.body,
+        ),
+      }),
+    );
+  };

@@ -14,95 +14,99 @@ import {
   TriggerBody,
 } from './webhooks.schemas.ts';
 import * as service from './deliveries.service.ts';
+import type { Signal } from './signal.ts';
 import { triggerEvent } from './trigger.service.ts';
 
 const tags = ['Events'];
 const security = [{ session: [] }];
 
-export const merchantEventRoutes: FastifyPluginAsync = async (plugin) => {
-  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+/** `listeners`: the wake-up of `svc listen` streams, raised by a triggered event. */
+export const merchantEventRoutes =
+  (listeners: Signal): FastifyPluginAsync =>
+  async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.get(
-    '/events',
-    {
-      schema: {
-        tags,
-        security,
-        summary: "List the account's events, newest first.",
-        querystring: EventsQuery,
-        response: { 200: EventPage, ...errors(400, 401) },
+    app.get(
+      '/events',
+      {
+        schema: {
+          tags,
+          security,
+          summary: "List the account's events, newest first.",
+          querystring: EventsQuery,
+          response: { 200: EventPage, ...errors(400, 401) },
+        },
       },
-    },
-    async (request) => {
-      const q = request.query;
-      const limit = q.limit ?? 50;
-      const { rows, count } = await service.listMerchantEvents(app.ctx, auditContext(request), {
-        limit,
-        startingAfter: q.starting_after,
-        type: q.type,
-        since: q.since ? new Date(q.since) : undefined,
-        until: q.until ? new Date(q.until) : undefined,
-        q: q.q,
-      });
-      return { data: page(rows, limit, count) };
-    },
-  );
+      async (request) => {
+        const q = request.query;
+        const limit = q.limit ?? 50;
+        const { rows, count } = await service.listMerchantEvents(app.ctx, auditContext(request), {
+          limit,
+          startingAfter: q.starting_after,
+          type: q.type,
+          since: q.since ? new Date(q.since) : undefined,
+          until: q.until ? new Date(q.until) : undefined,
+          q: q.q,
+        });
+        return { data: page(rows, limit, count) };
+      },
+    );
 
-  app.post(
-    '/events/trigger',
-    {
-      schema: {
-        tags,
-        security,
-        summary: 'Record a test event of a type, with its example data.',
-        body: TriggerBody,
-        response: { 201: EventWithDeliveries, ...errors(400, 401, 403) },
+    app.post(
+      '/events/trigger',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Record a test event of a type, with its example data.',
+          body: TriggerBody,
+          response: { 201: EventWithDeliveries, ...errors(400, 401, 403) },
+        },
       },
-    },
-    async (request, reply) => {
-      const { type, data } = request.body;
-      const override = data as Record<string, unknown> | undefined;
-      const event = await triggerEvent(app.ctx, auditContext(request), type, override);
-      return reply.code(201).send({ data: event });
-    },
-  );
+      async (request, reply) => {
+        const { type, data } = request.body;
+        const override = data as Record<string, unknown> | undefined;
+        const event = await triggerEvent(app.ctx, listeners, auditContext(request), type, override);
+        return reply.code(201).send({ data: event });
+      },
+    );
 
-  app.get(
-    '/events/:eventID',
-    {
-      schema: {
-        tags,
-        security,
-        summary: 'Get an event with the deliveries it produced.',
-        params: EventParams,
-        response: { 200: EventWithDeliveries, ...errors(401, 404) },
+    app.get(
+      '/events/:eventID',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Get an event with the deliveries it produced.',
+          params: EventParams,
+          response: { 200: EventWithDeliveries, ...errors(401, 404) },
+        },
       },
-    },
-    async (request) => ({
-      data: await service.getMerchantEvent(app.ctx, auditContext(request), request.params.eventID),
-    }),
-  );
+      async (request) => ({
+        data: await service.getMerchantEvent(app.ctx, auditContext(request), request.params.eventID),
+      }),
+    );
 
-  app.post(
-    '/events/:eventID/resend',
-    {
-      schema: {
-        tags,
-        security,
-        summary: 'Send an event again, to one chosen endpoint.',
-        params: EventParams,
-        body: ResendBody,
-        response: { 202: DeliveryData, ...errors(400, 401, 404, 409) },
+    app.post(
+      '/events/:eventID/resend',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Send an event again, to one chosen endpoint.',
+          params: EventParams,
+          body: ResendBody,
+          response: { 202: DeliveryData, ...errors(400, 401, 404, 409) },
+        },
       },
-    },
-    async (request, reply) => {
-      const data = await service.resendEvent(
-        app.ctx,
-        auditContext(request),
-        request.params.eventID,
-        request.body.webhook_id,
-      );
-      return reply.code(202).send({ data });
-    },
-  );
-};
+      async (request, reply) => {
+        const data = await service.resendEvent(
+          app.ctx,
+          auditContext(request),
+          request.params.eventID,
+          request.body.webhook_id,
+        );
+        return reply.code(202).send({ data });
+      },
+    );
+  };

@@ -4,18 +4,14 @@
 import type { Context } from '../../context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
-import {
-  checkPayload,
-  emitEvent,
-  isEventType,
-  mergeData,
-  sampleData,
-  testEventsRecorded,
-} from '../events/index.ts';
+import { checkPayload, isEventType, mergeData, sampleData } from '../events/index.ts';
 import { getMerchantEvent } from './deliveries.service.ts';
+import { emitEvent } from './outbox.service.ts';
+import type { Signal } from './signal.ts';
 
 export async function triggerEvent(
   ctx: Context,
+  listeners: Signal,
   audit: AuditContext,
   type: string,
   override: Record<string, unknown> | undefined,
@@ -47,6 +43,6 @@ export async function triggerEvent(
     return event;
   });
   // `svc listen` streams read events themselves: wake them now rather than at their next poll.
-  testEventsRecorded(ctx);
+  listeners.raise();
   return getMerchantEvent(ctx, audit, emitted.id);
 }

@@ -1,15 +1,10 @@
 // SQL of webhook subscriptions. Every query is scoped by merchant and mode; deleted webhooks are invisible.
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
-import type { Mode } from '../../lib/credentials.ts';
+import type { Scope } from '../../lib/scope.ts';
 import type { WebhooksTable } from './webhooks.table.ts';
 
 export type WebhookRow = Selectable<WebhooksTable>;
-
-export interface Scope {
-  merchantId: string;
-  mode: Mode;
-}
 
 export async function insertWebhook(db: Executor, row: Insertable<WebhooksTable>): Promise<WebhookRow> {
   return db.insertInto('webhooks').values(row).returningAll().executeTakeFirstOrThrow();

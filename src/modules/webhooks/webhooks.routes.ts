@@ -1,11 +1,11 @@
 // Merchant interface, webhooks (API.md section 7): thin handlers over webhooks.service.ts.
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { auditContext } from '../../http/request.ts';
+import { auditContext, merchantOf } from '../../http/request.ts';
+import type { Scope } from '../../lib/scope.ts';
 import { EmptyBody, PageQuery, errors, page } from '../../http/schemas.ts';
 import { PUBLISHED_CATALOG } from '../events/index.ts';
-import { closeRequestAgent } from './delivery/agents.ts';
 import {
   CreateWebhookBody,
   EventCatalog,
@@ -23,10 +23,14 @@ import * as service from './webhooks.service.ts';
 const tags = ['Webhooks'];
 const security = [{ session: [] }];
 
+// The tenant of a merchant-interface request: its merchant, in the request's mode.
+const scopeOf = (request: FastifyRequest): Scope => ({
+  merchantId: merchantOf(request).merchantId,
+  mode: request.mode,
+});
+
 export const webhookRoutes: FastifyPluginAsync = async (plugin) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-  app.addHook('onClose', async () => closeRequestAgent(app.ctx));
-
   // Static, so it wins over /webhooks/:webhookID.
   app.get(
     '/webhooks/events',
@@ -69,12 +73,10 @@ export const webhookRoutes: FastifyPluginAsync = async (plugin) => {
     },
     async (request) => {
       const limit = request.query.limit ?? 50;
-      const { rows, count } = await service.listWebhooks(
-        app.ctx,
-        auditContext(request),
+      const { rows, count } = await service.listWebhooks(app.ctx, scopeOf(request), {
         limit,
-        request.query.starting_after,
-      );
+        startingAfter: request.query.starting_after,
+      });
       return { data: page(rows, limit, count) };
     },
   );

@@ -4,6 +4,7 @@ import type { Executor } from '../../db/database.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { decryptSecret, encryptSecret } from '../../lib/secrets.ts';
+import type { Scope } from '../../lib/scope.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
 import { confirmPassword } from '../merchants/index.ts';
 import { cancelPendingDeliveries } from './deliveries.repository.ts';
@@ -35,7 +36,7 @@ async function withHealth(db: Executor, rows: repo.WebhookRow[]): Promise<Webhoo
 
 const presentOne = async (db: Executor, row: repo.WebhookRow) => (await withHealth(db, [row]))[0]!;
 
-const scopeOf = (audit: AuditContext): repo.Scope => ({ merchantId: audit.merchantId, mode: audit.mode });
+const scopeOf = (audit: AuditContext): Scope => ({ merchantId: audit.merchantId, mode: audit.mode });
 
 async function locked(trx: Executor, audit: AuditContext, id: string): Promise<repo.WebhookRow> {
   const row = await repo.lockWebhook(trx, scopeOf(audit), id);
@@ -104,11 +105,10 @@ export async function getWebhook(ctx: Context, audit: AuditContext, id: string):
 
 export async function listWebhooks(
   ctx: Context,
-  audit: AuditContext,
-  limit: number,
-  startingAfter: string | undefined,
+  scope: Scope,
+  page: { limit: number; startingAfter?: string | undefined },
 ) {
-  const { rows, count } = await repo.listWebhooks(ctx.db, scopeOf(audit), limit, startingAfter);
+  const { rows, count } = await repo.listWebhooks(ctx.db, scope, page.limit, page.startingAfter);
   return { rows: await withHealth(ctx.db, rows), count };
 }
 

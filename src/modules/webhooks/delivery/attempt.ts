@@ -15,26 +15,39 @@ import { disableFailing } from './disable-failing.repository.ts';
 import { recordOutcomes, type OutcomeRow } from './record-outcomes.repository.ts';
 import { decide } from './retry-schedule.ts';
 
-// Decrypting costs ~5 us but a hot webhook is signed thousands of times a second: keep the keys per process,
-// keyed by the sealed text (a rotation seals a new one, so a stale key is never used).
-const keyCache = new Map<string, Buffer>();
+// Decrypting costs ~5 us but a hot webhook is signed thousands of times a second: the module keeps the opened
+// keys, keyed by the sealed text (a rotation seals a new one, so a stale key is never used).
+export class SigningKeys {
+  private readonly keys = new Map<string, Buffer>();
+  private readonly masterKeys: readonly Buffer[];
 
-function keyOf(ctx: Context, sealed: string): Buffer {
-  let key = keyCache.get(sealed);
-  if (!key) {
-    if (keyCache.size > 10_000) keyCache.clear();
-    key = signingKey(decryptSecret(ctx.config.masterKeys, sealed));
-    keyCache.set(sealed, key);
+  constructor(masterKeys: readonly Buffer[]) {
+    this.masterKeys = masterKeys;
   }
-  return key;
+
+  of(sealed: string): Buffer {
+    let key = this.keys.get(sealed);
+    if (!key) {
+      if (this.keys.size > 10_000) this.keys.clear();
+      key = signingKey(decryptSecret(this.masterKeys, sealed));
+      this.keys.set(sealed, key);
+    }
+    return key;
+  }
+
+  /** The current secret, and the previous one while its overlap lasts: both sign every delivery then. */
+  forDelivery(row: ClaimedDelivery, now: Date): Buffer[] {
+    const keys = [this.of(row.secret_sealed)];
+    if (row.previous_secret_sealed && row.previous_secret_expires_at && row.previous_secret_expires_at > now)
+      keys.push(this.of(row.previous_secret_sealed));
+    return keys;
+  }
 }
 
-/** The current secret, and the previous one while its overlap lasts: both sign every delivery then. */
-export function signingKeys(ctx: Context, row: ClaimedDelivery, now: Date): Buffer[] {
-  const keys = [keyOf(ctx, row.secret_sealed)];
-  if (row.previous_secret_sealed && row.previous_secret_expires_at && row.previous_secret_expires_at > now)
-    keys.push(keyOf(ctx, row.previous_secret_sealed));
-  return keys;
+/** What an attempt is sent with: an undici agent (the workers' own, or the request path's) and the keys. */
+export interface Sending {
+  readonly agent: Agent;
+  readonly keys: SigningKeys;
 }
 
 /** Counts the attempt and, when it failed, says so at info with what an operator needs to follow it up. */
@@ -73,11 +86,14 @@ function observeAttempt(
   );
 }
 
+/** An attempt's outcome, and whether the receiver asked for its webhook to be disabled (410). */
+export type AttemptResult = OutcomeRow & { gone: boolean };
+
 export async function runAttempt(
   ctx: Context,
-  agent: Agent,
+  { agent, keys }: Sending,
   row: ClaimedDelivery,
-): Promise<OutcomeRow & { gone: boolean }> {
+): Promise<AttemptResult> {
   const number = row.attempt_count + 1;
   const base = { id: row.id, webhook_id: row.webhook_id, test: row.test, number };
   const now = new Date();
@@ -99,7 +115,7 @@ export async function runAttempt(
       gone: false,
     };
   }
-  const headers = signedHeaders(signingKeys(ctx, row, now), row.event_id, row.payload, now);
+  const headers = signedHeaders(keys.forDelivery(row, now), row.event_id, row.payload, now);
   const result = await sendOnce(agent, row.url, { ...headers }, row.payload, ctx.config.webhookTimeoutMs);
   const decision = decide(ctx.config.webhookRetrySchedule, row.step, result, new Date());
   observeAttempt(ctx, row, number, result, decision.nextAttemptAt);
@@ -128,7 +144,7 @@ export async function runAttempt(
 export async function applyOutcomes(
   ctx: Context,
   worker: string,
-  outcomes: (OutcomeRow & { gone: boolean })[],
+  outcomes: readonly AttemptResult[],
 ): Promise<void> {
   if (outcomes.length === 0) return;
   await recordOutcomes(

@@ -1,19 +1,22 @@
 // The delivery worker of one process. The deliveries table is the queue: the worker claims due deliveries
 // in batches (claim-deliveries), sends each at once, and records the outcomes in batches (record-outcomes).
-// It wakes on NOTIFY from event ingestion (so a new event is sent within milliseconds, not at the next
-// poll), on a 1 s poll (retries that fall due, other processes' expired leases, a lost notification), and
-// when a send finishes while work may be waiting.
+// It wakes on the delivery signal (in memory for ingestion here, NOTIFY for other processes: a new event is
+// sent within milliseconds, not at the next poll), on a 1 s poll (retries that fall due, other processes'
+// expired leases, a lost notification), and when a send finishes while work may be waiting.
+// What it logs: an attempt that failed at the receiver is recorded with the delivery (and said at info by
+// attempt.ts); a failure of the worker itself (a claim, a recording, an attempt that threw) is a warning
+// with the error.
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Agent } from 'undici';
 import type { Context } from '../../../context.ts';
-import { DELIVERY_CHANNEL, isOwnSignal, onDeliveriesCreated } from '../../events/index.ts';
+import { Batcher } from '../../../lib/batcher.ts';
+import { Loop, warnOnFailure } from '../../../lib/loop.ts';
 import { createAgent } from '../sender.ts';
-import { applyOutcomes, runAttempt } from './attempt.ts';
+import type { Signal } from '../signal.ts';
+import { applyOutcomes, runAttempt, type AttemptResult, type Sending, type SigningKeys } from './attempt.ts';
 import { claimDeliveries, type ClaimedDelivery } from './claim-deliveries.repository.ts';
-import type { OutcomeRow } from './record-outcomes.repository.ts';
 import { releaseLeases } from './release-leases.repository.ts';
-import { purgeExpired } from './purge-expired.repository.ts';
 import { Backoff, isConnectionLoss } from '../../../db/connection-loss.ts';
 
 // At most 32 attempts in flight per webhook in one process: an endpoint that answers in 15 s then holds 32
@@ -31,7 +34,6 @@ const SKIP_SCAN_MS = 100;
 const CAPACITY = 256;
 const BATCH = 100;
 const POLL_MS = 1000;
-const PURGE_MS = 10 * 60_000;
 const RECORD_BATCH = 500;
 // Outcomes wait up to 5 ms to be recorded together, and claims that follow one another are 2 ms apart: in a
 // drain of 3,000 deliveries that took recorded batches from ~10 rows to 16-30. Neither delays a send when
@@ -39,6 +41,13 @@ const RECORD_BATCH = 500;
 // better: p50 ~60 ms became ~1.5 s in back-to-back runs, as claims of one or two rows crowded the database.)
 const RECORD_DELAY_MS = 5;
 const CLAIM_SPACING_MS = 2;
+
+/** What the worker uses of its module's state. */
+export interface WorkerDeps {
+  /** New deliveries, announced by this process (in memory) or another (NOTIFY). */
+  readonly signal: Signal;
+  readonly keys: SigningKeys;
+}
 
 export interface Worker {
   id: string;
@@ -56,34 +65,57 @@ export function workerId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
 }
 
-export async function startWorker(ctx: Context): Promise<Worker> {
+export async function startWorker(ctx: Context, deps: WorkerDeps): Promise<Worker> {
   const id = workerId();
   const agent = createAgent({
     timeoutMs: ctx.config.webhookTimeoutMs,
     allowPrivate: ctx.config.webhookAllowPrivate,
   });
+  const sending: Sending = { agent, keys: deps.keys };
   const held = new Map<string, number>(); // claimed and not yet finished (sending or queued), by webhook
-  const sending = new Map<string, number>();
+  const inFlight = new Map<string, number>();
   const queued = new Map<string, ClaimedDelivery[]>();
   const active = new Map<string, Promise<void>>();
   let total = 0;
-  let stopped = false;
-  let claiming = false;
-  let again = false;
+  let stopping = false;
   // Whether due work may be waiting for a free slot: the last claim filled its batch, or some webhook was at
   // its bound. Only then does a finished attempt trigger a claim; otherwise new work announces itself
   // (NOTIFY, in-memory wake) and every completion claiming too doubled the number of (mostly empty) claims.
   let mayHaveMore = false;
-  const buffer: (OutcomeRow & { gone: boolean })[] = [];
-  let flushing: Promise<void> | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
   let retryAt = Infinity;
+  let lastClaimEnd = 0;
   // While the database is away, claims back off (250 ms doubling to 2 s: deliveries resume within 2 s of
   // its return) and the outage is logged once, not at every poll.
   const outage = new Backoff(250, 2000);
 
+  // Outcomes that arrive while a batch is being written wait for the next one: group commit, so the number
+  // of statements follows the database's speed rather than the number of deliveries.
+  const outcomes = new Batcher<AttemptResult, null>({
+    maxBatch: RECORD_BATCH,
+    lingerMs: RECORD_DELAY_MS,
+    write: async (batch) => {
+      await applyOutcomes(ctx, id, batch);
+      for (const o of batch) if (o.next_attempt_at) scheduleWake(Date.parse(o.next_attempt_at));
+      return batch.map(() => null);
+    },
+    // The attempts happened but are not recorded: their leases run out and they are sent again, which
+    // at-least-once delivery allows and receivers deduplicate by webhook-id.
+    onError: (err, size) =>
+      ctx.log.warn({ err, worker: id, outcomes: size }, 'recording delivery outcomes failed'),
+  });
+
+  const claims = new Loop({
+    name: 'delivery claims',
+    everyMs: POLL_MS,
+    runAtStart: true,
+    run: claimRound,
+    onError: warnOnFailure(ctx.log),
+  });
+  const wake = () => claims.kick();
+
   function scheduleWake(at: number): void {
-    if (stopped || at >= retryAt) return;
+    if (stopping || at >= retryAt) return;
     clearTimeout(retryTimer);
     retryAt = at;
     retryTimer = setTimeout(
@@ -96,37 +128,6 @@ export async function startWorker(ctx: Context): Promise<Worker> {
     retryTimer.unref();
   }
 
-  async function flush(): Promise<void> {
-    while (buffer.length > 0) {
-      const batch = buffer.splice(0, RECORD_BATCH);
-      try {
-        await applyOutcomes(ctx, id, batch);
-        for (const o of batch) if (o.next_attempt_at) scheduleWake(Date.parse(o.next_attempt_at));
-      } catch (err) {
-        // The attempts happened but are not recorded: their leases run out and they are sent again, which
-        // at-least-once delivery allows and receivers deduplicate by webhook-id.
-        ctx.log.warn({ err: String(err).split('\n')[0], worker: id }, 'recording delivery outcomes failed');
-      }
-    }
-  }
-
-  function record(outcome: OutcomeRow & { gone: boolean }): void {
-    buffer.push(outcome);
-    kick();
-  }
-
-  // Outcomes that arrive while a batch is being written wait for the next one: group commit, so the number
-  // of statements follows the database's speed rather than the number of deliveries.
-  function kick(): void {
-    if (flushing || buffer.length === 0) return;
-    flushing = new Promise<void>((resolve) => setTimeout(resolve, RECORD_DELAY_MS))
-      .then(flush)
-      .finally(() => {
-        flushing = undefined;
-        kick();
-      });
-  }
-
   const bump = (map: Map<string, number>, key: string, by: number) => {
     const n = (map.get(key) ?? 0) + by;
     if (n === 0) map.delete(key);
@@ -136,7 +137,7 @@ export async function startWorker(ctx: Context): Promise<Worker> {
   function take(row: ClaimedDelivery): void {
     total++;
     bump(held, row.webhook_id, 1);
-    if ((sending.get(row.webhook_id) ?? 0) < PER_WEBHOOK) start(row);
+    if ((inFlight.get(row.webhook_id) ?? 0) < PER_WEBHOOK) start(row);
     else {
       const queue = queued.get(row.webhook_id);
       if (queue) queue.push(row);
@@ -145,18 +146,21 @@ export async function startWorker(ctx: Context): Promise<Worker> {
   }
 
   function start(row: ClaimedDelivery): void {
-    bump(sending, row.webhook_id, 1);
-    const run = runAttempt(ctx, agent, row)
-      .then(record, (err: unknown) => {
-        ctx.log.warn({ err: String(err).split('\n')[0], delivery: row.id }, 'delivery attempt failed');
-      })
+    bump(inFlight, row.webhook_id, 1);
+    const run = runAttempt(ctx, sending, row)
+      .then(
+        (outcome) => void outcomes.submit(outcome).catch(() => {}), // a failure is logged by onError
+        (err: unknown) => {
+          ctx.log.warn({ err, worker: id, delivery: row.id }, 'delivery attempt failed');
+        },
+      )
       .finally(() => {
         total--;
         bump(held, row.webhook_id, -1);
-        bump(sending, row.webhook_id, -1);
+        bump(inFlight, row.webhook_id, -1);
         active.delete(row.id);
         const queue = queued.get(row.webhook_id);
-        const next = stopped ? undefined : queue?.shift();
+        const next = stopping ? undefined : queue?.shift();
         if (queue?.length === 0) queued.delete(row.webhook_id);
         if (next) start(next);
         if (mayHaveMore) wake();
@@ -192,16 +196,18 @@ export async function startWorker(ctx: Context): Promise<Worker> {
     return { rows: past, bounded: true };
   }
 
-  async function claimLoop(): Promise<void> {
-    do {
-      again = false;
+  /** Claims while batches come back full and slots are free. */
+  async function claimAll(): Promise<void> {
+    for (;;) {
       const free = CAPACITY - total;
-      if (free <= 0 || stopped) {
+      if (free <= 0 || stopping) {
         mayHaveMore = true;
         return;
       }
-      const { rows, bounded } = await claim(Math.min(BATCH, free));
-      if (stopped) {
+      const limit = Math.min(BATCH, free);
+      const { rows, bounded } = await claim(limit);
+      if (stopping) {
+        // a claim under way when the stop came gives its rows back rather than starting them
         await releaseLeases(
           ctx.db,
           id,
@@ -210,76 +216,43 @@ export async function startWorker(ctx: Context): Promise<Worker> {
         return;
       }
       for (const row of rows) take(row);
-      const full = rows.length === Math.min(BATCH, free);
+      const full = rows.length === limit;
       mayHaveMore = full || bounded;
-      if (full) again = true;
-      else if (again) await new Promise((resolve) => setTimeout(resolve, CLAIM_SPACING_MS));
-    } while (again && !stopped);
-  }
-
-  let claimRun: Promise<void> | undefined;
-
-  function wake(): void {
-    if (stopped || !outage.ready()) return;
-    if (claiming) {
-      again = true;
-      return;
+      if (!full) return;
     }
-    claiming = true;
-    claimRun = claimLoop()
-      .then(
-        () => {
-          if (outage.failing) ctx.log.info({ worker: id }, 'database back: claiming deliveries again');
-          outage.succeeded();
-        },
-        (err: unknown) => {
-          if (!isConnectionLoss(err) || !outage.failing)
-            ctx.log.warn({ err: String(err).split('\n')[0], worker: id }, 'claiming deliveries failed');
-          if (isConnectionLoss(err)) scheduleWake(Date.now() + outage.failed());
-        },
-      )
-      .finally(() => {
-        claiming = false;
-        // a wake that arrived after the loop's last check but before this point must not be lost
-        if (again && !stopped) wake();
-      });
   }
 
-  async function purge(): Promise<void> {
-    const before = new Date(Date.now() - ctx.config.webhookRetentionDays * 86_400_000);
+  /** One run of the claim loop (never two at once: a wake mid-run asks for one more right after it). */
+  async function claimRound(): Promise<void> {
+    if (stopping || !outage.ready()) return;
+    const spacing = lastClaimEnd + CLAIM_SPACING_MS - Date.now();
+    if (spacing > 0) await new Promise((resolve) => setTimeout(resolve, spacing));
     try {
-      while (!stopped && (await purgeExpired(ctx.db, before)) > 0);
+      await claimAll();
+      if (outage.failing) ctx.log.info({ worker: id }, 'database back: claiming deliveries again');
+      outage.succeeded();
     } catch (err) {
-      ctx.log.warn({ err: String(err).split('\n')[0] }, 'purging old deliveries failed');
+      if (!isConnectionLoss(err) || !outage.failing)
+        ctx.log.warn({ err, worker: id }, 'claiming deliveries failed');
+      if (isConnectionLoss(err)) scheduleWake(Date.now() + outage.failed());
+    } finally {
+      lastClaimEnd = Date.now();
     }
   }
 
-  const unlisten = await ctx.bus.listen(DELIVERY_CHANNEL, (payload) => {
-    if (!isOwnSignal(ctx, payload)) wake();
-  });
-  const unregister = onDeliveriesCreated(ctx, wake);
+  const unlisten = await deps.signal.listen(wake);
   ctx.bus.onReset(wake);
-  const poll = setInterval(wake, POLL_MS);
-  poll.unref();
-  const purgeTimer = setInterval(() => void purge(), PURGE_MS);
-  purgeTimer.unref();
-  const firstPurge = setTimeout(() => void purge(), 5000);
-  firstPurge.unref();
-  wake();
+  claims.start();
 
   return {
     id,
     agent,
     wake,
     async stop() {
-      stopped = true;
+      stopping = true;
       unlisten();
-      unregister();
-      clearInterval(poll);
-      clearInterval(purgeTimer);
-      clearTimeout(firstPurge);
       clearTimeout(retryTimer);
-      await claimRun; // a claim under way gives its rows back rather than starting them
+      await claims.stop(); // waits for a claim under way, which gives its rows back
       // In-flight sends finish (each is bounded by the attempt timeout, capped here so a stop stays prompt);
       // what is still running after that gives its lease back and is sent again by another worker.
       let timer: NodeJS.Timeout | undefined;
@@ -294,7 +267,7 @@ export async function startWorker(ctx: Context): Promise<Worker> {
       const unfinished = [...unsent, ...active.keys()];
       await agent.destroy().catch(() => {});
       await Promise.allSettled([...active.values()]);
-      while (flushing) await flushing;
+      await outcomes.drained();
       await releaseLeases(ctx.db, id, unfinished).catch(() => {});
     },
   };

@@ -6,8 +6,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { bearerToken } from '../../http/merchant-auth.ts';
 import { errors } from '../../http/schemas.ts';
 import { AppError } from '../../lib/errors.ts';
-import { IngestBody, Ingested } from './events.schemas.ts';
-import { ingestEvent } from './events.service.ts';
+import { IngestBody, Ingested } from './ingest.schemas.ts';
+import { ingestEvent, type Ingestion } from './outbox.service.ts';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
@@ -22,29 +22,31 @@ function checkInternalToken(request: FastifyRequest): void {
     throw new AppError('invalid_credential', 'The internal token is wrong.');
 }
 
-export const eventRoutes: FastifyPluginAsync = async (plugin) => {
-  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-  app.post(
-    '/internal/v1/events',
-    {
-      onRequest: async (request) => checkInternalToken(request),
-      schema: {
-        tags: ['Events (internal)'],
-        body: IngestBody,
-        response: { 200: Ingested, 202: Ingested, ...errors(400, 401, 404) },
+export const ingestRoutes =
+  (ingestion: Ingestion): FastifyPluginAsync =>
+  async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    app.post(
+      '/internal/v1/events',
+      {
+        onRequest: async (request) => checkInternalToken(request),
+        schema: {
+          tags: ['Events (internal)'],
+          body: IngestBody,
+          response: { 200: Ingested, 202: Ingested, ...errors(400, 401, 404) },
+        },
       },
-    },
-    async (request, reply) => {
-      const b = request.body;
-      const result = await ingestEvent(app.ctx, {
-        merchantId: b.merchant_id,
-        mode: b.mode,
-        type: b.type,
-        data: b.data,
-        ...(b.id !== undefined ? { id: b.id } : {}),
-      });
-      if (result.duplicate) return reply.code(200).send({ data: result });
-      return reply.code(202).send({ data: { id: result.id, deliveries: result.deliveries } });
-    },
-  );
-};
+      async (request, reply) => {
+        const b = request.body;
+        const result = await ingestEvent(app.ctx, ingestion, {
+          merchantId: b.merchant_id,
+          mode: b.mode,
+          type: b.type,
+          data: b.data,
+          ...(b.id !== undefined ? { id: b.id } : {}),
+        });
+        if (result.duplicate) return reply.code(200).send({ data: result });
+        return reply.code(202).send({ data: { id: result.id, deliveries: result.deliveries } });
+      },
+    );
+  };

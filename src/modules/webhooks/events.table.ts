@@ -1,4 +1,4 @@
-// Row type of the events module's table (src/db/migrations/0001_foundation.sql).
+// Row type of the events table, the webhooks module's outbox (src/db/migrations/0001_foundation.sql).
 import type { Mode } from '../../lib/credentials.ts';
 
 export interface EventsTable {

@@ -1,8 +1,10 @@
-// The outbox writes: an event and its deliveries, in the caller's transaction.
+// The events table (the outbox of the webhooks module): events and their deliveries, written together in
+// the caller's transaction, and the reads of the merchant interface and of `svc listen`.
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import { idFloor } from '../../lib/ids.ts';
+import type { Scope } from '../../lib/scope.ts';
 
 export interface EventRow {
   id: string;
@@ -13,26 +15,45 @@ export interface EventRow {
   createdAt: Date;
 }
 
+export interface RecordedEvent {
+  /** False when the merchant does not exist: nothing was written for the event. */
+  knownMerchant: boolean;
+  /** False when the event id already existed. */
+  inserted: boolean;
+  deliveries: number;
+}
+
 /**
- * Records the event and fans it out in ONE round trip (svc_record_event, migration 0004): the event, one
- * delivery per enabled webhook of the merchant and mode subscribed to the type (a single INSERT ... SELECT),
- * and, when a channel is given, the worker wake-up (delivered by PostgreSQL at commit). Atomic on its own,
- * so a caller without a transaction needs no BEGIN/COMMIT either. `inserted` is false when the event id
- * already existed.
+ * Records events and fans them out in ONE statement (svc_record_events, migration 0019): each event, and one
+ * delivery per enabled webhook of its merchant and mode subscribed to its type (a single INSERT ... SELECT).
+ * Atomic on its own, so a caller without a transaction needs no BEGIN/COMMIT either. One event is a batch of
+ * one. With a channel, the workers' wake-up is a NOTIFY delivered by PostgreSQL at commit. The answer has one
+ * entry per event, in the events' order; an id may appear once per call.
  */
-export async function insertEventWithDeliveries(
+export async function recordEvents(
   db: Executor,
-  event: EventRow,
+  events: readonly EventRow[],
   channel: string | null,
-): Promise<{ inserted: boolean; deliveries: number }> {
-  const { rows } = await sql<{ inserted: boolean; deliveries: number }>`
-    select inserted, deliveries from svc_record_event(
-      ${event.id}::text, ${event.merchantId}::text, ${event.mode}::text, ${event.type}::text,
-      ${event.payload}::text, ${event.createdAt}::timestamptz, ${idFloor('dlv', event.createdAt)}::text,
-      ${channel}::text)
+): Promise<RecordedEvent[]> {
+  const input = events.map((e) => ({
+    id: e.id,
+    merchant_id: e.merchantId,
+    mode: e.mode,
+    type: e.type,
+    payload: e.payload,
+    created_at: e.createdAt.toISOString(),
+    id_prefix: idFloor('dlv', e.createdAt),
+  }));
+  const { rows } = await sql<{ id: string; known_merchant: boolean; inserted: boolean; deliveries: number }>`
+    select id, known_merchant, inserted, deliveries
+    from svc_record_events(${JSON.stringify(input)}::jsonb, ${channel}::text)
   `.execute(db);
-  const row = rows[0]!;
-  return { inserted: row.inserted, deliveries: row.deliveries };
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return events.map((e) => {
+    const r = byId.get(e.id);
+    if (!r) throw new Error(`event ${e.id} missing from its batch result`);
+    return { knownMerchant: r.known_merchant, inserted: r.inserted, deliveries: r.deliveries };
+  });
 }
 
 /** The event alone, for a delivery made by hand (the test route). */
@@ -97,11 +118,7 @@ export async function listEvents(
   return { rows, count: Number(total.count) };
 }
 
-export async function findEvent(
-  db: Executor,
-  scope: { merchantId: string; mode: Mode },
-  id: string,
-): Promise<StoredEvent | undefined> {
+export async function findEvent(db: Executor, scope: Scope, id: string): Promise<StoredEvent | undefined> {
   return db
     .selectFrom('events')
     .select(['id', 'type', 'payload', 'created_at'])

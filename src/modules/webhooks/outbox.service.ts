@@ -1,16 +1,16 @@
-// The event outbox: an event is recorded in the caller's transaction together with one delivery per enabled
-// webhook of its merchant and mode subscribed to its type, so nothing is announced that did not happen and
-// nothing that happened goes unannounced. The commit wakes the delivery workers of every process.
+// The event outbox of the webhooks module: an event is recorded in the caller's transaction together with one
+// delivery per enabled webhook of its merchant and mode subscribed to its type, so nothing is announced that
+// did not happen and nothing that happened goes unannounced. The commit wakes the delivery workers of every
+// process.
 import type { Context } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import { AppError, invalid } from '../../lib/errors.ts';
+import type { Batcher } from '../../lib/batcher.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import { newId } from '../../lib/ids.ts';
-import { isEventType } from './event-catalog.ts';
-import { checkPayload } from './event-validation.ts';
-import { DELIVERY_CHANNEL, deliveriesCreated, testEventsRecorded } from './delivery-signal.ts';
-import { recordInBatch } from './ingest-batcher.ts';
-import { insertEvent, insertEventWithDeliveries, type EventRow } from './events.repository.ts';
+import { checkPayload, isEventType } from '../events/index.ts';
+import { DELIVERY_CHANNEL, type Signal } from './signal.ts';
+import { insertEvent, recordEvents, type EventRow, type RecordedEvent } from './events.repository.ts';
 
 export const EVENT_ID = /^evt_[A-Za-z0-9_-]{1,64}$/;
 
@@ -51,7 +51,11 @@ function buildEvent(event: NewEvent, now: Date): EventRow {
 /** Records the event and its deliveries in `trx`; a repeated id records nothing and reports a duplicate. */
 export async function emitEvent(trx: Executor, event: NewEvent): Promise<EmittedEvent> {
   const row = buildEvent(event, new Date());
-  const { inserted, deliveries } = await insertEventWithDeliveries(trx, row, DELIVERY_CHANNEL);
+  const [{ knownMerchant, inserted, deliveries }] = (await recordEvents(trx, [row], DELIVERY_CHANNEL)) as [
+    RecordedEvent,
+  ];
+  // The callers (the cart sweep, a triggered event) act for a merchant that exists: anything else is a bug.
+  if (!knownMerchant) throw new Error(`event ${row.id}: merchant ${row.merchantId} does not exist`);
   if (!inserted) return { id: row.id, deliveries: 0, duplicate: true };
   return { id: row.id, deliveries, duplicate: false };
 }
@@ -63,13 +67,27 @@ export async function recordEvent(trx: Executor, event: NewEvent): Promise<{ id:
   return { id: row.id, payload: row.payload };
 }
 
+/** What ingestion needs of the module's state: the group commit, and the two wake-ups. */
+export interface Ingestion {
+  /** Concurrent ingestions, written by one autocommitted statement (webhooks/index.ts). */
+  readonly batch: Batcher<EventRow, RecordedEvent>;
+  /** The delivery workers' wake-up. */
+  readonly deliveries: Signal;
+  /** `svc listen` streams' wake-up. */
+  readonly listeners: Signal;
+}
+
 /**
  * Ingestion from outside the process (HTTP route, CLI): checks what a caller can get wrong (the type, the id,
  * the data against the schema of its type), then records the event and its deliveries, batched with
  * concurrent ingestions into one autocommitted statement (atomic per event; no BEGIN/COMMIT round trips), and
  * wakes the workers after the commit.
  */
-export async function ingestEvent(ctx: Context, event: NewEvent): Promise<EmittedEvent> {
+export async function ingestEvent(
+  ctx: Context,
+  ingestion: Ingestion,
+  event: NewEvent,
+): Promise<EmittedEvent> {
   if (!isEventType(event.type)) {
     throw new AppError('validation_failed', `type ${event.type} is not an event of the catalog.`, {
       details: [{ field: 'type', issue: 'is not an event of the catalog' }],
@@ -79,7 +97,7 @@ export async function ingestEvent(ctx: Context, event: NewEvent): Promise<Emitte
     throw invalid('id', 'must be evt_ + 1-64 of [A-Za-z0-9_-]');
   checkPayload(event.type, event.data);
   const row = buildEvent(event, new Date());
-  const result = await recordInBatch(ctx, row);
+  const result = await ingestion.batch.submit(row);
   if (!result.knownMerchant) {
     throw new AppError('validation_failed', 'merchant_id is not a known merchant.', {
       details: [{ field: 'merchant_id', issue: 'is not a known merchant' }],
@@ -87,7 +105,7 @@ export async function ingestEvent(ctx: Context, event: NewEvent): Promise<Emitte
   }
   if (!result.inserted) return { id: row.id, deliveries: 0, duplicate: true };
   ctx.metrics.countEvent(row.type, result.deliveries);
-  if (result.deliveries > 0) deliveriesCreated(ctx);
-  if (event.mode === 'test') testEventsRecorded(ctx);
+  if (result.deliveries > 0) ingestion.deliveries.raise();
+  if (event.mode === 'test') ingestion.listeners.raise();
   return { id: row.id, deliveries: result.deliveries, duplicate: false };
 }

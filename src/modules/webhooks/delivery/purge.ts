@@ -1,0 +1,39 @@
+// Retention as a background loop of the webhooks module: every 10 minutes (the first run 5 s after start, so
+// a starting process does its other work first), deliveries, events and deleted webhooks older than the
+// retention period go, in bounded batches until none is left (purge-expired.repository.ts).
+import type { Context } from '../../../context.ts';
+import { Loop, warnOnFailure } from '../../../lib/loop.ts';
+import type { Background } from '../../module.ts';
+import { purgeExpired } from './purge-expired.repository.ts';
+
+const PURGE_MS = 10 * 60_000;
+const FIRST_PURGE_MS = 5000;
+
+export function purgeLoop(ctx: Context): Background {
+  let stopping = false;
+  let first: NodeJS.Timeout | undefined;
+  const loop = new Loop({
+    name: 'delivery purge',
+    everyMs: PURGE_MS,
+    run: async () => {
+      const before = new Date(Date.now() - ctx.config.webhookRetentionDays * 86_400_000);
+      // a stop waits for the batch in progress only, not for the rest of a long backlog
+      while (!stopping && (await purgeExpired(ctx.db, before)) > 0);
+    },
+    onError: warnOnFailure(ctx.log),
+  });
+  return {
+    name: loop.name,
+    start() {
+      stopping = false;
+      loop.start();
+      first = setTimeout(() => loop.kick(), FIRST_PURGE_MS);
+      first.unref();
+    },
+    async stop() {
+      stopping = true;
+      clearTimeout(first);
+      await loop.stop();
+    },
+  };
+}
