@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Mode } from '../lib/credentials.ts';
 import type { AuditContext } from '../modules/audit/index.ts';
 import { AppError } from '../lib/errors.ts';
+import type { Scope } from '../lib/scope.ts';
 
 export interface MerchantPrincipal {
   merchantId: string;
@@ -47,6 +48,11 @@ export function merchantOf(request: FastifyRequest): MerchantPrincipal {
 export function principalOf(request: FastifyRequest): PublicPrincipal {
   if (!request.principal) throw new AppError('unauthenticated', 'Send a credential as a Bearer token.');
   return request.principal;
+}
+
+/** The tenant a merchant-interface request acts for: the signed-in merchant in the request's mode. */
+export function merchantScope(request: FastifyRequest): Scope {
+  return { merchantId: merchantOf(request).merchantId, mode: request.mode };
 }
 
 /** The audit context of a merchant-interface request: the signed-in user acting in the request's mode. */
