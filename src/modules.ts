@@ -24,10 +24,11 @@ export interface Composition {
 
 export function createModules(ctx: Context): Composition {
   const credentials = new CredentialResolvers();
+  const oauthApps = createOauthApps(ctx);
   const modules: Module[] = [
     createMerchants(ctx),
     createAudit(),
-    createOauthApps(),
+    oauthApps,
     createOauth(ctx, { credentials }),
     createEvents(),
     createWebhooks(ctx),
