@@ -29,7 +29,7 @@ export function createModules(ctx: Context): Composition {
     createMerchants(ctx),
     createAudit(),
     oauthApps,
-    createOauth(ctx, { credentials }),
+    createOauth(ctx, { credentials, apps: oauthApps.apps }),
     createEvents(),
     createWebhooks(ctx),
     createApiKeys(ctx),

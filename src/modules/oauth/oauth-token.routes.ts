@@ -11,6 +11,7 @@ import { closeHotPool } from './oauth.pool.ts';
 import { OAuthError } from './oauth.errors.ts';
 import { OAuthErrorBody, RevocationAnswer, RevokeBody, TokenBody, TokenResponse } from './oauth.schemas.ts';
 import { introspectRoutes } from './oauth-introspect.routes.ts';
+import type { AppsCache } from '../oauth-apps/index.ts';
 import type { CredentialResolvers } from '../../http/public-auth.ts';
 import { exchangeCode, refreshTokens, revokeToken } from './oauth-token.service.ts';
 import { installedStoreId } from '../merchants/index.ts';
@@ -62,7 +63,7 @@ function rfcErrors(app: FastifyInstance): void {
 }
 
 export const tokenRoutes =
-  (credentials: CredentialResolvers): FastifyPluginAsync =>
+  (credentials: CredentialResolvers, apps: AppsCache): FastifyPluginAsync =>
   async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     acceptForms(app);
@@ -94,7 +95,13 @@ export const tokenRoutes =
             'grant_type must be authorization_code or refresh_token.',
           );
         }
-        const client = await authenticateClient(app.ctx, params, request.headers.authorization, request.ip);
+        const client = await authenticateClient(
+          apps,
+          app.ctx,
+          params,
+          request.headers.authorization,
+          request.ip,
+        );
         const mode = request.headers['x-svc-mode'];
         if (mode !== undefined && mode !== client.mode) {
           // A test app's code never yields a live token, and the reverse (API.md section 5).
@@ -136,12 +143,18 @@ export const tokenRoutes =
       async (request, reply) => {
         void reply.headers(NO_STORE);
         const params = request.body as Record<string, unknown>;
-        const client = await authenticateClient(app.ctx, params, request.headers.authorization, request.ip);
+        const client = await authenticateClient(
+          apps,
+          app.ctx,
+          params,
+          request.headers.authorization,
+          request.ip,
+        );
         await revokeToken(app.ctx, client, params, requestMeta(request));
         return {};
       },
     );
 
     // A child scope: the form parser and the RFC error handler above apply to it too.
-    await app.register(introspectRoutes(credentials));
+    await app.register(introspectRoutes(credentials, apps));
   };
