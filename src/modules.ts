@@ -24,9 +24,10 @@ export interface Composition {
 
 export function createModules(ctx: Context): Composition {
   const credentials = new CredentialResolvers();
+  const merchants = createMerchants(ctx);
   const oauthApps = createOauthApps(ctx);
   const modules: Module[] = [
-    createMerchants(ctx),
+    merchants,
     createAudit(),
     oauthApps,
     createOauth(ctx, { credentials, apps: oauthApps.apps }),
