@@ -30,7 +30,12 @@ export function createModules(ctx: Context): Composition {
     merchants,
     createAudit(),
     oauthApps,
-    createOauth(ctx, { credentials, apps: oauthApps.apps }),
+    createOauth(ctx, {
+      credentials,
+      apps: oauthApps.apps,
+      signIns: merchants.signIns,
+      firstStores: merchants.firstStores,
+    }),
     createEvents(),
     createWebhooks(ctx),
     createApiKeys(ctx),

@@ -17,6 +17,7 @@ import {
   merchantName,
   setSignInCookies,
   signIn,
+  type SignInLimits,
 } from '../merchants/index.ts';
 import { clientById, type AppsCache } from '../oauth-apps/index.ts';
 import {
@@ -64,7 +65,10 @@ async function signedIn(request: FastifyRequest): Promise<MerchantPrincipal | nu
   }
 }
 
-export const authorizeRoutes: FastifyPluginAsync<{ apps: AppsCache }> = async (plugin, { apps }) => {
+export const authorizeRoutes: FastifyPluginAsync<{ apps: AppsCache; signIns: SignInLimits }> = async (
+  plugin,
+  { apps, signIns },
+) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   acceptForms(app);
   // Input refused before a handler runs (text the database cannot store, src/http/text-guard.ts) is shown
@@ -191,7 +195,7 @@ export const authorizeRoutes: FastifyPluginAsync<{ apps: AppsCache }> = async (p
       const appName = (clientId && (await clientById(apps, ctx, clientId))?.name) || 'An app';
       try {
         // The same budget as /auth/login: one account, one set of limits, whichever form is used.
-        const result = await signIn(ctx, {
+        const result = await signIn(signIns, ctx, {
           email: text('email'),
           password: text('password'),
           ip: request.ip,

@@ -6,6 +6,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from '../../context.ts';
+import type { FirstStores } from '../merchants/index.ts';
 import type { AppsCache } from '../oauth-apps/index.ts';
 import type { CredentialResolvers } from '../../http/public-auth.ts';
 import { bearerToken } from '../../http/merchant-auth.ts';
@@ -43,7 +44,7 @@ async function callerOf(
 }
 
 export const introspectRoutes =
-  (credentials: CredentialResolvers, apps: AppsCache): FastifyPluginAsync =>
+  (credentials: CredentialResolvers, apps: AppsCache, firstStores: FirstStores): FastifyPluginAsync =>
   async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     const internal = app.ctx.config.internalToken ? digest(app.ctx.config.internalToken) : undefined;
@@ -62,7 +63,7 @@ export const introspectRoutes =
         const caller = await callerOf(apps, app.ctx, internal, request, params);
         const token = param(params, 'token');
         if (token === undefined) throw new OAuthError('invalid_request', 'token is required.');
-        return introspect(apps, app.ctx, credentials, caller, token);
+        return introspect(apps, firstStores, app.ctx, credentials, caller, token);
       },
     );
   };

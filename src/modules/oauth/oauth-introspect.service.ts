@@ -7,7 +7,7 @@ import type { Context } from '../../context.ts';
 import type { CredentialResolvers } from '../../http/public-auth.ts';
 import type { PublicPrincipal } from '../../http/request.ts';
 import type { Mode } from '../../lib/credentials.ts';
-import { installedStoreId } from '../merchants/index.ts';
+import { installedStoreId, type FirstStores } from '../merchants/index.ts';
 import { appById, joinScopes, type AppsCache, type ClientApp } from '../oauth-apps/index.ts';
 
 /** An OAuth client sees its own access tokens only; a platform service (the internal token) sees any. */
@@ -34,6 +34,7 @@ const seconds = (ms: number) => Math.floor(ms / 1000);
 
 export async function introspect(
   apps: AppsCache,
+  firstStores: FirstStores,
   ctx: Context,
   credentials: CredentialResolvers,
   caller: Introspector,
@@ -56,7 +57,7 @@ export async function introspect(
     scope: joinScopes(principal.scopes),
     ...(app ? { client_id: app.clientId } : {}),
     merchant_id: principal.merchantId,
-    store_id: (await installedStoreId(ctx, principal.merchantId)) ?? null,
+    store_id: (await installedStoreId(firstStores, ctx, principal.merchantId)) ?? null,
     mode: principal.mode,
     ...(principal.expiresAt !== undefined ? { exp: seconds(principal.expiresAt) } : {}),
     iat: seconds(principal.issuedAt),

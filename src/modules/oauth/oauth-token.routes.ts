@@ -14,7 +14,7 @@ import { introspectRoutes } from './oauth-introspect.routes.ts';
 import type { AppsCache } from '../oauth-apps/index.ts';
 import type { CredentialResolvers } from '../../http/public-auth.ts';
 import { exchangeCode, refreshTokens, revokeToken } from './oauth-token.service.ts';
-import { installedStoreId } from '../merchants/index.ts';
+import { installedStoreId, type FirstStores } from '../merchants/index.ts';
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
@@ -63,7 +63,7 @@ function rfcErrors(app: FastifyInstance): void {
 }
 
 export const tokenRoutes =
-  (credentials: CredentialResolvers, apps: AppsCache): FastifyPluginAsync =>
+  (credentials: CredentialResolvers, apps: AppsCache, firstStores: FirstStores): FastifyPluginAsync =>
   async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     acceptForms(app);
@@ -124,7 +124,7 @@ export const tokenRoutes =
         }
         app.ctx.metrics.tokenGrants.labels(grantType, 'issued').inc();
         // The installation, so that the app knows which store it acts on (Stripe's `stripe_user_id`).
-        const storeId = (await installedStoreId(app.ctx, tokens.merchant_id)) ?? null;
+        const storeId = (await installedStoreId(firstStores, app.ctx, tokens.merchant_id)) ?? null;
         return { ...tokens, store_id: storeId, mode: client.mode };
       },
     );
@@ -156,5 +156,5 @@ export const tokenRoutes =
     );
 
     // A child scope: the form parser and the RFC error handler above apply to it too.
-    await app.register(introspectRoutes(credentials, apps));
+    await app.register(introspectRoutes(credentials, apps, firstStores));
   };
