@@ -13,6 +13,7 @@ import { createEvents } from './modules/events/index.ts';
 import { createWebhooks } from './modules/webhooks/index.ts';
 import { createApiKeys } from './modules/api-keys/index.ts';
 import { createCarts } from './modules/carts/index.ts';
+import { createIdempotency } from './modules/idempotency/index.ts';
 import { createPayments } from './modules/payments/index.ts';
 import { createDashboard } from './modules/dashboard/index.ts';
 
@@ -40,6 +41,7 @@ export function createModules(ctx: Context): Composition {
     createWebhooks(ctx),
     createApiKeys(ctx),
     createCarts(ctx),
+    createIdempotency(ctx),
     createPayments(),
     createDashboard(),
   ];
