@@ -24,7 +24,6 @@ import { guardText } from './http/text-guard.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { merchantAuth } from './http/merchant-auth.ts';
 import { publicAuth } from './http/public-auth.ts';
-import { registerIdempotency } from './http/idempotency.ts';
 import { registerPublicRateLimit } from './http/public-rate-limit.ts';
 import { registerCors } from './http/cors.ts';
 import { isReady } from './http/readiness.ts';
@@ -293,7 +292,7 @@ export async function buildApp(ctx: Context, composition: Composition): Promise<
   await app.register(
     async (merchant) => {
       merchant.addHook('onRequest', merchantAuth(composition.session));
-      registerIdempotency(merchant);
+      for (const m of modules) m.interfaceHooks?.(merchant);
       for (const m of modules) if (m.merchantRoutes) await merchant.register(m.merchantRoutes);
     },
     { prefix: '/api/v1/merchant' },
@@ -303,7 +302,7 @@ export async function buildApp(ctx: Context, composition: Composition): Promise<
     async (pub) => {
       pub.addHook('onRequest', publicAuth(composition.credentials));
       registerPublicRateLimit(pub);
-      registerIdempotency(pub);
+      for (const m of modules) m.interfaceHooks?.(pub);
       for (const m of modules) if (m.publicRoutes) await pub.register(m.publicRoutes);
     },
     { prefix: '/api/public/v1' },

@@ -4,7 +4,7 @@
 // (it only ever picks what is not yet under that key), after which the previous keys can be dropped.
 import { ConfigError } from './config.ts';
 import type { Context } from './context.ts';
-import { answersToReseal, foreignSealedAnswers, resealAnswer } from './http/idempotency.repository.ts';
+import { answersToReseal, foreignSealedAnswers, resealAnswer } from './modules/idempotency/index.ts';
 import { decryptSecret, encryptSecret, masterKeyId, UnknownMasterKeyError } from './lib/secrets.ts';
 import {
   resealWebhookBatch,

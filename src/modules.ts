@@ -12,6 +12,7 @@ import { createOauth } from './modules/oauth/index.ts';
 import { createWebhooks } from './modules/webhooks/index.ts';
 import { createApiKeys } from './modules/api-keys/index.ts';
 import { createCarts } from './modules/carts/index.ts';
+import { createIdempotency } from './modules/idempotency/index.ts';
 import { createPayments } from './modules/payments/index.ts';
 import { createDashboard } from './modules/dashboard/index.ts';
 
@@ -23,14 +24,22 @@ export interface Composition {
 
 export function createModules(ctx: Context): Composition {
   const credentials = new CredentialResolvers();
+  const merchants = createMerchants(ctx);
+  const oauthApps = createOauthApps(ctx);
   const modules: Module[] = [
-    createMerchants(ctx),
+    merchants,
     createAudit(),
-    createOauthApps(),
-    createOauth(ctx, { credentials }),
+    oauthApps,
+    createOauth(ctx, {
+      credentials,
+      apps: oauthApps.apps,
+      signIns: merchants.signIns,
+      firstStores: merchants.firstStores,
+    }),
     createWebhooks(ctx),
     createApiKeys(ctx),
     createCarts(ctx),
+    createIdempotency(ctx),
     createPayments(),
     createDashboard(),
   ];

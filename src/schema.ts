@@ -7,7 +7,7 @@ import type { OAuthAppsTables } from './modules/oauth-apps/oauth-apps.table.ts';
 import type { OAuthTables } from './modules/oauth/oauth.table.ts';
 import type { ApiKeysTables } from './modules/api-keys/api-keys.table.ts';
 import type { CartsTables } from './modules/carts/carts.table.ts';
-import type { IdempotencyTables } from './http/idempotency.table.ts';
+import type { IdempotencyTables } from './modules/idempotency/idempotency.table.ts';
 import type { WebhooksTables } from './modules/webhooks/webhooks.table.ts';
 
 export type DB = MerchantsTables &

@@ -14,6 +14,7 @@ import { buildApp } from './app.ts';
 import { createLogger } from './http/logging.ts';
 import { Metrics } from './lib/metrics.ts';
 import { createModules } from './modules.ts';
+import type { Module } from './modules/module.ts';
 import { readQueueDepth } from './modules/webhooks/index.ts';
 import { checkMasterKeys } from './master-keys.ts';
 
@@ -21,6 +22,8 @@ export interface Service {
   app: FastifyInstance;
   ctx: Context;
   database: Database;
+  /** The modules as created, for tests that drive a module's state (a flush, a sweep) directly. */
+  modules: readonly Module[];
   /** `http://host:port` of the metrics listener, when SVC_METRICS_PORT is set. */
   metricsUrl: string | undefined;
   /** Stops the background loops, then the HTTP server, then the database. */
@@ -117,6 +120,7 @@ export async function createService(
     app,
     ctx,
     database: db,
+    modules: composition.modules,
     metricsUrl: metricsAddress
       ? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${metricsAddress.port}`
       : undefined,

@@ -2,21 +2,23 @@
 import type { FastifyRequest } from 'fastify';
 import type { Mode } from '../lib/credentials.ts';
 import { AppError } from '../lib/errors.ts';
+import type { Scope } from '../lib/scope.ts';
 
 export interface Actor {
   type: 'user' | 'app' | 'system';
   id: string;
 }
 
-/** Who acts, for which merchant and mode, and the request it came in on: what an audit entry records. */
-export interface AuditContext {
-  merchantId: string;
-  mode: Mode;
+/** Who acts and the request it came in on, whoever's log the entry goes to. */
+export interface AuditActor {
   actor: Actor;
   ip: string | null;
   userAgent: string | null;
   requestId: string | null;
 }
+
+/** Who acts, for which merchant and mode, and the request it came in on: what an audit entry records. */
+export interface AuditContext extends Scope, AuditActor {}
 
 export interface MerchantPrincipal {
   merchantId: string;
@@ -61,6 +63,11 @@ export function merchantOf(request: FastifyRequest): MerchantPrincipal {
 export function principalOf(request: FastifyRequest): PublicPrincipal {
   if (!request.principal) throw new AppError('unauthenticated', 'Send a credential as a Bearer token.');
   return request.principal;
+}
+
+/** The tenant a merchant-interface request acts for: the signed-in merchant in the request's mode. */
+export function merchantScope(request: FastifyRequest): Scope {
+  return { merchantId: merchantOf(request).merchantId, mode: request.mode };
 }
 
 /** The audit context of a merchant-interface request: the signed-in user acting in the request's mode. */

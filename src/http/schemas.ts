@@ -1,5 +1,6 @@
 // Schema pieces shared by every route: envelopes, pagination, timestamps, ids.
 import { Type, type TSchema } from 'typebox';
+import type { PageInput } from '../lib/scope.ts';
 import { NO_SECRET } from './schema-rules.ts';
 
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-21T10:00:00.000Z'] });
@@ -70,6 +71,14 @@ export const IdParam = (name: string) =>
 /** Common error answers, listed in the OpenAPI document of each route. */
 export const errors = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((s) => [s, Type.Ref('ErrorEnvelope')])) as Record<number, TSchema>;
+
+/** The page a list route was asked for; the schema's default limit when none was sent. */
+export function pageOf(query: {
+  limit?: number | undefined;
+  starting_after?: string | undefined;
+}): PageInput {
+  return { limit: query.limit ?? 50, startingAfter: query.starting_after };
+}
 
 export function page<T extends { id: string }>(rows: T[], limit: number, count: number) {
   const hasMore = rows.length > limit;

@@ -5,10 +5,12 @@
 // - merchantRoutes: under /api/v1/merchant, a merchant session required unless a route sets config.anonymous;
 // - publicRoutes: under /api/public/v1, a bearer credential with the method's scope required;
 // - routes: at the root, with their own authentication (OAuth endpoints, well-known, internal, dashboard);
+// - interfaceHooks: installed in both interfaces' scopes (merchant and public) before any module's routes, so
+//   that they apply to every route there (Idempotency-Key on POSTs);
 // - credentials: how the public interface's bearer check verifies the credential kinds the module issues;
 // - background: loops started when the process runs workers, stopped (awaited) before `stop`;
 // - stop: flushes the module's buffers and closes what it opened, after HTTP drained and loops stopped.
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { CredentialResolver } from '../http/public-auth.ts';
 import type { CredentialKind } from '../http/request.ts';
 
@@ -23,6 +25,7 @@ export interface Module {
   readonly merchantRoutes?: FastifyPluginAsync;
   readonly publicRoutes?: FastifyPluginAsync;
   readonly routes?: FastifyPluginAsync;
+  readonly interfaceHooks?: (scope: FastifyInstance) => void;
   readonly credentials?: Partial<Record<CredentialKind, CredentialResolver>>;
   readonly background?: readonly Background[];
   stop?(): Promise<void>;

@@ -129,7 +129,7 @@ describe('Idempotency-Key', () => {
 
   it('answers 409 while the first request is still running', async () => {
     // a claim that has not answered yet, as a request in flight on another process leaves it
-    const { insertRunning } = await import('../../src/http/idempotency.repository.ts');
+    const { insertRunning } = await import('../../src/modules/idempotency/idempotency.repository.ts');
     const { createHash } = await import('node:crypto');
     await insertRunning(
       svc.ctx.db,
@@ -146,7 +146,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('lets a request take over a key whose first request died, or whose entry expired', async () => {
-    const { insertRunning } = await import('../../src/http/idempotency.repository.ts');
+    const { insertRunning } = await import('../../src/modules/idempotency/idempotency.repository.ts');
     const { createHash } = await import('node:crypto');
     const past = new Date(Date.now() - 1000);
     await insertRunning(
@@ -206,7 +206,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('purges expired entries', async () => {
-    const { purgeExpiredIdempotencyKeys } = await import('../../src/http/idempotency.ts');
+    const { purgeExpiredIdempotencyKeys } = await import('../../src/modules/idempotency/index.ts');
     await createCart(m.storeId, { ...bearer(key.secret_key), 'idempotency-key': 'purge-me' });
     const soon = new Date(Date.now() + 25 * 3600 * 1000);
     expect(await purgeExpiredIdempotencyKeys(svc.ctx, soon)).toBeGreaterThan(0);

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
-import { INTERNAL_TOKEN, createWebhook, deliveries, emit, eventually } from './helpers.ts';
+import { eventually } from '../support/eventually.ts';
+import { INTERNAL_TOKEN, createWebhook, deliveries, emit } from './helpers.ts';
 
 type Line = Record<string, unknown> & { level: number; msg: string };
 const lines: Line[] = [];

@@ -1,14 +1,14 @@
 // Verification of secret and publishable keys: the hot path of every public call. A verified key is cached
 // in process by the SHA-256 of the token, so a warm request costs a hash and a Map lookup and no database
-// query. Correctness rests on invalidation, not on short lifetimes:
+// query. Correctness rests on invalidation, not on short lifetimes (src/db/bus-cache.ts):
 // - a revocation or rotation notifies CHANNEL in its transaction; every process evicts the key at commit
 //   (LISTEN/NOTIFY, about a millisecond on one host; the contract allows one second);
 // - the process that made the change also evicts before it answers, so it never passes the key afterwards;
-// - a lookup that raced with an eviction is not cached (the epoch moved while it read);
-// - a lost listening connection clears everything (`onReset`), since notifications of the gap are gone;
 // - time-based expiry is checked at every verification from the cached `expires_at`.
-// Unknown tokens are not cached: a key that does not exist yet could be created a moment later.
+// The state lives as long as the module (`createApiKeys`), and is handed to whoever verifies or presents keys.
 import type { Context } from '../../context.ts';
+import type { Bus } from '../../db/bus.ts';
+import { BusCache } from '../../db/bus-cache.ts';
 import type { PublicPrincipal } from '../../http/request.ts';
 import { hashCredential, sameHash } from '../../lib/credentials.ts';
 import { findUsableKeyByHash, recordLastUse, type ApiKeyRow } from './api-keys.repository.ts';
@@ -27,46 +27,23 @@ interface Entry {
   principal: PublicPrincipal;
 }
 
-interface State {
-  entries: Map<string, Entry>;
-  epoch: number;
-  ready: Promise<void>;
+export interface KeyState {
+  /** Verified keys by the base64 SHA-256 of the token; tagged by key id, so one eviction drops both tokens. */
+  readonly verified: BusCache<Entry>;
   /** Last use per key id (epoch ms), written to the database in batches by `flushKeyUses`. */
   uses: Map<string, number>;
 }
 
-const states = new WeakMap<Context, State>();
-
-function stateOf(ctx: Context): State {
-  const existing = states.get(ctx);
-  if (existing) return existing;
-  const state: State = { entries: new Map(), epoch: 0, ready: Promise.resolve(), uses: new Map() };
-  state.ready = ctx.bus
-    .listen(CHANNEL, (keyId) => evict(state, keyId))
-    .then(
-      () => {},
-      (err: unknown) => {
-        states.delete(ctx); // the next verification tries to listen again
-        throw err;
-      },
-    );
-  ctx.bus.onReset(() => {
-    state.entries.clear();
-    state.epoch++;
-  });
-  states.set(ctx, state);
-  return state;
-}
-
-function evict(state: State, keyId: string): void {
-  state.epoch++;
-  for (const [hash, entry] of state.entries) if (entry.keyId === keyId) state.entries.delete(hash);
+export function createKeyState(bus: Bus): KeyState {
+  return {
+    verified: new BusCache<Entry>(bus, { channel: CHANNEL, maxEntries: MAX_ENTRIES, tagOf: (e) => e.keyId }),
+    uses: new Map(),
+  };
 }
 
 /** Drops a changed key from this process at once (the notification reaches the others at commit). */
-export function evictKey(ctx: Context, keyId: string): void {
-  const state = states.get(ctx);
-  if (state) evict(state, keyId);
+export function evictKey(keys: KeyState, keyId: string): void {
+  keys.verified.evict(keyId);
 }
 
 function entryOf(row: ApiKeyRow, kind: KeyKind): Entry {
@@ -85,58 +62,51 @@ function entryOf(row: ApiKeyRow, kind: KeyKind): Entry {
   };
 }
 
-function use(state: State, entry: Entry): PublicPrincipal | undefined {
+function use(keys: KeyState, entry: Entry): PublicPrincipal | undefined {
   const now = Date.now();
   if (entry.expiresAt <= now) return undefined;
-  state.uses.set(entry.keyId, now);
+  keys.uses.set(entry.keyId, now);
   return entry.principal;
 }
 
 export async function verifyKey(
+  keys: KeyState,
   ctx: Context,
   token: string,
   kind: KeyKind,
 ): Promise<PublicPrincipal | undefined> {
-  const state = stateOf(ctx);
   const hash = hashCredential(token);
   const id = hash.toString('base64');
-  const hit = state.entries.get(id);
+  const hit = keys.verified.get(id);
   if (hit) {
     ctx.metrics.cacheHit[kind].inc();
-    return use(state, hit);
+    return use(keys, hit);
   }
   ctx.metrics.cacheMiss[kind].inc();
-
-  await state.ready; // listening before reading: a change committed after this read is heard
-  const epoch = state.epoch;
   const column = kind === 'secret_key' ? 'secret_key_hash' : 'publishable_key_hash';
-  const row = await findUsableKeyByHash(ctx.db, column, hash);
-  if (!row || !sameHash(row[column], hash)) return undefined;
-  const entry = entryOf(row, kind);
-  if (state.epoch === epoch) {
-    if (state.entries.size >= MAX_ENTRIES) state.entries.delete(state.entries.keys().next().value!);
-    state.entries.set(id, entry);
-  }
-  return use(state, entry);
+  const entry = await keys.verified.load([id], async () => {
+    const row = await findUsableKeyByHash(ctx.db, column, hash);
+    return row && sameHash(row[column], hash) ? entryOf(row, kind) : undefined;
+  });
+  return entry && use(keys, entry);
 }
 
 /** This process's last use of a key not yet written to the database, if any. */
-export function pendingUse(ctx: Context, keyId: string): Date | undefined {
-  const at = states.get(ctx)?.uses.get(keyId);
+export function pendingUse(keys: KeyState, keyId: string): Date | undefined {
+  const at = keys.uses.get(keyId);
   return at === undefined ? undefined : new Date(at);
 }
 
 /** Writes the last-use times gathered since the previous flush, in one statement. */
-export async function flushKeyUses(ctx: Context): Promise<void> {
-  const state = states.get(ctx);
-  if (!state || state.uses.size === 0) return;
-  const batch = state.uses;
-  state.uses = new Map();
+export async function flushKeyUses(keys: KeyState, ctx: Context): Promise<void> {
+  if (keys.uses.size === 0) return;
+  const batch = keys.uses;
+  keys.uses = new Map();
   try {
     await recordLastUse(ctx.db, new Map([...batch].map(([id, at]) => [id, new Date(at)])));
   } catch (err) {
     // Keep the times for the next flush unless a newer use replaced them meanwhile.
-    for (const [id, at] of batch) if (!state.uses.has(id)) state.uses.set(id, at);
+    for (const [id, at] of batch) if (!keys.uses.has(id)) keys.uses.set(id, at);
     throw err;
   }
 }

@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
-import type { Mode } from '../../lib/credentials.ts';
+import { paginate, type Page, type PageInput, type Scope } from '../../lib/scope.ts';
 import type { ApiKeysTable } from './api-keys.table.ts';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
@@ -9,43 +9,26 @@ export async function insertKey(db: Executor, row: Insertable<ApiKeysTable>): Pr
   return db.insertInto('api_keys').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function listKeys(
-  db: Executor,
-  filter: { merchantId: string; mode: Mode; limit: number; startingAfter: string | undefined },
-): Promise<{ rows: ApiKeyRow[]; count: number }> {
-  let page = db
+export async function listKeys(db: Executor, scope: Scope, page: PageInput): Promise<Page<ApiKeyRow>> {
+  const q = db
     .selectFrom('api_keys')
-    .selectAll()
-    .where('merchant_id', '=', filter.merchantId)
-    .where('mode', '=', filter.mode);
-  if (filter.startingAfter) page = page.where('id', '<', filter.startingAfter);
-  const [rows, total] = await Promise.all([
-    page
-      .orderBy('id', 'desc')
-      .limit(filter.limit + 1)
-      .execute(),
-    db
-      .selectFrom('api_keys')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('merchant_id', '=', filter.merchantId)
-      .where('mode', '=', filter.mode)
-      .executeTakeFirstOrThrow(),
-  ]);
-  return { rows, count: Number(total.n) };
+    .where('merchant_id', '=', scope.merchantId)
+    .where('mode', '=', scope.mode);
+  return paginate(page, {
+    rows: (after, take) =>
+      (after ? q.where('id', '<', after) : q).selectAll().orderBy('id', 'desc').limit(take).execute(),
+    count: async () =>
+      Number((await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n),
+  });
 }
 
 /** The key locked for a change: concurrent rotations or revocations of one key run one after the other. */
-export async function lockKey(
-  trx: Executor,
-  merchantId: string,
-  mode: Mode,
-  keyId: string,
-): Promise<ApiKeyRow | undefined> {
+export async function lockKey(trx: Executor, scope: Scope, keyId: string): Promise<ApiKeyRow | undefined> {
   return trx
     .selectFrom('api_keys')
     .selectAll()
-    .where('merchant_id', '=', merchantId)
-    .where('mode', '=', mode)
+    .where('merchant_id', '=', scope.merchantId)
+    .where('mode', '=', scope.mode)
     .where('id', '=', keyId)
     .forUpdate()
     .executeTakeFirst();

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { auditContext, merchantOf } from '../../http/request.ts';
-import { EmptyBody, errors, page } from '../../http/schemas.ts';
+import { auditContext, merchantScope } from '../../http/request.ts';
+import { EmptyBody, errors, pageOf } from '../../http/schemas.ts';
 import {
   CreateKeyBody,
   KeyAnswer,
@@ -12,85 +12,88 @@ import {
   KeyWithSecretAnswer,
   RotateKeyBody,
 } from './api-keys.schemas.ts';
+import type { KeyState } from './api-keys.cache.ts';
 import * as service from './api-keys.service.ts';
 
-export const apiKeyRoutes: FastifyPluginAsync = async (plugin) => {
-  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-  const tags = ['Credentials'];
-  const security = [{ session: [] }];
+export const apiKeyRoutes =
+  (keys: KeyState): FastifyPluginAsync =>
+  async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    const tags = ['Credentials'];
+    const security = [{ session: [] }];
 
-  app.post(
-    '/api-keys',
-    {
-      schema: {
-        tags,
-        security,
-        summary: 'Create a key pair',
-        body: Type.Optional(CreateKeyBody),
-        response: { 201: KeyWithSecretAnswer, ...errors(400, 401, 403) },
+    app.post(
+      '/api-keys',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Create a key pair',
+          body: Type.Optional(CreateKeyBody),
+          response: { 201: KeyWithSecretAnswer, ...errors(400, 401, 403) },
+        },
       },
-    },
-    async (request, reply) => {
-      const key = await service.createKey(app.ctx, auditContext(request), request.body ?? {});
-      return reply.code(201).send({ data: key });
-    },
-  );
+      async (request, reply) => {
+        const key = await service.createKey(keys, app.ctx, auditContext(request), request.body ?? {});
+        return reply.code(201).send({ data: key });
+      },
+    );
 
-  app.get(
-    '/api-keys',
-    {
-      schema: {
-        tags,
-        security,
-        summary: 'List key pairs',
-        querystring: KeyQuery,
-        response: { 200: KeyPage, ...errors(400, 401) },
+    app.get(
+      '/api-keys',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'List key pairs',
+          querystring: KeyQuery,
+          response: { 200: KeyPage, ...errors(400, 401) },
+        },
       },
-    },
-    async (request) => {
-      const limit = request.query.limit ?? 50;
-      const { rows, count } = await service.listKeys(
-        app.ctx,
-        { merchantId: merchantOf(request).merchantId, mode: request.mode },
-        { limit, startingAfter: request.query.starting_after },
-      );
-      return { data: page(rows, limit, count) };
-    },
-  );
+      async (request) => ({
+        data: await service.listKeys(keys, app.ctx, merchantScope(request), pageOf(request.query)),
+      }),
+    );
 
-  app.post(
-    '/api-keys/:keyID/rotate',
-    {
-      schema: {
-        tags,
-        security,
-        summary: 'Rotate a key pair',
-        params: KeyParams,
-        body: Type.Optional(RotateKeyBody),
-        response: { 201: KeyWithSecretAnswer, ...errors(400, 401, 403, 404, 409) },
+    app.post(
+      '/api-keys/:keyID/rotate',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Rotate a key pair',
+          params: KeyParams,
+          body: Type.Optional(RotateKeyBody),
+          response: { 201: KeyWithSecretAnswer, ...errors(400, 401, 403, 404, 409) },
+        },
       },
-    },
-    async (request, reply) => {
-      const expiresIn = request.body?.previous_key_expires_in ?? 0;
-      const key = await service.rotateKey(app.ctx, auditContext(request), request.params.keyID, expiresIn);
-      return reply.code(201).send({ data: key });
-    },
-  );
+      async (request, reply) => {
+        const expiresIn = request.body?.previous_key_expires_in ?? 0;
+        const key = await service.rotateKey(
+          keys,
+          app.ctx,
+          auditContext(request),
+          request.params.keyID,
+          expiresIn,
+        );
+        return reply.code(201).send({ data: key });
+      },
+    );
 
-  app.post(
-    '/api-keys/:keyID/revoke',
-    {
-      schema: {
-        tags,
-        security,
-        summary: 'Revoke a key pair',
-        params: KeyParams,
-        body: Type.Optional(EmptyBody),
-        response: { 200: KeyAnswer, ...errors(400, 401, 403, 404) },
+    app.post(
+      '/api-keys/:keyID/revoke',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Revoke a key pair',
+          params: KeyParams,
+          body: Type.Optional(EmptyBody),
+          response: { 200: KeyAnswer, ...errors(400, 401, 403, 404) },
+        },
       },
-    },
-    async (request) => ({
-      data: await service.revokeKey(app.ctx, auditContext(request), request.params.keyID),
-    }),
-  );
-};
+      async (request) => ({
+        data: await service.revokeKey(keys, app.ctx, auditContext(request), request.params.keyID),
+      }),
+    );
+  };

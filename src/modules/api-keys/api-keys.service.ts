@@ -4,18 +4,19 @@
 import type { Context } from '../../context.ts';
 import { notify } from '../../db/bus.ts';
 import type { Executor } from '../../db/database.ts';
-import { makeCredential, type Mode } from '../../lib/credentials.ts';
+import { makeCredential } from '../../lib/credentials.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { isId, newId } from '../../lib/ids.ts';
+import { mapPage, type PageInput, type Scope } from '../../lib/scope.ts';
 import { iso } from '../../lib/time.ts';
 import { logSecurityChange, writeAudit, type AuditContext } from '../audit/index.ts';
-import { CHANNEL, evictKey, pendingUse } from './api-keys.cache.ts';
+import { CHANNEL, evictKey, pendingUse, type KeyState } from './api-keys.cache.ts';
 import * as repo from './api-keys.repository.ts';
 
 export type KeyStatus = 'active' | 'expiring' | 'expired' | 'revoked';
-export type Scope = 'public:read' | 'public:write' | 'public:*';
+export type KeyScope = 'public:read' | 'public:write' | 'public:*';
 
-const scopesOf = (row: repo.ApiKeyRow) => row.scopes.split(' ') as Scope[];
+const scopesOf = (row: repo.ApiKeyRow) => row.scopes.split(' ') as KeyScope[];
 
 export function statusOf(row: repo.ApiKeyRow, now = Date.now()): KeyStatus {
   if (row.revoked_at) return 'revoked';
@@ -28,7 +29,7 @@ function latest(a: Date | null, b: Date | undefined): Date | null {
   return a && a > b ? a : b;
 }
 
-export function presentKey(ctx: Context, row: repo.ApiKeyRow) {
+export function presentKey(keys: KeyState, row: repo.ApiKeyRow) {
   return {
     id: row.id,
     name: row.name,
@@ -40,7 +41,7 @@ export function presentKey(ctx: Context, row: repo.ApiKeyRow) {
     rotated_from: row.rotated_from,
     created_at: iso(row.created_at),
     // Uses are written in batches every few seconds; this process's own unwritten ones are shown at once.
-    last_used_at: iso(latest(row.last_used_at, pendingUse(ctx, row.id))),
+    last_used_at: iso(latest(row.last_used_at, pendingUse(keys, row.id))),
     expires_at: iso(row.expires_at),
     revoked_at: iso(row.revoked_at),
   };
@@ -48,7 +49,7 @@ export function presentKey(ctx: Context, row: repo.ApiKeyRow) {
 
 async function insertPair(
   trx: Executor,
-  owner: { merchantId: string; mode: Mode },
+  owner: Scope,
   fields: { name: string | null; scopes: readonly string[]; rotatedFrom: string | null },
 ) {
   const secret = makeCredential('secret_key', owner.mode);
@@ -73,7 +74,7 @@ export interface NewKey {
   scopes?: readonly string[] | undefined;
 }
 
-export async function createKey(ctx: Context, audit: AuditContext, input: NewKey) {
+export async function createKey(keys: KeyState, ctx: Context, audit: AuditContext, input: NewKey) {
   const scopes = input.scopes ?? ['public:*'];
   const { row, secretKey } = await ctx.db.transaction().execute(async (trx) => {
     const made = await insertPair(trx, audit, { name: input.name ?? null, scopes, rotatedFrom: null });
@@ -85,20 +86,15 @@ export async function createKey(ctx: Context, audit: AuditContext, input: NewKey
     });
     return made;
   });
-  return { ...presentKey(ctx, row), secret_key: secretKey };
+  return { ...presentKey(keys, row), secret_key: secretKey };
 }
 
-export async function listKeys(
-  ctx: Context,
-  owner: { merchantId: string; mode: Mode },
-  page: { limit: number; startingAfter: string | undefined },
-) {
-  const { rows, count } = await repo.listKeys(ctx.db, { ...owner, ...page });
-  return { rows: rows.map((r) => presentKey(ctx, r)), count };
+export async function listKeys(keys: KeyState, ctx: Context, scope: Scope, page: PageInput) {
+  return mapPage(await repo.listKeys(ctx.db, scope, page), (r) => presentKey(keys, r));
 }
 
 async function lockOwnKey(trx: Executor, audit: AuditContext, keyId: string) {
-  const row = isId('key', keyId) ? await repo.lockKey(trx, audit.merchantId, audit.mode, keyId) : undefined;
+  const row = isId('key', keyId) ? await repo.lockKey(trx, audit, keyId) : undefined;
   if (!row) throw notFound('key');
   return row;
 }
@@ -107,7 +103,13 @@ async function lockOwnKey(trx: Executor, audit: AuditContext, keyId: string) {
  * A new pair replaces an active one; the old pair keeps working for `expiresIn` seconds (0: it stops now).
  * Only an active pair rotates: an expiring one was already replaced, and cutting its grace short is a revoke.
  */
-export async function rotateKey(ctx: Context, audit: AuditContext, keyId: string, expiresIn: number) {
+export async function rotateKey(
+  keys: KeyState,
+  ctx: Context,
+  audit: AuditContext,
+  keyId: string,
+  expiresIn: number,
+) {
   const { row, secretKey } = await ctx.db.transaction().execute(async (trx) => {
     const old = await lockOwnKey(trx, audit, keyId);
     const status = statusOf(old);
@@ -134,12 +136,12 @@ export async function rotateKey(ctx: Context, audit: AuditContext, keyId: string
     await notify(trx, CHANNEL, old.id);
     return made;
   });
-  evictKey(ctx, keyId);
-  return { ...presentKey(ctx, row), secret_key: secretKey };
+  evictKey(keys, keyId);
+  return { ...presentKey(keys, row), secret_key: secretKey };
 }
 
 /** Both keys of the pair stop working at once on every process. Revoking a revoked key changes nothing. */
-export async function revokeKey(ctx: Context, audit: AuditContext, keyId: string) {
+export async function revokeKey(keys: KeyState, ctx: Context, audit: AuditContext, keyId: string) {
   const row = await ctx.db.transaction().execute(async (trx) => {
     const key = await lockOwnKey(trx, audit, keyId);
     if (key.revoked_at) return key;
@@ -153,7 +155,7 @@ export async function revokeKey(ctx: Context, audit: AuditContext, keyId: string
     await notify(trx, CHANNEL, key.id);
     return revoked;
   });
-  evictKey(ctx, keyId);
+  evictKey(keys, keyId);
   logSecurityChange(ctx, audit, 'API key revoked', { key_id: row.id });
-  return presentKey(ctx, row);
+  return presentKey(keys, row);
 }

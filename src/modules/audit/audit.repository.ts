@@ -1,37 +1,70 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { AuditLogsTable } from './audit.table.ts';
 import { idFloor } from '../../lib/ids.ts';
-import type { Mode } from '../../lib/credentials.ts';
+import { paginate, type Page, type PageInput, type Scope } from '../../lib/scope.ts';
 
 const SHARDS = 16;
 
+/** The columns `auditCtes` reads from its source relation, one row per entry. */
+export const AUDIT_SOURCE_COLUMNS =
+  'log_id text, log_at timestamptz, merchant_id text, mode text, action text, entity_type text, ' +
+  'entity_id text, metadata text';
+
 /**
- * The entry and its four counters in one statement. Every writer of a transaction uses the shard of its
- * transaction id and locks the '*' counter first, so two transactions either never share a row or queue on
- * '*' before anything else: no deadlock.
+ * SQL text of two data-modifying CTEs, `audit_logged` and `audit_counted`, that write one entry per row of
+ * the relation `source` (columns: AUDIT_SOURCE_COLUMNS) and bump its four counters: the only copy of the
+ * counter protocol (migration 0005), for this module's own statement and for a caller's statement that
+ * learns the merchant only as it runs (the refresh grant). Every writer of a transaction uses the shard of
+ * its transaction id and takes its counter rows in one order, '*' first, so two transactions either never
+ * share a row or queue on '*' before anything else: no deadlock. Rows of one counter are summed first: one
+ * statement may not update a row twice. Parameter-free, so it fits a named prepared statement as it is.
  */
-export async function insertEntry(
-  db: Executor,
-  row: Insertable<AuditLogsTable> & { family: string },
-): Promise<void> {
-  const { family, ...entry } = row;
-  const keys = ['*', `family:${family}`, `action:${row.action}`, `entity_type:${row.entity_type}`];
+export function auditCtes(source: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(source)) throw new Error(`auditCtes: ${source} is not a relation name`);
+  return `audit_logged as (
+  insert into audit_logs (id, merchant_id, mode, action, entity_type, entity_id, metadata, created_at)
+  select log_id, merchant_id, mode, action, entity_type, entity_id, metadata, log_at from ${source}
+), audit_counted as (
+  insert into audit_counts (merchant_id, mode, key, shard, n)
+  select s.merchant_id, s.mode, k.key, (txid_current() % ${SHARDS})::smallint, count(*)
+    from ${source} s cross join lateral unnest(array['*', 'family:' || split_part(s.action, '.', 1),
+         'action:' || s.action, 'entity_type:' || s.entity_type]) with ordinality as k(key, ord)
+   group by k.ord, k.key, s.merchant_id, s.mode
+   order by k.ord, s.merchant_id, s.mode, k.key
+  on conflict (merchant_id, mode, key, shard) do update set n = audit_counts.n + excluded.n
+)`;
+}
+
+const WRITE_CTES = auditCtes('entries');
+
+export interface EntryInsert {
+  id: string;
+  createdAt: Date;
+  merchantId: string;
+  mode: string;
+  action: string;
+  entityType: string;
+  entityId: string;
+  metadata: string;
+}
+
+/** The entries and their counters in one statement, whether one entry or many. */
+export async function insertEntries(db: Executor, rows: readonly EntryInsert[]): Promise<void> {
+  if (rows.length === 0) return;
+  const col = <K extends keyof EntryInsert>(k: K) => rows.map((r) => r[k]);
   await sql`
-    with entry as (
-      insert into audit_logs (id, merchant_id, mode, action, entity_type, entity_id, metadata, created_at)
-      values (${entry.id}, ${entry.merchant_id}, ${entry.mode}, ${entry.action}, ${entry.entity_type},
-              ${entry.entity_id}, ${entry.metadata}, ${entry.created_at})
-    )
-    insert into audit_counts (merchant_id, mode, key, shard, n)
-    select ${entry.merchant_id}, ${entry.mode}, k.key, (txid_current() % ${SHARDS})::smallint, 1
-    from unnest(${keys}::text[]) with ordinality as k(key, ord)
-    order by k.ord
-    on conflict (merchant_id, mode, key, shard) do update set n = audit_counts.n + 1`.execute(db);
+    with entries as (
+      select * from unnest(${col('id')}::text[], ${rows.map((r) => r.createdAt.toISOString())}::timestamptz[],
+                           ${col('merchantId')}::text[], ${col('mode')}::text[], ${col('action')}::text[],
+                           ${col('entityType')}::text[], ${col('entityId')}::text[], ${col('metadata')}::text[])
+        as e(log_id, log_at, merchant_id, mode, action, entity_type, entity_id, metadata)
+    ), ${sql.raw(WRITE_CTES)}
+    select 1`.execute(db);
 }
 
 /** The counter key answering `count` for this filter, when one does: a single filter, or none. */
-function counterKey(f: ListFilter): string | undefined {
+function counterKey(f: EntryFilter): string | undefined {
   if (f.entityId || f.since || f.until) return undefined;
   const filters = [
     f.action?.endsWith('.*')
@@ -45,22 +78,19 @@ function counterKey(f: ListFilter): string | undefined {
   return filters[0] ?? '*';
 }
 
-async function countByCounter(db: Executor, f: ListFilter, key: string): Promise<number> {
+async function countByCounter(db: Executor, scope: Scope, key: string): Promise<number> {
   const row = await db
     .selectFrom('audit_counts')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n'))
-    .where('merchant_id', '=', f.merchantId)
-    .where('mode', '=', f.mode)
+    .where('merchant_id', '=', scope.merchantId)
+    .where('mode', '=', scope.mode)
     .where('key', '=', key)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
-export interface ListFilter {
-  merchantId: string;
-  mode: Mode;
-  limit: number;
-  startingAfter?: string | undefined;
+/** What narrows a listing or an export, besides the scope. */
+export interface EntryFilter {
   /** Exact action, or a family as `webhook.*`. */
   action?: string | undefined;
   entityType?: string | undefined;
@@ -83,12 +113,12 @@ export type EntryRow = Pick<
  * through audit_logs_page_idx. With the range, only the (merchant_id, mode, ..., id desc) indexes give the
  * order, whatever the statistics say.
  */
-function filtered(db: Executor, f: Omit<ListFilter, 'limit' | 'startingAfter'>) {
+function filtered(db: Executor, scope: Scope, f: EntryFilter) {
   let q = db
     .selectFrom('audit_logs')
-    .where('merchant_id', '>=', f.merchantId)
-    .where('merchant_id', '<=', f.merchantId)
-    .where('mode', '=', f.mode);
+    .where('merchant_id', '>=', scope.merchantId)
+    .where('merchant_id', '<=', scope.merchantId)
+    .where('mode', '=', scope.mode);
   if (f.action?.endsWith('.*')) q = q.where('family', '=', f.action.slice(0, -2));
   else if (f.action) q = q.where('action', '=', f.action);
   if (f.entityType) q = q.where('entity_type', '=', f.entityType);
@@ -101,25 +131,29 @@ function filtered(db: Executor, f: Omit<ListFilter, 'limit' | 'startingAfter'>) 
   return q;
 }
 
-export async function listEntries(db: Executor, f: ListFilter): Promise<{ rows: EntryRow[]; count: number }> {
-  const q = filtered(db, f);
-  const page = f.startingAfter ? q.where('id', '<', f.startingAfter) : q;
+export async function listEntries(
+  db: Executor,
+  scope: Scope,
+  f: EntryFilter,
+  page: PageInput,
+): Promise<Page<EntryRow>> {
+  const q = filtered(db, scope, f);
   const key = counterKey(f);
-  const [rows, total] = await Promise.all([
-    page
-      .select(['id', 'action', 'entity_type', 'entity_id', 'metadata', 'created_at'])
-      .orderBy('merchant_id')
-      .orderBy('id', 'desc')
-      .limit(f.limit + 1)
-      .execute(),
-    key === undefined
-      ? q
-          .select((eb) => eb.fn.countAll<number>().as('count'))
-          .executeTakeFirstOrThrow()
-          .then((r) => Number(r.count))
-      : countByCounter(db, f, key),
-  ]);
-  return { rows, count: total };
+  return paginate(page, {
+    rows: (after, take) =>
+      (after ? q.where('id', '<', after) : q)
+        .select(['id', 'action', 'entity_type', 'entity_id', 'metadata', 'created_at'])
+        .orderBy('merchant_id')
+        .orderBy('id', 'desc')
+        .limit(take)
+        .execute(),
+    count: async () =>
+      key === undefined
+        ? Number(
+            (await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
+          )
+        : countByCounter(db, scope, key),
+  });
 }
 
 /**
@@ -128,14 +162,15 @@ export async function listEntries(db: Executor, f: ListFilter): Promise<{ rows: 
  */
 export async function* eachEntry(
   db: Executor,
-  f: Omit<ListFilter, 'limit' | 'startingAfter'>,
+  scope: Scope,
+  f: EntryFilter,
   chunk: number,
   max: number,
 ): AsyncGenerator<EntryRow> {
   let after: string | undefined;
   let sent = 0;
   while (sent < max) {
-    const q = filtered(db, f);
+    const q = filtered(db, scope, f);
     const rows = await (after ? q.where('id', '<', after) : q)
       .select(['id', 'action', 'entity_type', 'entity_id', 'metadata', 'created_at'])
       .orderBy('merchant_id')

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { auditContext, merchantOf } from '../../http/request.ts';
-import { errors, page } from '../../http/schemas.ts';
-import { iso } from '../../lib/time.ts';
+import { auditContext, merchantScope } from '../../http/request.ts';
+import { errors, pageOf } from '../../http/schemas.ts';
 import { ExportQuery, LogsPage, LogsQuery } from './audit.schemas.ts';
 import { exportLogs, listLogs } from './audit.service.ts';
 
@@ -20,20 +19,15 @@ export const auditRoutes: FastifyPluginAsync = async (plugin) => {
     },
     async (request) => {
       const q = request.query;
-      const limit = q.limit ?? 50;
-      const { rows, count } = await listLogs(app.ctx.db, {
-        merchantId: merchantOf(request).merchantId,
-        mode: request.mode,
-        limit,
-        startingAfter: q.starting_after,
+      const logs = await listLogs(app.ctx, merchantScope(request), {
+        ...pageOf(q),
         action: q.action,
         entityType: q.entity_type,
         entityId: q.entity_id,
         since: q.since ? new Date(q.since) : undefined,
         until: q.until ? new Date(q.until) : undefined,
       });
-      const items = rows.map((r) => ({ ...r, created_at: iso(r.created_at) }));
-      return { data: page(items, limit, count) };
+      return { data: logs };
     },
   );
 

@@ -10,11 +10,18 @@ import type { Executor } from '../../db/database.ts';
 import { Readable } from 'node:stream';
 import type { Context } from '../../context.ts';
 import { iso } from '../../lib/time.ts';
-import { eachEntry, insertEntry, listEntries, type EntryRow, type ListFilter } from './audit.repository.ts';
+import { mapPage, type PageInput, type Scope } from '../../lib/scope.ts';
+import {
+  eachEntry,
+  insertEntries,
+  listEntries,
+  type EntryFilter,
+  type EntryRow,
+} from './audit.repository.ts';
 
 // Who acts is known where the request is: the http/ toolkit defines it, every module reads it.
-import type { AuditContext } from '../../http/request.ts';
-export type { Actor, AuditContext } from '../../http/request.ts';
+import type { AuditActor, AuditContext } from '../../http/request.ts';
+export type { Actor, AuditActor, AuditContext } from '../../http/request.ts';
 
 export type EntityType =
   'api_key' | 'developer_app' | 'oauth_grant' | 'webhook' | 'webhook_delivery' | 'audit_log' | 'event';
@@ -27,16 +34,31 @@ export interface AuditEntry {
   fields?: Record<string, unknown>;
 }
 
+/** An entry made ready before its statement: id drawn, metadata built and checked. */
+export interface PreparedAudit {
+  readonly id: string;
+  readonly createdAt: Date;
+  readonly action: string;
+  readonly entityType: EntityType;
+  readonly metadata: string;
+}
+
 export function systemContext(merchantId: string, mode: Mode, requestId: string | null = null): AuditContext {
   return { merchantId, mode, actor: { type: 'system', id: 'svc' }, ip: null, userAgent: null, requestId };
 }
 
-export async function writeAudit(trx: Executor, ctx: AuditContext, entry: AuditEntry): Promise<string> {
+/**
+ * The metadata of an entry (who, from where, and the action's fields) with the guard of every writer: the
+ * client's User-Agent has secret-shaped runs redacted, and a secret-shaped value anywhere else refuses the
+ * entry, and the change with it (400, the input is the cause). For a statement that writes the entry itself
+ * (`auditCtes`), where the merchant and the entity are learnt only as it runs.
+ */
+export function prepareAudit(who: AuditActor, entry: Omit<AuditEntry, 'entityId'>): PreparedAudit {
   const metadata = JSON.stringify({
-    actor: ctx.actor,
-    ip: ctx.ip,
-    user_agent: ctx.userAgent === null ? null : redactSecrets(ctx.userAgent),
-    request_id: ctx.requestId,
+    actor: who.actor,
+    ip: who.ip,
+    user_agent: who.userAgent === null ? null : redactSecrets(who.userAgent),
+    request_id: who.requestId,
     ...entry.fields,
   });
   if (looksLikeSecret(metadata)) {
@@ -45,28 +67,36 @@ export async function writeAudit(trx: Executor, ctx: AuditContext, entry: AuditE
       'The request holds something shaped like a secret credential; secrets do not belong there.',
     );
   }
-  const now = new Date();
-  const id = newId('log', now);
-  await insertEntry(trx, {
-    id,
-    merchant_id: ctx.merchantId,
-    mode: ctx.mode,
+  const createdAt = new Date();
+  return {
+    id: newId('log', createdAt),
+    createdAt,
     action: entry.action,
-    family: entry.action.split('.')[0]!,
-    entity_type: entry.entityType,
-    entity_id: entry.entityId,
+    entityType: entry.entityType,
     metadata,
-    created_at: now,
-  });
-  return id;
+  };
 }
 
-export async function listLogs(db: Executor, filter: ListFilter) {
-  return listEntries(db, filter);
+export async function writeAudit(trx: Executor, ctx: AuditContext, entry: AuditEntry): Promise<string> {
+  const prepared = prepareAudit(ctx, entry);
+  await insertEntries(trx, [
+    { ...prepared, merchantId: ctx.merchantId, mode: ctx.mode, entityId: entry.entityId },
+  ]);
+  return prepared.id;
+}
+
+export interface LogQuery extends PageInput, EntryFilter {}
+
+export async function listLogs(ctx: Context, scope: Scope, input: LogQuery) {
+  const { limit, startingAfter, ...filter } = input;
+  return mapPage(await listEntries(ctx.db, scope, filter, { limit, startingAfter }), (r) => ({
+    ...r,
+    created_at: iso(r.created_at),
+  }));
 }
 
 export type ExportFormat = 'csv' | 'jsonl';
-export type ExportFilter = Omit<ListFilter, 'limit' | 'startingAfter' | 'merchantId' | 'mode'>;
+export type ExportFilter = EntryFilter;
 
 /** One export reads at most this many entries; a longer history is exported by time range. */
 export const EXPORT_MAX = 1_000_000;
@@ -120,12 +150,7 @@ export async function exportLogs(
       },
     }),
   );
-  const rows = eachEntry(
-    ctx.db,
-    { ...filter, merchantId: audit.merchantId, mode: audit.mode },
-    EXPORT_CHUNK,
-    EXPORT_MAX,
-  );
+  const rows = eachEntry(ctx.db, audit, filter, EXPORT_CHUNK, EXPORT_MAX);
   return Readable.from(exportLines(rows, format));
 }
 

@@ -1,14 +1,18 @@
 import type { Module } from '../module.ts';
 import { auditRoutes } from './audit.routes.ts';
 
+export { auditCtes, AUDIT_SOURCE_COLUMNS } from './audit.repository.ts';
 export {
+  prepareAudit,
   writeAudit,
   logSecurityChange,
   systemContext,
   type Actor,
+  type AuditActor,
   type AuditContext,
   type AuditEntry,
   type EntityType,
+  type PreparedAudit,
 } from './audit.service.ts';
 
 export function createAudit(): Module {

@@ -1,5 +1,4 @@
 import type { Context } from '../../context.ts';
-import { purgeExpiredIdempotencyKeys } from '../../http/idempotency.ts';
 import { Loop, warnOnFailure } from '../../lib/loop.ts';
 import type { Module } from '../module.ts';
 import { cartRoutes } from './carts.routes.ts';
@@ -8,7 +7,7 @@ import { sweepAbandonedCarts } from './carts.service.ts';
 export { createCart, presentCart, sweepAbandonedCarts } from './carts.service.ts';
 
 // The contract: a sweep at least every min(60, abandonAfter / 2) seconds, so a cart is abandoned at most
-// that late. Stored idempotent answers (24 h) are purged by the same loop: no other loop needs them.
+// that late.
 function sweepEveryMs(ctx: Context): number {
   return Math.max(100, Math.min(60, ctx.config.cartAbandonAfter / 2) * 1000);
 }
@@ -18,10 +17,7 @@ export function createCarts(ctx: Context): Module {
     name: 'cart sweep',
     everyMs: sweepEveryMs(ctx),
     runAtStart: true,
-    run: async () => {
-      await sweepAbandonedCarts(ctx);
-      await purgeExpiredIdempotencyKeys(ctx);
-    },
+    run: () => sweepAbandonedCarts(ctx).then(() => undefined),
     onError: warnOnFailure(ctx.log),
   });
   return { name: 'carts', publicRoutes: cartRoutes, background: [sweep] };

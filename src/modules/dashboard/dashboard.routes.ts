@@ -9,15 +9,17 @@ import { AppError } from '../../lib/errors.ts';
 import { SESSION_COOKIE } from '../../http/merchant-auth.ts';
 import { DIST_DIR } from './build-web.ts';
 
-let cached: { mtimeMs: number; html: string } | undefined;
+interface IndexCache {
+  last: { mtimeMs: number; html: string } | undefined;
+}
 
 /** index.html, read again only when a new build replaced it. */
-async function indexHtml(): Promise<string | undefined> {
+async function indexHtml(cache: IndexCache): Promise<string | undefined> {
   const file = join(DIST_DIR, 'index.html');
   try {
     const { mtimeMs } = await stat(file);
-    if (cached?.mtimeMs !== mtimeMs) cached = { mtimeMs, html: await readFile(file, 'utf8') };
-    return cached.html;
+    if (cache.last?.mtimeMs !== mtimeMs) cache.last = { mtimeMs, html: await readFile(file, 'utf8') };
+    return cache.last.html;
   } catch {
     return undefined;
   }
@@ -42,10 +44,12 @@ const hidden = { schema: { hide: true } };
 
 export const dashboardRoutes: FastifyPluginAsync = async (app) => {
   await app.register(fastifyStatic, { root: DIST_DIR, serve: false, index: false });
+  // The app's own copy: two apps in one process (tests) never serve each other's read.
+  const cache: IndexCache = { last: undefined };
 
   const sendIndex = async (request: FastifyRequest, reply: FastifyReply) => {
     void reply.headers(SECURITY_HEADERS);
-    const html = await indexHtml();
+    const html = await indexHtml(cache);
     if (html === undefined) return reply.code(503).type('text/html').send(NOT_BUILT);
     // The session cookie is HttpOnly, so the page cannot see it: tell it whether one was sent, so a
     // signed-out visitor goes straight to sign-in instead of through a 401 (a console error), and a

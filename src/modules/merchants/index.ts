@@ -3,6 +3,8 @@ import { Loop, warnOnFailure } from '../../lib/loop.ts';
 import type { Module } from '../module.ts';
 import { merchantRoutes } from './merchants.routes.ts';
 import { purgeExpiredSessions } from './merchants.service.ts';
+import { createSignInLimits, type SignInLimits } from './sign-in.service.ts';
+import { createFirstStores, type FirstStores } from './stores.service.ts';
 import { storeRoutes } from './stores.routes.ts';
 
 export {
@@ -22,14 +24,24 @@ export {
   DEVICE_COOKIE_MAX_AGE,
   signIn,
   type SignInAttempt,
+  type SignInLimits,
   type SignInResult,
 } from './sign-in.service.ts';
-export { deviceCookieOf, setSignInCookies } from './sign-in.cookies.ts';
-export { installedStoreId, storesFor, type PublicStore } from './stores.service.ts';
+export { clearSessionCookie, deviceCookieOf, setSessionCookie, setSignInCookies } from './sign-in.cookies.ts';
+export { installedStoreId, storesFor, type FirstStores, type PublicStore } from './stores.service.ts';
 
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 
-export function createMerchants(ctx: Context): Module {
+export interface MerchantsModule extends Module {
+  /** The sign-in failure budgets: every form that signs a merchant in (the OAuth consent page's too) uses these. */
+  readonly signIns: SignInLimits;
+  /** Each merchant's first store, remembered: the token endpoint's `store_id` costs no query once warm. */
+  readonly firstStores: FirstStores;
+}
+
+export function createMerchants(ctx: Context): MerchantsModule {
+  const signIns = createSignInLimits(ctx.config);
+  const firstStores = createFirstStores();
   // Expired sessions are refused by their expiry alone; the purge only keeps the table from growing.
   const purge = new Loop({
     name: 'session purge',
@@ -37,5 +49,14 @@ export function createMerchants(ctx: Context): Module {
     run: () => purgeExpiredSessions(ctx).then(() => undefined),
     onError: warnOnFailure(ctx.log),
   });
-  return { name: 'merchants', merchantRoutes, publicRoutes: storeRoutes, background: [purge] };
+  return {
+    name: 'merchants',
+    signIns,
+    firstStores,
+    merchantRoutes: async (app) => {
+      await app.register(merchantRoutes, { signIns });
+    },
+    publicRoutes: storeRoutes,
+    background: [purge],
+  };
 }

@@ -1,31 +1,20 @@
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { merchantOf } from '../../http/request.ts';
-import { SESSION_COOKIE } from '../../http/merchant-auth.ts';
 import { EmptyBody, errors } from '../../http/schemas.ts';
 import { LoginBody, Me, Session, SignupBody } from './merchants.schemas.ts';
 import * as service from './merchants.service.ts';
-import { signIn } from './sign-in.service.ts';
-import { deviceCookieOf, setSignInCookies } from './sign-in.cookies.ts';
+import { signIn, type SignInLimits } from './sign-in.service.ts';
+import { clearSessionCookie, deviceCookieOf, setSessionCookie, setSignInCookies } from './sign-in.cookies.ts';
 
 // Signup creates accounts: 20 a minute per address is plenty for people. Sign-in has failure budgets of its
 // own (sign-in.service.ts), which never count a right password.
 const SIGNUP_LIMIT = { rateLimit: { max: 20, timeWindow: '1 minute' } };
 
-export const merchantRoutes: FastifyPluginAsync = async (plugin) => {
+export const merchantRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = async (plugin, { signIns }) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['Merchant sign-in'];
-
-  function setCookie(reply: FastifyReply, session: service.LoginResult) {
-    void reply.setCookie(SESSION_COOKIE, session.token, {
-      httpOnly: true,
-      sameSite: 'lax',
-      secure: app.ctx.config.publicUrl.startsWith('https:'),
-      path: '/',
-      expires: new Date(session.expires_at),
-    });
-  }
 
   app.post(
     '/auth/signup',
@@ -36,7 +25,7 @@ export const merchantRoutes: FastifyPluginAsync = async (plugin) => {
     async (request, reply) => {
       const { merchant_name, email, password } = request.body;
       const session = await service.signup(app.ctx, { merchantName: merchant_name, email, password });
-      setCookie(reply, session);
+      setSessionCookie(reply, app.ctx.config, session);
       return reply.code(201).send({ data: session });
     },
   );
@@ -48,7 +37,7 @@ export const merchantRoutes: FastifyPluginAsync = async (plugin) => {
       schema: { tags, body: LoginBody, response: { 200: Session, ...errors(400, 401, 429) } },
     },
     async (request, reply) => {
-      const result = await signIn(app.ctx, {
+      const result = await signIn(signIns, app.ctx, {
         email: request.body.email,
         password: request.body.password,
         ip: request.ip,
@@ -72,7 +61,7 @@ export const merchantRoutes: FastifyPluginAsync = async (plugin) => {
     },
     async (request, reply) => {
       await service.logout(app.ctx, merchantOf(request));
-      void reply.clearCookie(SESSION_COOKIE, { path: '/' });
+      clearSessionCookie(reply);
       return reply.code(204).send(null);
     },
   );

@@ -1,24 +1,37 @@
-// The cookies a successful sign-in sets, from either sign-in route: the session, and the device cookie that
-// gives this browser a failure budget of its own on its next sign-ins (sign-in.service.ts).
+// The cookies a sign-in sets, from every route that signs in (signup, `/auth/login`, the authorize page's
+// form): the session, and the device cookie that gives this browser a failure budget of its own on its next
+// sign-ins (sign-in.service.ts). One set of options, so the three cannot drift apart.
 import type { FastifyReply } from 'fastify';
 import type { Config } from '../../config.ts';
 import { SESSION_COOKIE } from '../../http/merchant-auth.ts';
+import type { LoginResult } from './merchants.service.ts';
 import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE, type SignInResult } from './sign-in.service.ts';
 
-export function setSignInCookies(reply: FastifyReply, config: Config, result: SignInResult): void {
-  const secure = config.publicUrl.startsWith('https:');
-  void reply.setCookie(SESSION_COOKIE, result.session.token, {
+/** HttpOnly, SameSite=Lax, Secure over https (API.md section 2), for the whole site. */
+function cookieOptions(config: Config) {
+  return {
     httpOnly: true,
     sameSite: 'lax',
-    secure,
+    secure: config.publicUrl.startsWith('https:'),
     path: '/',
-    expires: new Date(result.session.expires_at),
+  } as const;
+}
+
+export function setSessionCookie(reply: FastifyReply, config: Config, session: LoginResult): void {
+  void reply.setCookie(SESSION_COOKIE, session.token, {
+    ...cookieOptions(config),
+    expires: new Date(session.expires_at),
   });
+}
+
+export function clearSessionCookie(reply: FastifyReply): void {
+  void reply.clearCookie(SESSION_COOKIE, { path: '/' });
+}
+
+export function setSignInCookies(reply: FastifyReply, config: Config, result: SignInResult): void {
+  setSessionCookie(reply, config, result.session);
   void reply.setCookie(DEVICE_COOKIE, result.device, {
-    httpOnly: true,
-    sameSite: 'lax',
-    secure,
-    path: '/',
+    ...cookieOptions(config),
     maxAge: DEVICE_COOKIE_MAX_AGE,
   });
 }

@@ -13,6 +13,7 @@
 // address that signed in before, keeps a budget of their own, including behind the same address.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../../config.ts';
 import type { Context } from '../../context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { createFailureLimiter, retryAfterSeconds, type FailureLimiter } from '../../lib/failure-limiter.ts';
@@ -34,42 +35,39 @@ const ADDRESS = { free: 20, baseMs: 1000, maxMs: 15 * MINUTE, forgetMs: 15 * MIN
 const KNOWN_PER_ACCOUNT = 10;
 const KNOWN_ACCOUNTS = 100_000;
 
-interface State {
+/** This process's failure budgets and known addresses: made by `createMerchants`, shared by both sign-in forms. */
+export interface SignInLimits {
   /** Keys: `a:<email>` (account-wide), `p:<email>|<ip>` (known address), `d:<device nonce>`. */
-  accounts: FailureLimiter;
-  addresses: FailureLimiter;
-  known: Map<string, string[]>;
-  deviceKey: Buffer;
+  readonly accounts: FailureLimiter;
+  readonly addresses: FailureLimiter;
+  readonly known: Map<string, string[]>;
+  readonly deviceKey: Buffer;
 }
 
-const states = new WeakMap<Context, State>();
-
-function stateOf(ctx: Context): State {
-  let state = states.get(ctx);
-  if (!state) {
-    state = {
-      accounts: createFailureLimiter(ACCOUNT),
-      addresses: createFailureLimiter(ADDRESS),
-      known: new Map(),
-      // Derived from the master key: every process signs and checks alike, and nothing new to configure.
-      deviceKey: createHmac('sha256', ctx.config.masterKey).update('svc sign-in device cookie').digest(),
-    };
-    states.set(ctx, state);
-  }
-  return state;
+export function createSignInLimits(config: Config): SignInLimits {
+  return {
+    accounts: createFailureLimiter(ACCOUNT),
+    addresses: createFailureLimiter(ADDRESS),
+    known: new Map(),
+    // Derived from the master key: every process signs and checks alike, and nothing new to configure.
+    deviceKey: createHmac('sha256', config.masterKey).update('svc sign-in device cookie').digest(),
+  };
 }
 
-function deviceMac(state: State, userId: string, nonce: string): Buffer {
+function deviceMac(state: SignInLimits, userId: string, nonce: string): Buffer {
   return createHmac('sha256', state.deviceKey).update(`${userId}.${nonce}`).digest();
 }
 
-function issueDevice(state: State, userId: string): string {
+function issueDevice(state: SignInLimits, userId: string): string {
   const nonce = randomBytes(16).toString('base64url');
   return `${userId}.${nonce}.${deviceMac(state, userId, nonce).toString('base64url')}`;
 }
 
 /** The device cookie's account and nonce when its signature holds. */
-function readDevice(state: State, cookie: string | undefined): { userId: string; nonce: string } | undefined {
+function readDevice(
+  state: SignInLimits,
+  cookie: string | undefined,
+): { userId: string; nonce: string } | undefined {
   const [userId, nonce, mac, extra] = cookie?.split('.') ?? [];
   if (!userId || !nonce || !mac || extra !== undefined || mac.length > 64) return undefined;
   const given = Buffer.from(mac, 'base64url');
@@ -77,7 +75,7 @@ function readDevice(state: State, cookie: string | undefined): { userId: string;
   return given.length === expected.length && timingSafeEqual(given, expected) ? { userId, nonce } : undefined;
 }
 
-function remember(state: State, userId: string, ip: string): void {
+function remember(state: SignInLimits, userId: string, ip: string): void {
   const list = (state.known.get(userId) ?? []).filter((a) => a !== ip);
   list.push(ip);
   if (list.length > KNOWN_PER_ACCOUNT) list.shift();
@@ -115,8 +113,11 @@ function limited(log: FastifyBaseLogger, fields: object, waitMs: number): AppErr
  * Unknown email and wrong password cost the same scrypt run and answer the same, and the account-wide budget
  * is keyed by the email as given, so a 429 does not tell whether the account exists either.
  */
-export async function signIn(ctx: Context, attempt: SignInAttempt): Promise<SignInResult> {
-  const state = stateOf(ctx);
+export async function signIn(
+  state: SignInLimits,
+  ctx: Context,
+  attempt: SignInAttempt,
+): Promise<SignInResult> {
   const limits = ctx.config.rateLimit; // SVC_RATE_LIMIT=off: test suites that sign in many times
   const { ip, log } = attempt;
   const email = attempt.email.trim().toLowerCase();

@@ -14,7 +14,15 @@ export interface PublicStore {
 
 // 10,000 merchants' ids are about 1 MB; beyond that the oldest entry goes (insertion order of a Map).
 const MEMO_MAX = 10_000;
-const memos = new WeakMap<Context, Map<string, string>>();
+
+/** Each merchant's first store, remembered by this process (made by `createMerchants`). */
+export interface FirstStores {
+  readonly byMerchant: Map<string, string>;
+}
+
+export function createFirstStores(): FirstStores {
+  return { byMerchant: new Map() };
+}
 
 /** The stores a credential of the merchant in the mode may act on, oldest first. */
 export async function storesFor(ctx: Context, merchantId: string, mode: Mode): Promise<PublicStore[]> {
@@ -23,9 +31,12 @@ export async function storesFor(ctx: Context, merchantId: string, mode: Mode): P
 }
 
 /** The store an app installed by the merchant acts on (its first store); undefined if it has none. */
-export async function installedStoreId(ctx: Context, merchantId: string): Promise<string | undefined> {
-  let memo = memos.get(ctx);
-  if (!memo) memos.set(ctx, (memo = new Map<string, string>()));
+export async function installedStoreId(
+  stores: FirstStores,
+  ctx: Context,
+  merchantId: string,
+): Promise<string | undefined> {
+  const memo = stores.byMerchant;
   const known = memo.get(merchantId);
   if (known) return known;
   const [first] = await repo.listStores(ctx.db, merchantId);

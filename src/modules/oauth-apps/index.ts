@@ -1,4 +1,6 @@
+import type { Context } from '../../context.ts';
 import type { Module } from '../module.ts';
+import { createAppsCache, type AppsCache } from './oauth-apps.cache.ts';
 import { oauthAppsRoutes } from './oauth-apps.routes.ts';
 
 export {
@@ -8,11 +10,18 @@ export {
   forgetApp,
   secretMatches,
   watchApps,
+  type AppsCache,
   type ClientApp,
 } from './oauth-apps.cache.ts';
 export { redirectUriIssue } from './oauth-apps.service.ts';
 export { SCOPES, intersect, isScope, joinScopes, rights, splitScopes, within } from './scopes.ts';
 
-export function createOauthApps(): Module {
-  return { name: 'oauth-apps', merchantRoutes: oauthAppsRoutes };
+export interface OauthAppsModule extends Module {
+  /** This process's apps: the OAuth module looks clients up through it (`clientById`, `appById`). */
+  readonly apps: AppsCache;
+}
+
+export function createOauthApps(ctx: Context): OauthAppsModule {
+  const apps = createAppsCache(ctx.bus);
+  return { name: 'oauth-apps', apps, merchantRoutes: oauthAppsRoutes(apps) };
 }

@@ -1,6 +1,10 @@
 // Apps as the token endpoint and the bearer check need them, cached per process: client authentication
 // and access-token checks then cost no query once warm. Every change to an app (update, rotation, delete)
-// notifies APPS_CHANNEL in its transaction, and every process drops the app on hearing it.
+// notifies APPS_CHANNEL in its transaction, and every process drops the app on hearing it. The cache is the
+// shared BusCache (src/db/bus-cache.ts): an app is kept under the key it was looked up by (its id, or its
+// client id) and tagged by its id, so one notification drops both.
+import type { Bus } from '../../db/bus.ts';
+import { BusCache } from '../../db/bus-cache.ts';
 import type { Context } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import { notify } from '../../db/bus.ts';
@@ -25,36 +29,14 @@ export interface ClientApp {
   previousSecretExpiresAt: number | null;
 }
 
-interface State {
-  byClientId: Map<string, ClientApp>;
-  byId: Map<string, ClientApp>;
-  /** Bumped by every invalidation: a lookup that raced one does not cache what it read. */
-  epoch: number;
-  ready: Promise<void>;
-}
+/** This process's apps, made by `createOauthApps` and passed to whoever looks an app up. */
+export type AppsCache = BusCache<ClientApp>;
 
-const states = new WeakMap<Context, State>();
-const MAX_ENTRIES = 10_000;
+// 10,000 apps, each under at most two keys.
+const MAX_ENTRIES = 20_000;
 
-function stateOf(ctx: Context): State {
-  let state = states.get(ctx);
-  if (state) return state;
-  const s: State = { byClientId: new Map(), byId: new Map(), epoch: 0, ready: Promise.resolve() };
-  const drop = (appId: string) => {
-    s.epoch++;
-    const app = s.byId.get(appId);
-    s.byId.delete(appId);
-    if (app) s.byClientId.delete(app.clientId);
-  };
-  s.ready = ctx.bus.listen(APPS_CHANNEL, drop).then(() => undefined);
-  ctx.bus.onReset(() => {
-    s.epoch++;
-    s.byId.clear();
-    s.byClientId.clear();
-  });
-  states.set(ctx, s);
-  state = s;
-  return state;
+export function createAppsCache(bus: Bus): AppsCache {
+  return new BusCache<ClientApp>(bus, { channel: APPS_CHANNEL, maxEntries: MAX_ENTRIES, tagOf: (a) => a.id });
 }
 
 export function toClientApp(row: AppRow): ClientApp {
@@ -73,32 +55,30 @@ export function toClientApp(row: AppRow): ClientApp {
   };
 }
 
-async function load(ctx: Context, read: () => Promise<AppRow | undefined>): Promise<ClientApp | undefined> {
-  const state = stateOf(ctx);
-  await state.ready;
-  const epoch = state.epoch;
-  const row = await read();
-  if (!row) return undefined;
-  const app = toClientApp(row);
-  if (state.epoch === epoch) {
-    if (state.byId.size >= MAX_ENTRIES) {
-      state.byId.clear();
-      state.byClientId.clear();
-    }
-    state.byId.set(app.id, app);
-    state.byClientId.set(app.clientId, app);
-  }
-  return app;
+export async function clientById(
+  apps: AppsCache,
+  ctx: Context,
+  clientId: string,
+): Promise<ClientApp | undefined> {
+  const key = `client:${clientId}`;
+  return (
+    apps.get(key) ??
+    apps.load([key], async () => {
+      const row = await findAppByClientId(ctx.db, clientId);
+      return row && toClientApp(row);
+    })
+  );
 }
 
-export async function clientById(ctx: Context, clientId: string): Promise<ClientApp | undefined> {
-  const cached = stateOf(ctx).byClientId.get(clientId);
-  return cached ?? load(ctx, () => findAppByClientId(ctx.db, clientId));
-}
-
-export async function appById(ctx: Context, appId: string): Promise<ClientApp | undefined> {
-  const cached = stateOf(ctx).byId.get(appId);
-  return cached ?? load(ctx, () => findAppById(ctx.db, appId));
+export async function appById(apps: AppsCache, ctx: Context, appId: string): Promise<ClientApp | undefined> {
+  const key = `id:${appId}`;
+  return (
+    apps.get(key) ??
+    apps.load([key], async () => {
+      const row = await findAppById(ctx.db, appId);
+      return row && toClientApp(row);
+    })
+  );
 }
 
 /** SHA-256 and a constant-time compare: client secrets carry 178 random bits, so a slow KDF buys nothing. */
@@ -118,16 +98,12 @@ export async function announceAppChange(trx: Executor, appId: string): Promise<v
   await notify(trx, APPS_CHANNEL, appId);
 }
 
-/** Makes sure this process listens before it serves from the cache. */
-export async function watchApps(ctx: Context): Promise<void> {
-  await stateOf(ctx).ready;
+/** Makes sure this process listens before it serves from the cache; a failed listen is tried again next time. */
+export async function watchApps(apps: AppsCache): Promise<void> {
+  await apps.listen();
 }
 
 /** The process that made a change forgets at once, without waiting for its own notification. */
-export function forgetApp(ctx: Context, appId: string): void {
-  const state = stateOf(ctx);
-  state.epoch++;
-  const app = state.byId.get(appId);
-  state.byId.delete(appId);
-  if (app) state.byClientId.delete(app.clientId);
+export function forgetApp(apps: AppsCache, appId: string): void {
+  apps.evict(appId);
 }

@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
-import type { Mode } from '../../lib/credentials.ts';
+import { paginate, type Page, type PageInput, type Scope } from '../../lib/scope.ts';
 import type { OAuthAppsTable } from './oauth-apps.table.ts';
 
 export type AppRow = Selectable<OAuthAppsTable>;
@@ -9,34 +9,27 @@ export async function insertApp(db: Executor, row: Insertable<OAuthAppsTable>): 
   return db.insertInto('oauth_apps').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function findApp(db: Executor, merchantId: string, mode: Mode, appId: string) {
+export async function findApp(db: Executor, scope: Scope, appId: string) {
   return db
     .selectFrom('oauth_apps')
     .selectAll()
-    .where('merchant_id', '=', merchantId)
-    .where('mode', '=', mode)
+    .where('merchant_id', '=', scope.merchantId)
+    .where('mode', '=', scope.mode)
     .where('id', '=', appId)
     .executeTakeFirst();
 }
 
-export async function listApps(
-  db: Executor,
-  merchantId: string,
-  mode: Mode,
-  limit: number,
-  startingAfter: string | undefined,
-) {
-  const base = db.selectFrom('oauth_apps').where('merchant_id', '=', merchantId).where('mode', '=', mode);
-  const paged = startingAfter ? base.where('id', '<', startingAfter) : base;
-  const [rows, total] = await Promise.all([
-    paged
-      .selectAll()
-      .orderBy('id', 'desc')
-      .limit(limit + 1)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, count: Number(total.n) };
+export async function listApps(db: Executor, scope: Scope, page: PageInput): Promise<Page<AppRow>> {
+  const q = db
+    .selectFrom('oauth_apps')
+    .where('merchant_id', '=', scope.merchantId)
+    .where('mode', '=', scope.mode);
+  return paginate(page, {
+    rows: (after, take) =>
+      (after ? q.where('id', '<', after) : q).selectAll().orderBy('id', 'desc').limit(take).execute(),
+    count: async () =>
+      Number((await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n),
+  });
 }
 
 export async function updateApp(
@@ -81,11 +74,11 @@ export async function rotateSecret(
     .executeTakeFirst();
 }
 
-export async function deleteApp(db: Executor, merchantId: string, mode: Mode, appId: string) {
+export async function deleteApp(db: Executor, scope: Scope, appId: string) {
   return db
     .deleteFrom('oauth_apps')
-    .where('merchant_id', '=', merchantId)
-    .where('mode', '=', mode)
+    .where('merchant_id', '=', scope.merchantId)
+    .where('mode', '=', scope.mode)
     .where('id', '=', appId)
     .returning(['id', 'name', 'client_id'])
     .executeTakeFirst();

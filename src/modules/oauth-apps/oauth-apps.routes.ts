@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { auditContext, merchantOf } from '../../http/request.ts';
-import { errors, page } from '../../http/schemas.ts';
+import { auditContext, merchantScope } from '../../http/request.ts';
+import { errors, pageOf } from '../../http/schemas.ts';
 import {
   AppData,
   AppParams,
@@ -13,103 +13,107 @@ import {
   RotateSecretBody,
   UpdateAppBody,
 } from './oauth-apps.schemas.ts';
+import type { AppsCache } from './oauth-apps.cache.ts';
 import * as service from './oauth-apps.service.ts';
 
-export const oauthAppsRoutes: FastifyPluginAsync = async (plugin) => {
-  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-  const tags = ['OAuth apps'];
-  const security = [{ session: [] }];
+export const oauthAppsRoutes =
+  (apps: AppsCache): FastifyPluginAsync =>
+  async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    const tags = ['OAuth apps'];
+    const security = [{ session: [] }];
 
-  app.get(
-    '/developer/apps',
-    { schema: { tags, security, querystring: AppsQuery, response: { 200: AppsPage, ...errors(400, 401) } } },
-    async (request) => {
-      const limit = request.query.limit ?? 50;
-      const { rows, count } = await service.listApps(
-        app.ctx,
-        merchantOf(request).merchantId,
-        request.mode,
-        limit,
-        request.query.starting_after,
-      );
-      return { data: page(rows, limit, count) };
-    },
-  );
-
-  app.post(
-    '/developer/apps',
-    {
-      schema: {
-        tags,
-        security,
-        body: CreateAppBody,
-        response: { 201: AppSecretData, ...errors(400, 401, 403) },
+    app.get(
+      '/developer/apps',
+      {
+        schema: { tags, security, querystring: AppsQuery, response: { 200: AppsPage, ...errors(400, 401) } },
       },
-    },
-    async (request, reply) => {
-      const created = await service.createApp(app.ctx, auditContext(request), request.body);
-      return reply.code(201).send({ data: created });
-    },
-  );
+      async (request) => ({
+        data: await service.listApps(app.ctx, merchantScope(request), pageOf(request.query)),
+      }),
+    );
 
-  app.get(
-    '/developer/apps/:appID',
-    { schema: { tags, security, params: AppParams, response: { 200: AppData, ...errors(401, 404) } } },
-    async (request) => ({
-      data: await service.getApp(app.ctx, merchantOf(request).merchantId, request.mode, request.params.appID),
-    }),
-  );
-
-  app.patch(
-    '/developer/apps/:appID',
-    {
-      schema: {
-        tags,
-        security,
-        params: AppParams,
-        body: UpdateAppBody,
-        response: { 200: AppData, ...errors(400, 401, 403, 404) },
+    app.post(
+      '/developer/apps',
+      {
+        schema: {
+          tags,
+          security,
+          body: CreateAppBody,
+          response: { 201: AppSecretData, ...errors(400, 401, 403) },
+        },
       },
-    },
-    async (request) => ({
-      data: await service.updateApp(app.ctx, auditContext(request), request.params.appID, request.body),
-    }),
-  );
-
-  app.post(
-    '/developer/apps/:appID/rotate-secret',
-    {
-      schema: {
-        tags,
-        security,
-        params: AppParams,
-        body: RotateSecretBody,
-        response: { 200: AppSecretData, ...errors(400, 401, 403, 404) },
+      async (request, reply) => {
+        const created = await service.createApp(app.ctx, auditContext(request), request.body);
+        return reply.code(201).send({ data: created });
       },
-    },
-    async (request) => ({
-      data: await service.rotateAppSecret(
-        app.ctx,
-        auditContext(request),
-        request.params.appID,
-        request.body.previous_secret_expires_in ?? 0,
-      ),
-    }),
-  );
+    );
 
-  app.delete(
-    '/developer/apps/:appID',
-    {
-      schema: {
-        tags,
-        security,
-        params: AppParams,
-        response: { 204: Type.Null(), ...errors(401, 403, 404) },
+    app.get(
+      '/developer/apps/:appID',
+      { schema: { tags, security, params: AppParams, response: { 200: AppData, ...errors(401, 404) } } },
+      async (request) => ({
+        data: await service.getApp(app.ctx, merchantScope(request), request.params.appID),
+      }),
+    );
+
+    app.patch(
+      '/developer/apps/:appID',
+      {
+        schema: {
+          tags,
+          security,
+          params: AppParams,
+          body: UpdateAppBody,
+          response: { 200: AppData, ...errors(400, 401, 403, 404) },
+        },
       },
-    },
-    async (request, reply) => {
-      await service.deleteApp(app.ctx, auditContext(request), request.params.appID);
-      return reply.code(204).send(null);
-    },
-  );
-};
+      async (request) => ({
+        data: await service.updateApp(
+          apps,
+          app.ctx,
+          auditContext(request),
+          request.params.appID,
+          request.body,
+        ),
+      }),
+    );
+
+    app.post(
+      '/developer/apps/:appID/rotate-secret',
+      {
+        schema: {
+          tags,
+          security,
+          params: AppParams,
+          body: RotateSecretBody,
+          response: { 200: AppSecretData, ...errors(400, 401, 403, 404) },
+        },
+      },
+      async (request) => ({
+        data: await service.rotateAppSecret(
+          apps,
+          app.ctx,
+          auditContext(request),
+          request.params.appID,
+          request.body.previous_secret_expires_in ?? 0,
+        ),
+      }),
+    );
+
+    app.delete(
+      '/developer/apps/:appID',
+      {
+        schema: {
+          tags,
+          security,
+          params: AppParams,
+          response: { 204: Type.Null(), ...errors(401, 403, 404) },
+        },
+      },
+      async (request, reply) => {
+        await service.deleteApp(apps, app.ctx, auditContext(request), request.params.appID);
+        return reply.code(204).send(null);
+      },
+    );
+  };

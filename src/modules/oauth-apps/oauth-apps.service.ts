@@ -2,19 +2,19 @@
 // secret is shown once (create, rotate) and stored as SHA-256. Every change notifies the app cache of every
 // process in its transaction; deletion cascades to grants, codes and tokens in the database.
 import type { Context } from '../../context.ts';
-import type { Mode } from '../../lib/credentials.ts';
 import { makeCredential } from '../../lib/credentials.ts';
 import { AppError, notFound, type ErrorDetail } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
+import { mapPage, type PageInput, type Scope } from '../../lib/scope.ts';
 import { iso } from '../../lib/time.ts';
 import { uriTextIssue } from '../../lib/uri.ts';
 import { logSecurityChange, writeAudit, type AuditContext } from '../audit/index.ts';
-import { announceAppChange, forgetApp } from './oauth-apps.cache.ts';
+import { announceAppChange, forgetApp, type AppsCache } from './oauth-apps.cache.ts';
 import * as repo from './oauth-apps.repository.ts';
 import { joinScopes, splitScopes } from './scopes.ts';
 import { randomBytes } from 'node:crypto';
 
-const LOOPBACK: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
+const LOOPBACK: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 export function presentApp(row: repo.AppRow) {
@@ -45,7 +45,7 @@ export function redirectUriIssue(raw: string): string | undefined {
   }
   if (url.protocol === 'https:') return url.hostname ? undefined : 'must name a host';
   if (url.protocol === 'http:') {
-    return LOOPBACK.has(url.hostname) ? undefined : 'must use https (http only for localhost)';
+    return LOOPBACK.includes(url.hostname) ? undefined : 'must use https (http only for localhost)';
   }
   return 'must use https (http only for localhost)';
 }
@@ -106,19 +106,12 @@ export async function createApp(ctx: Context, audit: AuditContext, input: Create
   });
 }
 
-export async function listApps(
-  ctx: Context,
-  merchantId: string,
-  mode: Mode,
-  limit: number,
-  startingAfter?: string,
-) {
-  const { rows, count } = await repo.listApps(ctx.db, merchantId, mode, limit, startingAfter);
-  return { rows: rows.map(presentApp), count };
+export async function listApps(ctx: Context, scope: Scope, page: PageInput) {
+  return mapPage(await repo.listApps(ctx.db, scope, page), presentApp);
 }
 
-export async function getApp(ctx: Context, merchantId: string, mode: Mode, appId: string) {
-  const row = await repo.findApp(ctx.db, merchantId, mode, appId);
+export async function getApp(ctx: Context, scope: Scope, appId: string) {
+  const row = await repo.findApp(ctx.db, scope, appId);
   if (!row) throw notFound('app');
   return presentApp(row);
 }
@@ -130,10 +123,16 @@ export interface UpdateApp {
   allowed_scopes?: string[] | undefined;
 }
 
-export async function updateApp(ctx: Context, audit: AuditContext, appId: string, input: UpdateApp) {
+export async function updateApp(
+  apps: AppsCache,
+  ctx: Context,
+  audit: AuditContext,
+  appId: string,
+  input: UpdateApp,
+) {
   if (input.redirect_uris) checkRedirectUris(input.redirect_uris);
   const result = await ctx.db.transaction().execute(async (trx) => {
-    const current = await repo.findApp(trx, audit.merchantId, audit.mode, appId);
+    const current = await repo.findApp(trx, audit, appId);
     if (!current) throw notFound('app');
     const row = await repo.updateApp(trx, audit.merchantId, appId, {
       ...(input.name !== undefined ? { name: input.name } : {}),
@@ -155,11 +154,12 @@ export async function updateApp(ctx: Context, audit: AuditContext, appId: string
     await announceAppChange(trx, row.id);
     return presentApp(row);
   });
-  forgetApp(ctx, appId);
+  forgetApp(apps, appId);
   return result;
 }
 
 export async function rotateAppSecret(
+  apps: AppsCache,
   ctx: Context,
   audit: AuditContext,
   appId: string,
@@ -167,7 +167,7 @@ export async function rotateAppSecret(
 ) {
   const secret = makeCredential('client_secret', audit.mode);
   const result = await ctx.db.transaction().execute(async (trx) => {
-    const current = await repo.findApp(trx, audit.merchantId, audit.mode, appId);
+    const current = await repo.findApp(trx, audit, appId);
     if (!current) throw notFound('app');
     const previous =
       previousExpiresIn > 0
@@ -192,13 +192,18 @@ export async function rotateAppSecret(
     await announceAppChange(trx, row.id);
     return { ...presentApp(row), client_secret: secret.token };
   });
-  forgetApp(ctx, appId);
+  forgetApp(apps, appId);
   return result;
 }
 
-export async function deleteApp(ctx: Context, audit: AuditContext, appId: string): Promise<void> {
+export async function deleteApp(
+  apps: AppsCache,
+  ctx: Context,
+  audit: AuditContext,
+  appId: string,
+): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
-    const row = await repo.deleteApp(trx, audit.merchantId, audit.mode, appId);
+    const row = await repo.deleteApp(trx, audit, appId);
     if (!row) throw notFound('app');
     await writeAudit(trx, audit, {
       action: 'developer_app.deleted',
@@ -208,6 +213,6 @@ export async function deleteApp(ctx: Context, audit: AuditContext, appId: string
     });
     await announceAppChange(trx, row.id);
   });
-  forgetApp(ctx, appId);
+  forgetApp(apps, appId);
   logSecurityChange(ctx, audit, 'OAuth app deleted: its tokens stop working', { app_id: appId });
 }

@@ -17,8 +17,9 @@ import {
   merchantName,
   setSignInCookies,
   signIn,
+  type SignInLimits,
 } from '../merchants/index.ts';
-import { clientById } from '../oauth-apps/index.ts';
+import { clientById, type AppsCache } from '../oauth-apps/index.ts';
 import {
   checkAuthorizationRequest,
   consentCsrfToken,
@@ -64,7 +65,10 @@ async function signedIn(request: FastifyRequest): Promise<MerchantPrincipal | nu
   }
 }
 
-export const authorizeRoutes: FastifyPluginAsync = async (plugin) => {
+export const authorizeRoutes: FastifyPluginAsync<{ apps: AppsCache; signIns: SignInLimits }> = async (
+  plugin,
+  { apps, signIns },
+) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   acceptForms(app);
   // Input refused before a handler runs (text the database cannot store, src/http/text-guard.ts) is shown
@@ -121,7 +125,7 @@ export const authorizeRoutes: FastifyPluginAsync = async (plugin) => {
       validatorCompiler: () => () => true,
     },
     async (request, reply) => {
-      const check = await checkAuthorizationRequest(ctx, request.query);
+      const check = await checkAuthorizationRequest(apps, ctx, request.query);
       if (check.kind === 'page') {
         if (wantsJson(request)) throw new AppError('validation_failed', check.message);
         return sendPage(reply, 400, errorPage(check.title, check.message));
@@ -188,10 +192,10 @@ export const authorizeRoutes: FastifyPluginAsync = async (plugin) => {
         );
       }
       const clientId = new URLSearchParams(returnTo.slice(AUTHORIZE_PATH.length + 1)).get('client_id');
-      const appName = (clientId && (await clientById(ctx, clientId))?.name) || 'An app';
+      const appName = (clientId && (await clientById(apps, ctx, clientId))?.name) || 'An app';
       try {
         // The same budget as /auth/login: one account, one set of limits, whichever form is used.
-        const result = await signIn(ctx, {
+        const result = await signIn(signIns, ctx, {
           email: text('email'),
           password: text('password'),
           ip: request.ip,
@@ -277,7 +281,7 @@ export const authorizeRoutes: FastifyPluginAsync = async (plugin) => {
         }
         approve = body.approve;
       }
-      const redirectTo = await decideConsent(ctx, merchant, consentId, approve, requestMeta(request));
+      const redirectTo = await decideConsent(apps, ctx, merchant, consentId, approve, requestMeta(request));
       if (!redirectTo) {
         return fail(
           400,

@@ -10,6 +10,7 @@ import { writeAudit, type AuditContext } from '../audit/index.ts';
 import {
   appById,
   clientById,
+  type AppsCache,
   isScope,
   joinScopes,
   splitScopes,
@@ -51,11 +52,12 @@ function single(query: Record<string, unknown>, name: string): string | undefine
 }
 
 export async function checkAuthorizationRequest(
+  apps: AppsCache,
   ctx: Context,
   query: Record<string, unknown>,
 ): Promise<AuthorizeCheck> {
   const clientId = single(query, 'client_id');
-  const app = clientId ? await clientById(ctx, clientId) : undefined;
+  const app = clientId ? await clientById(apps, ctx, clientId) : undefined;
   if (!app) {
     return {
       kind: 'page',
@@ -159,6 +161,7 @@ export interface Decider {
 
 /** `undefined` when the consent is unknown, expired, already decided or another merchant's. */
 export async function decideConsent(
+  apps: AppsCache,
   ctx: Context,
   who: Decider,
   consentId: string,
@@ -170,7 +173,7 @@ export async function decideConsent(
   const pending = await repo.findConsent(ctx.db, who.merchantId, consentId);
   // Nothing is consumed or written unless the answer's redirect can be sent.
   if (!pending || uriTextIssue(pending.redirect_uri)) return undefined;
-  const app = await appById(ctx, pending.app_id);
+  const app = await appById(apps, ctx, pending.app_id);
   if (!app) return undefined;
   let changedGrant: string | undefined;
   const location = await ctx.db.transaction().execute(async (trx) => {

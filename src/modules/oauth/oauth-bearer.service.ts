@@ -8,7 +8,7 @@ import type { Executor } from '../../db/database.ts';
 import { notify } from '../../db/bus.ts';
 import { hashCredential, type Mode } from '../../lib/credentials.ts';
 import type { PublicPrincipal } from '../../http/request.ts';
-import { APPS_CHANNEL, appById, intersect, splitScopes } from '../oauth-apps/index.ts';
+import { APPS_CHANNEL, appById, intersect, splitScopes, type AppsCache } from '../oauth-apps/index.ts';
 import { findAccessToken, touchGrants } from './oauth.repository.ts';
 
 export const GRANTS_CHANNEL = 'svc_oauth_grants';
@@ -150,7 +150,11 @@ export function noteGrantUse(ctx: Context, grantId: string): void {
 }
 
 /** The `access_token` resolver of public auth, which has already checked the token's shape and checksum. */
-export async function resolveAccessToken(ctx: Context, token: string): Promise<PublicPrincipal | undefined> {
+export async function resolveAccessToken(
+  apps: AppsCache,
+  ctx: Context,
+  token: string,
+): Promise<PublicPrincipal | undefined> {
   const state = stateOf(ctx);
   const hash = hashCredential(token);
   const key = hash.toString('base64');
@@ -161,7 +165,7 @@ export async function resolveAccessToken(ctx: Context, token: string): Promise<P
     slot = await lookup(ctx, state, key, hash);
   } else ctx.metrics.cacheHit.access_token.inc();
   if ('missUntil' in slot || slot.expiresAt <= now) return undefined;
-  const app = await appById(ctx, slot.appId);
+  const app = await appById(apps, ctx, slot.appId);
   if (!app || slot.createdAt < app.tokensValidAfter) return undefined;
   touch(ctx, state, slot.grantId, now);
   return {

@@ -4,7 +4,7 @@ import type { Context } from '../../context.ts';
 import { parseCredential } from '../../lib/credentials.ts';
 import { storableText } from '../../http/text-guard.ts';
 import { createFailureLimiter, retryAfterSeconds, type FailureLimiter } from '../../lib/failure-limiter.ts';
-import { clientById, secretMatches, type ClientApp } from '../oauth-apps/index.ts';
+import { clientById, secretMatches, type AppsCache, type ClientApp } from '../oauth-apps/index.ts';
 import { OAuthError, invalidClient } from './oauth.errors.ts';
 
 export type Params = Record<string, unknown>;
@@ -100,13 +100,14 @@ export function failedCaller(ctx: Context, error: OAuthError, ip: string | undef
 }
 
 async function verify(
+  apps: AppsCache,
   ctx: Context,
   clientId: string,
   secret: string,
   basic: boolean,
   ip: string | undefined,
 ): Promise<ClientApp> {
-  const app = clientId.startsWith('svc_ca_') ? await clientById(ctx, clientId) : undefined;
+  const app = clientId.startsWith('svc_ca_') ? await clientById(apps, ctx, clientId) : undefined;
   const parsed = parseCredential(secret);
   if (!app || parsed?.kind !== 'client_secret' || parsed.mode !== app.mode || !secretMatches(app, secret)) {
     const error = invalidClient('Client authentication failed: unknown client or wrong secret.', basic);
@@ -120,6 +121,7 @@ async function verify(
  * per app and per `ip` (the client address, `request.ip`).
  */
 export async function authenticateClient(
+  apps: AppsCache,
   ctx: Context,
   params: Params,
   authorization: string | undefined,
@@ -143,7 +145,7 @@ export async function authenticateClient(
     if (bodyId !== undefined && bodyId !== basic.id) {
       throw new OAuthError('invalid_request', 'client_id in the body differs from the Basic credentials.');
     }
-    return verify(ctx, basic.id, basic.secret, true, ip);
+    return verify(apps, ctx, basic.id, basic.secret, true, ip);
   }
   if (bodyId === undefined) {
     throw invalidClient('Authenticate the client: HTTP Basic, or client_id and client_secret.', false);
@@ -151,5 +153,5 @@ export async function authenticateClient(
   if (bodySecret === undefined) {
     throw invalidClient('client_secret is required: apps are confidential clients.', false);
   }
-  return verify(ctx, bodyId, bodySecret, false, ip);
+  return verify(apps, ctx, bodyId, bodySecret, false, ip);
 }

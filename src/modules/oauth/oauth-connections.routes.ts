@@ -4,9 +4,10 @@ import { Type } from 'typebox';
 import { auditContext, merchantOf } from '../../http/request.ts';
 import { PageQuery, errors, page } from '../../http/schemas.ts';
 import { ConnectionsPage, GrantParams, InstallsAnswer } from './oauth.schemas.ts';
+import type { AppsCache } from '../oauth-apps/index.ts';
 import { countInstalls, disconnect, listConnections } from './oauth-connections.service.ts';
 
-export const connectionsRoutes: FastifyPluginAsync = async (plugin) => {
+export const connectionsRoutes: FastifyPluginAsync<{ apps: AppsCache }> = async (plugin, { apps }) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['OAuth connections'];
   const security = [{ session: [] }];
@@ -62,7 +63,13 @@ export const connectionsRoutes: FastifyPluginAsync = async (plugin) => {
       },
     },
     async (request) => ({
-      data: await countInstalls(app.ctx, merchantOf(request).merchantId, request.mode, request.params.appID),
+      data: await countInstalls(
+        apps,
+        app.ctx,
+        merchantOf(request).merchantId,
+        request.mode,
+        request.params.appID,
+      ),
     }),
   );
 };

@@ -5,7 +5,7 @@ import type { Mode } from '../../lib/credentials.ts';
 import { notFound } from '../../lib/errors.ts';
 import { iso } from '../../lib/time.ts';
 import { logSecurityChange, writeAudit, type AuditContext } from '../audit/index.ts';
-import { appById, splitScopes } from '../oauth-apps/index.ts';
+import { appById, splitScopes, type AppsCache } from '../oauth-apps/index.ts';
 import { announceGrantRevocation, forgetGrant } from './oauth-bearer.service.ts';
 import * as repo from './oauth.repository.ts';
 
@@ -59,8 +59,14 @@ export async function disconnect(ctx: Context, audit: AuditContext, grantId: str
  * For the app's developer: how many stores installed the app (one grant per installing merchant). An app
  * of another merchant or of the other mode is not found, as every merchant resource.
  */
-export async function countInstalls(ctx: Context, merchantId: string, mode: Mode, appId: string) {
-  const app = await appById(ctx, appId);
+export async function countInstalls(
+  apps: AppsCache,
+  ctx: Context,
+  merchantId: string,
+  mode: Mode,
+  appId: string,
+) {
+  const app = await appById(apps, ctx, appId);
   if (!app || app.merchantId !== merchantId || app.mode !== mode) throw notFound('app');
   return { app_id: app.id, stores: await repo.countGrantsOfApp(ctx.db, app.id) };
 }

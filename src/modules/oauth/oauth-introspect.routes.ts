@@ -6,6 +6,8 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from '../../context.ts';
+import type { FirstStores } from '../merchants/index.ts';
+import type { AppsCache } from '../oauth-apps/index.ts';
 import type { CredentialResolvers } from '../../http/public-auth.ts';
 import { bearerToken } from '../../http/merchant-auth.ts';
 import { authenticateClient, failedCaller, param, type Params } from './oauth-client-auth.ts';
@@ -30,6 +32,7 @@ function platformCaller(ctx: Context, expected: Buffer | undefined, request: Fas
 }
 
 async function callerOf(
+  apps: AppsCache,
   ctx: Context,
   internal: Buffer | undefined,
   request: FastifyRequest,
@@ -37,11 +40,11 @@ async function callerOf(
 ): Promise<Introspector> {
   const header = request.headers.authorization;
   if (header !== undefined && /^Bearer\b/i.test(header)) return platformCaller(ctx, internal, request);
-  return { kind: 'client', app: await authenticateClient(ctx, params, header, request.ip) };
+  return { kind: 'client', app: await authenticateClient(apps, ctx, params, header, request.ip) };
 }
 
 export const introspectRoutes =
-  (credentials: CredentialResolvers): FastifyPluginAsync =>
+  (credentials: CredentialResolvers, apps: AppsCache, firstStores: FirstStores): FastifyPluginAsync =>
   async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     const internal = app.ctx.config.internalToken ? digest(app.ctx.config.internalToken) : undefined;
@@ -57,10 +60,10 @@ export const introspectRoutes =
       async (request, reply) => {
         void reply.headers(NO_STORE);
         const params = request.body as Params;
-        const caller = await callerOf(app.ctx, internal, request, params);
+        const caller = await callerOf(apps, app.ctx, internal, request, params);
         const token = param(params, 'token');
         if (token === undefined) throw new OAuthError('invalid_request', 'token is required.');
-        return introspect(app.ctx, credentials, caller, token);
+        return introspect(apps, firstStores, app.ctx, credentials, caller, token);
       },
     );
   };

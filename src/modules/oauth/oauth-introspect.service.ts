@@ -7,8 +7,8 @@ import type { Context } from '../../context.ts';
 import type { CredentialResolvers } from '../../http/public-auth.ts';
 import type { PublicPrincipal } from '../../http/request.ts';
 import type { Mode } from '../../lib/credentials.ts';
-import { installedStoreId } from '../merchants/index.ts';
-import { appById, joinScopes, type ClientApp } from '../oauth-apps/index.ts';
+import { installedStoreId, type FirstStores } from '../merchants/index.ts';
+import { appById, joinScopes, type AppsCache, type ClientApp } from '../oauth-apps/index.ts';
 
 /** An OAuth client sees its own access tokens only; a platform service (the internal token) sees any. */
 export type Introspector = { kind: 'client'; app: ClientApp } | { kind: 'platform' };
@@ -33,6 +33,8 @@ const INACTIVE: Introspection = Object.freeze({ active: false });
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
 export async function introspect(
+  apps: AppsCache,
+  firstStores: FirstStores,
   ctx: Context,
   credentials: CredentialResolvers,
   caller: Introspector,
@@ -47,7 +49,7 @@ export async function introspect(
       ? undefined
       : caller.kind === 'client'
         ? caller.app
-        : await appById(ctx, principal.appId);
+        : await appById(apps, ctx, principal.appId);
   if (principal.appId !== undefined && !app) return INACTIVE; // deleted between the two cached reads
   return {
     active: true,
@@ -55,7 +57,7 @@ export async function introspect(
     scope: joinScopes(principal.scopes),
     ...(app ? { client_id: app.clientId } : {}),
     merchant_id: principal.merchantId,
-    store_id: (await installedStoreId(ctx, principal.merchantId)) ?? null,
+    store_id: (await installedStoreId(firstStores, ctx, principal.merchantId)) ?? null,
     mode: principal.mode,
     ...(principal.expiresAt !== undefined ? { exp: seconds(principal.expiresAt) } : {}),
     iat: seconds(principal.issuedAt),

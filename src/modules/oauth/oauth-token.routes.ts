@@ -11,9 +11,10 @@ import { closeHotPool } from './oauth.pool.ts';
 import { OAuthError } from './oauth.errors.ts';
 import { OAuthErrorBody, RevocationAnswer, RevokeBody, TokenBody, TokenResponse } from './oauth.schemas.ts';
 import { introspectRoutes } from './oauth-introspect.routes.ts';
+import type { AppsCache } from '../oauth-apps/index.ts';
 import type { CredentialResolvers } from '../../http/public-auth.ts';
 import { exchangeCode, refreshTokens, revokeToken } from './oauth-token.service.ts';
-import { installedStoreId } from '../merchants/index.ts';
+import { installedStoreId, type FirstStores } from '../merchants/index.ts';
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
@@ -62,7 +63,7 @@ function rfcErrors(app: FastifyInstance): void {
 }
 
 export const tokenRoutes =
-  (credentials: CredentialResolvers): FastifyPluginAsync =>
+  (credentials: CredentialResolvers, apps: AppsCache, firstStores: FirstStores): FastifyPluginAsync =>
   async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     acceptForms(app);
@@ -94,7 +95,13 @@ export const tokenRoutes =
             'grant_type must be authorization_code or refresh_token.',
           );
         }
-        const client = await authenticateClient(app.ctx, params, request.headers.authorization, request.ip);
+        const client = await authenticateClient(
+          apps,
+          app.ctx,
+          params,
+          request.headers.authorization,
+          request.ip,
+        );
         const mode = request.headers['x-svc-mode'];
         if (mode !== undefined && mode !== client.mode) {
           // A test app's code never yields a live token, and the reverse (API.md section 5).
@@ -117,7 +124,7 @@ export const tokenRoutes =
         }
         app.ctx.metrics.tokenGrants.labels(grantType, 'issued').inc();
         // The installation, so that the app knows which store it acts on (Stripe's `stripe_user_id`).
-        const storeId = (await installedStoreId(app.ctx, tokens.merchant_id)) ?? null;
+        const storeId = (await installedStoreId(firstStores, app.ctx, tokens.merchant_id)) ?? null;
         return { ...tokens, store_id: storeId, mode: client.mode };
       },
     );
@@ -136,12 +143,18 @@ export const tokenRoutes =
       async (request, reply) => {
         void reply.headers(NO_STORE);
         const params = request.body as Record<string, unknown>;
-        const client = await authenticateClient(app.ctx, params, request.headers.authorization, request.ip);
+        const client = await authenticateClient(
+          apps,
+          app.ctx,
+          params,
+          request.headers.authorization,
+          request.ip,
+        );
         await revokeToken(app.ctx, client, params, requestMeta(request));
         return {};
       },
     );
 
     // A child scope: the form parser and the RFC error handler above apply to it too.
-    await app.register(introspectRoutes(credentials));
+    await app.register(introspectRoutes(credentials, apps, firstStores));
   };

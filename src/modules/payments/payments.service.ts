@@ -8,7 +8,7 @@ countries.registerLocale(en);
 
 // XK (Kosovo) is a user-assigned code, not part of ISO 3166-1. "United States" is the name the contract
 // shows (API.md section 6) where the package's first English name is "United States of America".
-const NOT_ISO: ReadonlySet<string> = new Set(['XK']);
+const NOT_ISO: readonly string[] = ['XK'];
 const NAMES: Record<string, string> = { US: 'United States' };
 
 export interface Country {
@@ -18,7 +18,7 @@ export interface Country {
 
 export const SUPPORTED_COUNTRIES: readonly Country[] = Object.freeze(
   Object.entries(countries.getNames('en', { select: 'official' }))
-    .filter(([code]) => !NOT_ISO.has(code))
+    .filter(([code]) => !NOT_ISO.includes(code))
     .map(([code, name]) => Object.freeze({ code, name: NAMES[code] ?? name }))
     .sort((a, b) => a.code.localeCompare(b.code)),
 );

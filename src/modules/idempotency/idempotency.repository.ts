@@ -1,6 +1,6 @@
 import { sql, type Selectable } from 'kysely';
-import type { Executor } from '../db/database.ts';
-import type { Mode } from '../lib/credentials.ts';
+import type { Executor } from '../../db/database.ts';
+import type { Mode } from '../../lib/credentials.ts';
 import type { IdempotencyKeysTable } from './idempotency.table.ts';
 
 export type IdempotencyRow = Selectable<IdempotencyKeysTable>;

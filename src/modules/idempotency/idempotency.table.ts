@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { Mode } from '../lib/credentials.ts';
+import type { Mode } from '../../lib/credentials.ts';
 
 export interface IdempotencyKeysTable {
   merchant_id: string;

@@ -6,14 +6,15 @@
 // client will make runs again.
 // The principal is the credential's owner: the key pair for API keys, the app for access tokens, the user
 // for a merchant session; so two apps installed by one merchant have separate key spaces (API.md section 1).
-// Installed per route by the mount (`registerIdempotency`), so a new POST route gets it without asking.
+// Installed per route in both interfaces' scopes (this module's `interfaceHooks`, mounted by src/app.ts), so a
+// new POST route gets it without asking.
 // Checked after authentication (an onRequest hook) and before the route's own checks (validation, handler).
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Context } from '../context.ts';
-import { sameHash } from '../lib/credentials.ts';
-import { AppError } from '../lib/errors.ts';
-import { decryptSecret, encryptSecret } from '../lib/secrets.ts';
+import type { Context } from '../../context.ts';
+import { sameHash } from '../../lib/credentials.ts';
+import { AppError } from '../../lib/errors.ts';
+import { decryptSecret, encryptSecret } from '../../lib/secrets.ts';
 import * as repo from './idempotency.repository.ts';
 
 const HEADER = 'idempotency-key';
@@ -23,7 +24,12 @@ const KEEP_MS = 24 * 3600 * 1000;
 // must not stay blocked for long after a crash.
 const LOCK_MS = 60 * 1000;
 
-const claims = new WeakMap<FastifyRequest, repo.KeyRef>();
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The key this request claimed, whose answer `storeAnswer` keeps; null when it claimed none. */
+    idempotencyClaim: repo.KeyRef | null;
+  }
+}
 
 /** Objects with sorted keys, so that `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same body. */
 function canonical(value: unknown): string {
@@ -84,7 +90,7 @@ async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<F
   let row: repo.IdempotencyRow | undefined;
   for (let attempt = 0; attempt < 2 && !row; attempt++) {
     if (await repo.insertRunning(db, ref, fields)) {
-      claims.set(request, ref);
+      request.idempotencyClaim = ref;
       return undefined;
     }
     row = await repo.findKey(db, ref);
@@ -94,7 +100,7 @@ async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<F
   const abandoned = row.response_status === null && row.locked_until <= now;
   if (expired || abandoned) {
     if (await repo.takeOver(db, ref, fields, now)) {
-      claims.set(request, ref);
+      request.idempotencyClaim = ref;
       return undefined;
     }
     throw conflict('Another request with this Idempotency-Key is in progress; retry later.');
@@ -113,9 +119,9 @@ async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<F
 }
 
 async function storeAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
-  const ref = claims.get(request);
+  const ref = request.idempotencyClaim;
   if (!ref) return payload;
-  claims.delete(request);
+  request.idempotencyClaim = null;
   const { db, config } = request.server.ctx;
   try {
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : null;
@@ -147,6 +153,7 @@ const withHook = (existing: Hook | Hook[] | undefined, hook: Hook): Hook[] =>
  * sign-in) have no principal to scope a key to, and are left out.
  */
 export function registerIdempotency(scope: FastifyInstance): void {
+  scope.decorateRequest('idempotencyClaim', null);
   scope.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (!methods.includes('POST') || route.config?.anonymous === true) return;
