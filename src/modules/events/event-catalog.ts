@@ -87,10 +87,13 @@ export const EVENT_CATALOG: readonly EventDefinition[] = Object.freeze([
   },
 ]);
 
-const IDS: ReadonlySet<string> = new Set(EVENT_CATALOG.map((e) => e.id));
+// A frozen lookup rather than a module-level Set: the catalog is data, never state.
+const IDS: Readonly<Record<string, true>> = Object.freeze(
+  Object.fromEntries(EVENT_CATALOG.map((e) => [e.id, true] as const)),
+);
 
 export function isEventType(type: string): boolean {
-  return IDS.has(type);
+  return Object.hasOwn(IDS, type);
 }
 
 /** The `data` of a sample event of this type (test and triggered events): the example of its schema. */

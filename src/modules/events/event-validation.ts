@@ -10,13 +10,13 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 // No defaults, no coercion, no removal: the data is checked as sent and kept byte for byte, extra fields too.
 const ajv = addFormats(new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false }));
 
-const VALIDATORS: ReadonlyMap<string, ValidateFunction> = new Map(
-  Object.entries(EVENT_PAYLOADS).map(([type, p]) => [type, ajv.compile(p.schema)]),
+const VALIDATORS: Readonly<Record<string, ValidateFunction>> = Object.freeze(
+  Object.fromEntries(Object.entries(EVENT_PAYLOADS).map(([type, p]) => [type, ajv.compile(p.schema)])),
 );
 
 /** Where `data` differs from the schema of `type`, as error details naming `data.<path>`; [] when it fits. */
 export function payloadProblems(type: string, data: unknown): ErrorDetail[] {
-  const validate = VALIDATORS.get(type);
+  const validate = Object.hasOwn(VALIDATORS, type) ? VALIDATORS[type] : undefined;
   if (!validate) throw new Error(`no payload schema for event type ${type}`);
   if (validate(data)) return [];
   return validationDetails(validate.errors ?? [], '').map((d) => ({
