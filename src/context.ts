@@ -6,6 +6,7 @@ import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
 import type { Bus } from './db/bus.ts';
 import type { Metrics } from './lib/metrics.ts';
+import type { Clock } from './lib/time.ts';
 
 export interface Context {
   readonly config: Config;
@@ -14,4 +15,6 @@ export interface Context {
   readonly log: FastifyBaseLogger;
   /** This service's Prometheus registry and its pre-bound counters. */
   readonly metrics: Metrics;
+  /** The time TTLs are checked against in JS (`systemClock` but in tests that move it). */
+  readonly clock: Clock;
 }

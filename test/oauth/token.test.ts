@@ -141,10 +141,12 @@ describe('authorization_code', () => {
   });
 
   it('lets a code live codeTtl seconds only', async () => {
-    const short = await startTestService({ shareWith: svc, env: { SVC_OAUTH_CODE_TTL: '1' } });
+    let skew = 0;
+    const clock = { now: () => Date.now() + skew };
+    const short = await startTestService({ shareWith: svc, env: { SVC_OAUTH_CODE_TTL: '1' }, clock });
     try {
       const a = await getCode(short.app, client, shop);
-      await new Promise((r) => setTimeout(r, 1100));
+      skew += 1100;
       const res = await tokenCall(
         short.app,
         {

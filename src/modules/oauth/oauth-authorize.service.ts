@@ -132,7 +132,7 @@ export async function openConsent(
     scopes: joinScopes(request.scopes),
     state: request.state ?? null,
     code_challenge: request.codeChallenge,
-    expires_at: new Date(Date.now() + CONSENT_TTL_MS),
+    expires_at: new Date(ctx.clock.now() + CONSENT_TTL_MS),
   });
   return id;
 }
@@ -174,7 +174,7 @@ export async function decideConsent(
   if (!app) return undefined;
   let changedGrant: string | undefined;
   const location = await ctx.db.transaction().execute(async (trx) => {
-    const consent = await repo.takeConsent(trx, who.merchantId, consentId);
+    const consent = await repo.takeConsent(trx, who.merchantId, consentId, new Date(ctx.clock.now()));
     if (!consent || consent.app_id !== app.id) return undefined;
     const audit: AuditContext = {
       merchantId: who.merchantId,
@@ -216,7 +216,7 @@ export async function decideConsent(
       scopes: consent.scopes,
       code_challenge: consent.code_challenge,
       family_id: newId('tok'),
-      expires_at: new Date(Date.now() + ctx.config.oauth.codeTtl * 1000),
+      expires_at: new Date(ctx.clock.now() + ctx.config.oauth.codeTtl * 1000),
     });
     await writeAudit(trx, audit, {
       action: 'oauth.consent_approved',

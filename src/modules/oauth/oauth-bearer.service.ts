@@ -123,7 +123,7 @@ async function lookup(ctx: Context, state: State, key: string, hash: Buffer): Pr
         createdAt: row.created_at.getTime(),
         expiresAt: row.expires_at.getTime(),
       }
-    : { missUntil: Date.now() + MISS_TTL_MS };
+    : { missUntil: ctx.clock.now() + MISS_TTL_MS };
   if (state.epoch === epoch) remember(state, key, slot);
   return slot;
 }
@@ -146,7 +146,7 @@ function touch(ctx: Context, state: State, grantId: string, now: number): void {
 
 /** A grant was used outside a bearer check (a code exchange): recorded in the next batched write. */
 export function noteGrantUse(ctx: Context, grantId: string): void {
-  touch(ctx, stateOf(ctx), grantId, Date.now());
+  touch(ctx, stateOf(ctx), grantId, ctx.clock.now());
 }
 
 /** The `access_token` resolver of public auth, which has already checked the token's shape and checksum. */
@@ -154,7 +154,7 @@ export async function resolveAccessToken(ctx: Context, token: string): Promise<P
   const state = stateOf(ctx);
   const hash = hashCredential(token);
   const key = hash.toString('base64');
-  const now = Date.now();
+  const now = ctx.clock.now();
   let slot = state.tokens.get(key);
   if (!slot || ('missUntil' in slot && slot.missUntil <= now)) {
     ctx.metrics.cacheMiss.access_token.inc();

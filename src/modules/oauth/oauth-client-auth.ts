@@ -108,7 +108,12 @@ async function verify(
 ): Promise<ClientApp> {
   const app = clientId.startsWith('svc_ca_') ? await clientById(ctx, clientId) : undefined;
   const parsed = parseCredential(secret);
-  if (!app || parsed?.kind !== 'client_secret' || parsed.mode !== app.mode || !secretMatches(app, secret)) {
+  if (
+    !app ||
+    parsed?.kind !== 'client_secret' ||
+    parsed.mode !== app.mode ||
+    !secretMatches(app, secret, ctx.clock.now())
+  ) {
     const error = invalidClient('Client authentication failed: unknown client or wrong secret.', basic);
     throw failed(ctx, error, app, ip);
   }

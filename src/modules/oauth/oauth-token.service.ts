@@ -195,7 +195,10 @@ export async function exchangeCode(
             message: 'The code was already used; the tokens issued from it are revoked.',
           });
         }
-        if (row.expires_at.getTime() <= Date.now() || row.created_at.getTime() < client.tokensValidAfter) {
+        if (
+          row.expires_at.getTime() <= ctx.clock.now() ||
+          row.created_at.getTime() < client.tokensValidAfter
+        ) {
           return { error: invalidGrant('The code is unknown, expired or was issued to another client.') };
         }
         if (row.redirect_uri !== redirectUri) {
@@ -330,7 +333,7 @@ async function refreshSlowPath(
       });
     // RFC 9700 4.14.2: a revoked sibling presented again means one of two parties holds a stolen copy.
     if (row.revoked_at) return reuse('revoked_sibling');
-    if (row.expires_at.getTime() <= Date.now() || row.created_at.getTime() < client.tokensValidAfter) {
+    if (row.expires_at.getTime() <= ctx.clock.now() || row.created_at.getTime() < client.tokensValidAfter) {
       return { error: unknown };
     }
     const owner = pairOwner(row, client.id, accessScopes ?? row.scopes);
@@ -376,7 +379,7 @@ async function refreshSlowPath(
       return { ok, revokedGrant: row.grant_id };
     }
 
-    if (Date.now() - row.rotated_at.getTime() > REFRESH_GRACE_MS) return reuse('after_grace');
+    if (ctx.clock.now() - row.rotated_at.getTime() > REFRESH_GRACE_MS) return reuse('after_grace');
     // Within the grace: a lost response or two racing refreshes, unless a branch issued from this token was
     // already used (then the other party is replaying it).
     const child = row.child_refresh ? await repo.lockToken(trx, row.child_refresh) : undefined;

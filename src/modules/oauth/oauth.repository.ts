@@ -24,13 +24,13 @@ export async function findConsent(db: Executor, merchantId: string, consentId: s
     .executeTakeFirst();
 }
 
-/** Single use: the consent is taken (deleted) by the decision that reads it. */
-export async function takeConsent(db: Executor, merchantId: string, consentId: string) {
+/** Single use: the consent is taken (deleted) by the decision that reads it, if it is alive at `now`. */
+export async function takeConsent(db: Executor, merchantId: string, consentId: string, now: Date) {
   return db
     .deleteFrom('oauth_consents')
     .where('id', '=', consentId)
     .where('merchant_id', '=', merchantId)
-    .where('expires_at', '>', sql<Date>`now()`)
+    .where('expires_at', '>', now)
     .returningAll()
     .executeTakeFirst();
 }
