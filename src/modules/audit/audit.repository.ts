@@ -30,6 +30,30 @@ export async function insertEntry(
     on conflict (merchant_id, mode, key, shard) do update set n = audit_counts.n + 1`.execute(db);
 }
 
+/**
+ * `insertEntry` for a caller's statement that makes its entries as it goes (the refresh rotation: the change
+ * and its entries in one round trip): two CTEs to put after the caller's own. `source` names a CTE of the
+ * caller with one row per entry and the columns id, merchant_id, mode, action, entity_type, entity_id,
+ * metadata (from `prepareEntry`) and created_at. The counters follow insertEntry's protocol: the shard of the
+ * transaction, every '*' counter first, then the others, in one order.
+ */
+export function entryCtes(source: string): string {
+  if (!/^[a-z_]+$/.test(source)) throw new Error(`entryCtes: ${source} is not a CTE name`);
+  return `audit_entries as (
+  insert into audit_logs (id, merchant_id, mode, action, entity_type, entity_id, metadata, created_at)
+  select id, merchant_id, mode, action, entity_type, entity_id, metadata, created_at from ${source}
+), audit_counted as (
+  insert into audit_counts (merchant_id, mode, key, shard, n)
+  select e.merchant_id, e.mode, k.key, (txid_current() % ${SHARDS})::smallint, count(*)
+    from ${source} e
+   cross join lateral unnest(array['*', 'family:' || split_part(e.action, '.', 1), 'action:' || e.action,
+                                   'entity_type:' || e.entity_type]) with ordinality as k(key, ord)
+   group by k.ord, k.key, e.merchant_id, e.mode
+   order by k.ord, e.merchant_id, e.mode, k.key
+  on conflict (merchant_id, mode, key, shard) do update set n = audit_counts.n + excluded.n
+)`;
+}
+
 /** The counter key answering `count` for this filter, when one does: a single filter, or none. */
 function counterKey(f: ListFilter): string | undefined {
   if (f.entityId || f.since || f.until) return undefined;

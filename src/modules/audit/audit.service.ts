@@ -42,13 +42,16 @@ export function systemContext(merchantId: string, mode: Mode, requestId: string 
   return { merchantId, mode, actor: { type: 'system', id: 'svc' }, ip: null, userAgent: null, requestId };
 }
 
-export async function writeAudit(trx: Executor, ctx: AuditContext, entry: AuditEntry): Promise<string> {
+/** Who acts and from where, without the tenant: for a statement that finds the tenant as it runs. */
+export type AuditActor = Omit<AuditContext, 'merchantId' | 'mode'>;
+
+function metadataOf(who: AuditActor, fields: Record<string, unknown> | undefined): string {
   const metadata = JSON.stringify({
-    actor: ctx.actor,
-    ip: ctx.ip,
-    user_agent: ctx.userAgent === null ? null : redactSecrets(ctx.userAgent),
-    request_id: ctx.requestId,
-    ...entry.fields,
+    actor: who.actor,
+    ip: who.ip,
+    user_agent: who.userAgent === null ? null : redactSecrets(who.userAgent),
+    request_id: who.requestId,
+    ...fields,
   });
   if (looksLikeSecret(metadata)) {
     throw new AppError(
@@ -56,6 +59,11 @@ export async function writeAudit(trx: Executor, ctx: AuditContext, entry: AuditE
       'The request holds something shaped like a secret credential; secrets do not belong there.',
     );
   }
+  return metadata;
+}
+
+export async function writeAudit(trx: Executor, ctx: AuditContext, entry: AuditEntry): Promise<string> {
+  const metadata = metadataOf(ctx, entry.fields);
   const now = new Date();
   const id = newId('log', now);
   await insertEntry(trx, {
@@ -70,6 +78,23 @@ export async function writeAudit(trx: Executor, ctx: AuditContext, entry: AuditE
     created_at: now,
   });
   return id;
+}
+
+/** An entry's id, time and metadata, made (and checked for secrets) before the statement that writes it. */
+export interface PreparedEntry {
+  id: string;
+  createdAt: Date;
+  metadata: string;
+}
+
+/**
+ * For a statement that writes its entries itself (`entryCtes`), where the tenant and the entity come from
+ * the rows it changes: the part of the entry known before it runs, under the same guard as `writeAudit`.
+ */
+export function prepareEntry(who: AuditActor, fields?: Record<string, unknown>): PreparedEntry {
+  const metadata = metadataOf(who, fields);
+  const createdAt = new Date();
+  return { id: newId('log', createdAt), createdAt, metadata };
 }
 
 export async function listLogs(db: Executor, filter: ListFilter) {

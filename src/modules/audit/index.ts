@@ -3,6 +3,9 @@ import { auditRoutes } from './audit.routes.ts';
 
 export {
   writeAudit,
+  prepareEntry,
+  type AuditActor,
+  type PreparedEntry,
   logSecurityChange,
   systemContext,
   type Actor,
@@ -10,6 +13,7 @@ export {
   type AuditEntry,
   type EntityType,
 } from './audit.service.ts';
+export { entryCtes } from './audit.repository.ts';
 
 export function createAudit(): Module {
   return { name: 'audit', merchantRoutes: auditRoutes };
