@@ -3,26 +3,47 @@ import type { Context } from '../../context.ts';
 import type { CredentialResolvers } from '../../http/public-auth.ts';
 import type { Module } from '../module.ts';
 import { authorizeRoutes } from './oauth-authorize.routes.ts';
-import { resolveAccessToken } from './oauth-bearer.service.ts';
+import { accessTokens, flushGrantUses, resolveAccessToken } from './oauth-bearer.service.ts';
+import { clientAuthLimits } from './oauth-client-auth.ts';
 import { connectionsRoutes } from './oauth-connections.routes.ts';
 import { housekeeping } from './oauth-housekeeping.ts';
 import { metadataRoutes } from './oauth-metadata.routes.ts';
+import { hotPool } from './oauth.pool.ts';
+import { refreshBatcher } from './oauth-refresh-batch.ts';
+import type { OauthState } from './oauth.state.ts';
 import { tokenRoutes } from './oauth-token.routes.ts';
 
 export { authorizationServerMetadata } from './oauth-metadata.routes.ts';
 export { sweepExpired } from './oauth-housekeeping.ts';
 
 export function createOauth(ctx: Context, deps: { credentials: CredentialResolvers }): Module {
+  const pool = hotPool(ctx.config);
+  const state: OauthState = {
+    tokens: accessTokens(ctx),
+    limits: clientAuthLimits(),
+    refresh: refreshBatcher(ctx, pool),
+  };
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(metadataRoutes);
-    await app.register(authorizeRoutes);
-    await app.register(tokenRoutes(deps.credentials));
+    await app.register(authorizeRoutes(state.tokens));
+    await app.register(tokenRoutes(state, deps.credentials));
   };
   return {
     name: 'oauth',
-    merchantRoutes: connectionsRoutes,
+    merchantRoutes: connectionsRoutes(state.tokens),
     routes,
-    credentials: { access_token: resolveAccessToken },
+    credentials: { access_token: (c, token) => resolveAccessToken(c, state.tokens, token) },
     background: [housekeeping(ctx)],
+    // After HTTP drained: the rotations in flight finish, the grants' last uses gathered since the loop's
+    // last run reach the database, then the pool closes.
+    async stop() {
+      await state.refresh.drained();
+      await state.tokens.flush.stop();
+      try {
+        await flushGrantUses(ctx, state.tokens);
+      } finally {
+        await pool?.end();
+      }
+    },
   };
 }

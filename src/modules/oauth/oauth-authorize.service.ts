@@ -16,7 +16,7 @@ import {
   within,
   type ClientApp,
 } from '../oauth-apps/index.ts';
-import { announceGrantChange, forgetGrant } from './oauth-bearer.service.ts';
+import { announceGrantChange, forgetGrant, type AccessTokens } from './oauth-bearer.service.ts';
 import type { RequestMeta } from './oauth-token.service.ts';
 import * as repo from './oauth.repository.ts';
 
@@ -160,6 +160,7 @@ export interface Decider {
 /** `undefined` when the consent is unknown, expired, already decided or another merchant's. */
 export async function decideConsent(
   ctx: Context,
+  tokens: AccessTokens,
   who: Decider,
   consentId: string,
   approve: boolean,
@@ -230,6 +231,6 @@ export async function decideConsent(
     changedGrant = grantId;
     return withParams(consent.redirect_uri, { code: code.token, state, iss });
   });
-  if (changedGrant) forgetGrant(ctx, changedGrant);
+  if (changedGrant) forgetGrant(tokens, changedGrant);
   return location;
 }

@@ -5,64 +5,72 @@ import { auditContext, merchantOf } from '../../http/request.ts';
 import { PageQuery, errors, page } from '../../http/schemas.ts';
 import { ConnectionsPage, GrantParams, InstallsAnswer } from './oauth.schemas.ts';
 import { countInstalls, disconnect, listConnections } from './oauth-connections.service.ts';
+import type { AccessTokens } from './oauth-bearer.service.ts';
 
-export const connectionsRoutes: FastifyPluginAsync = async (plugin) => {
-  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-  const tags = ['OAuth connections'];
-  const security = [{ session: [] }];
+export const connectionsRoutes =
+  (tokens: AccessTokens): FastifyPluginAsync =>
+  async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    const tags = ['OAuth connections'];
+    const security = [{ session: [] }];
 
-  app.get(
-    '/developer/connections',
-    {
-      schema: {
-        tags,
-        security,
-        querystring: Type.Object(PageQuery),
-        response: { 200: ConnectionsPage, ...errors(400, 401) },
+    app.get(
+      '/developer/connections',
+      {
+        schema: {
+          tags,
+          security,
+          querystring: Type.Object(PageQuery),
+          response: { 200: ConnectionsPage, ...errors(400, 401) },
+        },
       },
-    },
-    async (request) => {
-      const limit = request.query.limit ?? 50;
-      const { rows, count } = await listConnections(
-        app.ctx,
-        merchantOf(request).merchantId,
-        request.mode,
-        limit,
-        request.query.starting_after,
-      );
-      return { data: page(rows, limit, count) };
-    },
-  );
-
-  app.delete(
-    '/developer/connections/:grantID',
-    {
-      schema: {
-        tags,
-        security,
-        params: GrantParams,
-        response: { 204: Type.Null(), ...errors(401, 403, 404) },
+      async (request) => {
+        const limit = request.query.limit ?? 50;
+        const { rows, count } = await listConnections(
+          app.ctx,
+          merchantOf(request).merchantId,
+          request.mode,
+          limit,
+          request.query.starting_after,
+        );
+        return { data: page(rows, limit, count) };
       },
-    },
-    async (request, reply) => {
-      await disconnect(app.ctx, auditContext(request), request.params.grantID);
-      return reply.code(204).send(null);
-    },
-  );
+    );
 
-  app.get(
-    '/developer/apps/:appID/installs',
-    {
-      schema: {
-        tags: ['OAuth apps'],
-        summary: 'How many stores installed one of your apps',
-        security,
-        params: Type.Object({ appID: Type.String({ minLength: 1, maxLength: 64 }) }),
-        response: { 200: InstallsAnswer, ...errors(400, 401, 404) },
+    app.delete(
+      '/developer/connections/:grantID',
+      {
+        schema: {
+          tags,
+          security,
+          params: GrantParams,
+          response: { 204: Type.Null(), ...errors(401, 403, 404) },
+        },
       },
-    },
-    async (request) => ({
-      data: await countInstalls(app.ctx, merchantOf(request).merchantId, request.mode, request.params.appID),
-    }),
-  );
-};
+      async (request, reply) => {
+        await disconnect(app.ctx, tokens, auditContext(request), request.params.grantID);
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.get(
+      '/developer/apps/:appID/installs',
+      {
+        schema: {
+          tags: ['OAuth apps'],
+          summary: 'How many stores installed one of your apps',
+          security,
+          params: Type.Object({ appID: Type.String({ minLength: 1, maxLength: 64 }) }),
+          response: { 200: InstallsAnswer, ...errors(400, 401, 404) },
+        },
+      },
+      async (request) => ({
+        data: await countInstalls(
+          app.ctx,
+          merchantOf(request).merchantId,
+          request.mode,
+          request.params.appID,
+        ),
+      }),
+    );
+  };

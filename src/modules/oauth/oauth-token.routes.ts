@@ -7,7 +7,7 @@ import { AppError } from '../../lib/errors.ts';
 import { isConnectionLoss, RETRY_AFTER_SECONDS } from '../../db/connection-loss.ts';
 import { authenticateClient, param } from './oauth-client-auth.ts';
 import { acceptForms } from './oauth-forms.ts';
-import { closeHotPool } from './oauth.pool.ts';
+import type { OauthState } from './oauth.state.ts';
 import { OAuthError } from './oauth.errors.ts';
 import { OAuthErrorBody, RevocationAnswer, RevokeBody, TokenBody, TokenResponse } from './oauth.schemas.ts';
 import { introspectRoutes } from './oauth-introspect.routes.ts';
@@ -62,12 +62,11 @@ function rfcErrors(app: FastifyInstance): void {
 }
 
 export const tokenRoutes =
-  (credentials: CredentialResolvers): FastifyPluginAsync =>
+  (state: OauthState, credentials: CredentialResolvers): FastifyPluginAsync =>
   async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     acceptForms(app);
     rfcErrors(app);
-    app.addHook('onClose', async () => closeHotPool(app.ctx));
     const tags = ['OAuth 2'];
     const rfcErrorsDoc = { 400: OAuthErrorBody, 401: OAuthErrorBody, 429: OAuthErrorBody };
 
@@ -94,7 +93,13 @@ export const tokenRoutes =
             'grant_type must be authorization_code or refresh_token.',
           );
         }
-        const client = await authenticateClient(app.ctx, params, request.headers.authorization, request.ip);
+        const client = await authenticateClient(
+          app.ctx,
+          state.limits,
+          params,
+          request.headers.authorization,
+          request.ip,
+        );
         const mode = request.headers['x-svc-mode'];
         if (mode !== undefined && mode !== client.mode) {
           // A test app's code never yields a live token, and the reverse (API.md section 5).
@@ -108,8 +113,8 @@ export const tokenRoutes =
         try {
           tokens =
             grantType === 'authorization_code'
-              ? await exchangeCode(app.ctx, client, params, meta)
-              : await refreshTokens(app.ctx, client, params, meta);
+              ? await exchangeCode(app.ctx, state, client, params, meta)
+              : await refreshTokens(app.ctx, state, client, params, meta);
         } catch (err) {
           const outcome = err instanceof OAuthError ? err.error : 'error';
           app.ctx.metrics.tokenGrants.labels(grantType, outcome).inc();
@@ -136,12 +141,18 @@ export const tokenRoutes =
       async (request, reply) => {
         void reply.headers(NO_STORE);
         const params = request.body as Record<string, unknown>;
-        const client = await authenticateClient(app.ctx, params, request.headers.authorization, request.ip);
-        await revokeToken(app.ctx, client, params, requestMeta(request));
+        const client = await authenticateClient(
+          app.ctx,
+          state.limits,
+          params,
+          request.headers.authorization,
+          request.ip,
+        );
+        await revokeToken(app.ctx, state, client, params, requestMeta(request));
         return {};
       },
     );
 
     // A child scope: the form parser and the RFC error handler above apply to it too.
-    await app.register(introspectRoutes(credentials));
+    await app.register(introspectRoutes(state.limits, credentials));
   };

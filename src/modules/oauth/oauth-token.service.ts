@@ -5,9 +5,8 @@
 import { createHash } from 'node:crypto';
 import type { Context } from '../../context.ts';
 import { hashCredential, makeCredential, parseCredential } from '../../lib/credentials.ts';
-import { newId } from '../../lib/ids.ts';
 import type { Tx } from '../../db/database.ts';
-import { writeAudit, type AuditContext } from '../audit/index.ts';
+import { prepareEntry, writeAudit, type AuditContext } from '../audit/index.ts';
 import {
   intersect,
   isScope,
@@ -20,8 +19,7 @@ import {
 import { announceGrantRevocation, forgetGrant, noteGrantUse } from './oauth-bearer.service.ts';
 import { OAuthError } from './oauth.errors.ts';
 import { param, type Params } from './oauth-client-auth.ts';
-import { hotPool } from './oauth.pool.ts';
-import { rotateRefreshBatched } from './oauth-refresh-batch.ts';
+import type { OauthState } from './oauth.state.ts';
 import * as repo from './oauth.repository.ts';
 
 /** A rotated refresh token presented again this soon is taken for a lost response, not theft. */
@@ -146,9 +144,14 @@ function pkceMatches(verifier: string, challenge: string): boolean {
   return createHash('sha256').update(verifier).digest('base64url') === challenge;
 }
 
-async function settle(ctx: Context, run: () => Promise<Outcome>, meta: RequestMeta): Promise<TokenAnswer> {
+async function settle(
+  ctx: Context,
+  state: OauthState,
+  run: () => Promise<Outcome>,
+  meta: RequestMeta,
+): Promise<TokenAnswer> {
   const outcome = await run();
-  if (outcome.revokedGrant) forgetGrant(ctx, outcome.revokedGrant);
+  if (outcome.revokedGrant) forgetGrant(state.tokens, outcome.revokedGrant);
   if (outcome.reuse) {
     // After the commit: the revocation happened. The grant id and app identify it; no token is logged.
     (outcome.reuse === 'code' ? ctx.metrics.codeReuse : ctx.metrics.refreshReuse).inc();
@@ -165,6 +168,7 @@ async function settle(ctx: Context, run: () => Promise<Outcome>, meta: RequestMe
 
 export async function exchangeCode(
   ctx: Context,
+  state: OauthState,
   client: ClientApp,
   params: Params,
   meta: RequestMeta,
@@ -180,6 +184,7 @@ export async function exchangeCode(
 
   return settle(
     ctx,
+    state,
     () =>
       ctx.db.transaction().execute(async (trx): Promise<Outcome> => {
         const row = await repo.lockCode(trx, hash);
@@ -228,7 +233,7 @@ export async function exchangeCode(
           },
         });
         // last_used_at in the batched write, not here: every install's exchanges would queue on the grant row
-        noteGrantUse(ctx, row.grant_id);
+        noteGrantUse(ctx, state.tokens, row.grant_id);
         return { ok: answer(ctx, tokens, scope, row.merchant_id) };
       }),
     meta,
@@ -237,21 +242,20 @@ export async function exchangeCode(
 
 /** The audit entry of a refresh, made before the statement so that the statement can write it. */
 function refreshAudit(client: ClientApp, meta: RequestMeta, scope: string | null) {
-  const metadata = JSON.stringify({
-    actor: { type: 'app', id: client.id },
-    ip: meta.ip,
-    user_agent: meta.userAgent,
-    request_id: meta.requestId,
-    app_id: client.id,
-    client_id: client.clientId,
-    grant_type: 'refresh_token',
-    ...(scope ? { scope } : {}),
-  });
-  return { id: newId('log'), metadata };
+  return prepareEntry(
+    { actor: { type: 'app', id: client.id }, ...meta },
+    {
+      app_id: client.id,
+      client_id: client.clientId,
+      grant_type: 'refresh_token',
+      ...(scope ? { scope } : {}),
+    },
+  );
 }
 
 export async function refreshTokens(
   ctx: Context,
+  state: OauthState,
   client: ClientApp,
   params: Params,
   meta: RequestMeta,
@@ -288,15 +292,12 @@ export async function refreshTokens(
     accessScopes,
     audit: refreshAudit(client, meta, accessScopes),
   };
-  const pool = hotPool(ctx);
-  const rotated = pool
-    ? await rotateRefreshBatched(ctx, pool, input)
-    : await repo.rotateRefresh(ctx.db, undefined, input);
+  const rotated = await state.refresh.submit(input);
   if (rotated) {
     const scope = effectiveScope(rotated.scopes, rotated.grant_scopes, client.allowedScopes);
     return answer(ctx, tokens, scope, rotated.merchant_id);
   }
-  return settle(ctx, () => refreshSlowPath(ctx, client, hash, tokens, accessScopes, meta), meta);
+  return settle(ctx, state, () => refreshSlowPath(ctx, client, hash, tokens, accessScopes, meta), meta);
 }
 
 /**
@@ -395,6 +396,7 @@ async function refreshSlowPath(
 /** RFC 7009: the answer is the same whether or not the token existed or belonged to the client. */
 export async function revokeToken(
   ctx: Context,
+  state: OauthState,
   client: ClientApp,
   params: Params,
   meta: RequestMeta,
@@ -420,5 +422,5 @@ export async function revokeToken(
     await announceGrantRevocation(trx, row.grant_id);
     return row.grant_id;
   });
-  if (grantId) forgetGrant(ctx, grantId);
+  if (grantId) forgetGrant(state.tokens, grantId);
 }
