@@ -11,7 +11,7 @@ export {
   type ClientApp,
 } from './oauth-apps.cache.ts';
 export { redirectUriIssue } from './oauth-apps.service.ts';
-export { SCOPES, intersect, isScope, joinScopes, rights, splitScopes, within } from './scopes.ts';
+export { SCOPES, intersect, isScope, joinScopes, rights, splitScopes, within } from '../../lib/scopes.ts';
 
 export function createOauthApps(): Module {
   return { name: 'oauth-apps', merchantRoutes: oauthAppsRoutes };

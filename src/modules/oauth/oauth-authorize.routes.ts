@@ -2,10 +2,9 @@
 // merchant themselves (session cookie or Bearer session), render our own pages, and may not be framed.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import { checkOrigin, resolveMerchant } from '../../http/merchant-auth.ts';
-import type { MerchantPrincipal } from '../../http/request.ts';
-import { requestMeta } from '../../http/request.ts';
+import { Type, type Static } from 'typebox';
+import { checkOrigin, fromOwnOrigin, resolveMerchant } from '../../http/merchant-auth.ts';
+import { merchantOf, requestMeta, type MerchantPrincipal } from '../../http/request.ts';
 import { errors } from '../../http/schemas.ts';
 import { sendError, toLoggedAppError } from '../../http/error-handler.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -30,6 +29,7 @@ import {
 import { acceptForms, isForm } from './oauth-forms.ts';
 import type { AccessTokens } from './oauth-bearer.service.ts';
 import { consentPage, describeScopes, errorPage, signInPage } from './oauth.pages.ts';
+import type { ConsentForm, ConsentJson } from './oauth.schemas.ts';
 import { AuthorizeQuery, ConsentAnswer, ConsentBody, ConsentInfo } from './oauth.schemas.ts';
 
 export const AUTHORIZE_PATH = '/api/public/v1/oauth/authorize';
@@ -54,6 +54,14 @@ function sendPage(reply: FastifyReply, status: number, html: string): FastifyRep
 function wantsJson(request: FastifyRequest): boolean {
   const accept = request.headers.accept ?? '';
   return accept.includes('application/json') && !accept.includes('text/html');
+}
+
+/** How a consent decision is refused: our page to the consent form, the API's error to a JSON call. */
+function refusal(request: FastifyRequest, reply: FastifyReply) {
+  return (status: number, title: string, message: string, error: AppError): FastifyReply => {
+    if (isForm(request.headers['content-type'])) return sendPage(reply, status, errorPage(title, message));
+    throw error;
+  };
 }
 
 /** A session that does not verify counts as none here: the page offers to sign in again. */
@@ -178,12 +186,11 @@ export const authorizeRoutes =
         const body = request.body as Record<string, unknown>;
         const text = (name: string) => (typeof body[name] === 'string' ? body[name] : '');
         const returnTo = text('return_to');
-        const origin = request.headers.origin;
         // Checked as text before the password: the redirect after a good sign-in must be sendable.
         if (
           !returnTo.startsWith(`${AUTHORIZE_PATH}?`) ||
           uriTextIssue(returnTo) !== undefined ||
-          (origin !== undefined && origin !== new URL(ctx.config.publicUrl).origin)
+          !fromOwnOrigin(request)
         ) {
           return sendPage(
             reply,
@@ -229,35 +236,37 @@ export const authorizeRoutes =
         schema: {
           tags,
           summary: 'Approve or deny a consent (JSON, or the form of the consent page).',
-          consumes: ['application/json', 'application/x-www-form-urlencoded'],
           body: ConsentBody,
           response: { 200: ConsentAnswer, ...errors(400, 401, 403, 404) },
+        },
+        // Who asks is settled before the body is validated, as on every authenticated route: 401 or 403 first.
+        preValidation: async (request, reply) => {
+          const fail = refusal(request, reply);
+          let merchant: MerchantPrincipal | null;
+          try {
+            merchant = await resolveMerchant(request, authenticateSession);
+            if (merchant) checkOrigin(request, merchant);
+          } catch (err) {
+            if (err instanceof AppError) return fail(err.status, 'Not allowed', err.message, err);
+            throw err;
+          }
+          if (!merchant) {
+            const err = new AppError('unauthenticated', 'Sign in first.');
+            return fail(401, 'Signed out', 'Your session ended. Start again from the app.', err);
+          }
+          request.merchant = merchant;
         },
       },
       async (request, reply) => {
         const form = isForm(request.headers['content-type']);
-        const body = request.body as Record<string, unknown>;
-        const fail = (status: number, title: string, message: string, error: AppError) => {
-          if (form) return sendPage(reply, status, errorPage(title, message));
-          throw error;
-        };
-        let merchant: MerchantPrincipal | null;
-        try {
-          merchant = await resolveMerchant(request, authenticateSession);
-          if (merchant) checkOrigin(request, merchant);
-        } catch (err) {
-          if (err instanceof AppError) return fail(err.status, 'Not allowed', err.message, err);
-          throw err;
-        }
-        if (!merchant) {
-          const err = new AppError('unauthenticated', 'Sign in first.');
-          return fail(401, 'Signed out', 'Your session ended. Start again from the app.', err);
-        }
-        const consentId = typeof body.consent_id === 'string' ? body.consent_id : '';
+        const fail = refusal(request, reply);
+        const merchant = merchantOf(request);
+        let consentId: string;
         let approve: boolean;
         if (form) {
-          const csrf = typeof body.csrf_token === 'string' ? body.csrf_token : '';
-          if (!consentId || !csrfTokenValid(ctx, consentId, merchant.sessionId, csrf)) {
+          const body = request.body as Static<typeof ConsentForm>;
+          consentId = body.consent_id ?? '';
+          if (!consentId || !csrfTokenValid(ctx, consentId, merchant.sessionId, body.csrf_token ?? '')) {
             return fail(
               403,
               'Not allowed',
@@ -267,18 +276,8 @@ export const authorizeRoutes =
           }
           approve = body.approve === 'true';
         } else {
-          const unknown = Object.keys(body).find((k) => !['consent_id', 'approve', 'csrf_token'].includes(k));
-          if (unknown) {
-            throw new AppError('validation_failed', `${unknown} is not an allowed field.`, {
-              details: [{ field: unknown, issue: 'is not an allowed field' }],
-            });
-          }
-          if (!consentId || typeof body.approve !== 'boolean') {
-            const field = consentId ? 'approve' : 'consent_id';
-            throw new AppError('validation_failed', `${field} is required.`, {
-              details: [{ field, issue: consentId ? 'must be a boolean' : 'is required' }],
-            });
-          }
+          const body = request.body as Static<typeof ConsentJson>;
+          consentId = body.consent_id;
           approve = body.approve;
         }
         const redirectTo = await decideConsent(

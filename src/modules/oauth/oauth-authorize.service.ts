@@ -17,7 +17,7 @@ import {
   type ClientApp,
 } from '../oauth-apps/index.ts';
 import { announceGrantChange, forgetGrant, type AccessTokens } from './oauth-bearer.service.ts';
-import type { RequestMeta } from './oauth-token.service.ts';
+import type { RequestMeta } from '../../http/request.ts';
 import * as repo from './oauth.repository.ts';
 
 const CONSENT_TTL_MS = 10 * 60_000;

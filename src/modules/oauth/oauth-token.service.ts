@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Context } from '../../context.ts';
 import { hashCredential, makeCredential, parseCredential } from '../../lib/credentials.ts';
 import type { Tx } from '../../db/database.ts';
+import type { RequestMeta } from '../../http/request.ts';
 import { prepareEntry, writeAudit, type AuditContext } from '../audit/index.ts';
 import {
   intersect,
@@ -25,12 +26,6 @@ import * as repo from './oauth.repository.ts';
 /** A rotated refresh token presented again this soon is taken for a lost response, not theft. */
 export const REFRESH_GRACE_MS = 60_000;
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
-
-export interface RequestMeta {
-  ip: string | null;
-  userAgent: string | null;
-  requestId: string | null;
-}
 
 export interface TokenAnswer {
   access_token: string;
