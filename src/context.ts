@@ -1,6 +1,6 @@
-// What every use case needs from its surroundings, created once per process (or per test app) by main.ts.
-// Modules keep their per-process state (caches, workers) in WeakMaps keyed by this object, so two apps in
-// one test process behave as two processes.
+// What every use case needs from its surroundings, created once per process (or per test app) by server.ts.
+// Modules keep their per-process state (caches, batchers, pools) in what their create(ctx) makes, so two
+// apps in one test process behave as two processes.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
