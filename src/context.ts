@@ -1,11 +1,12 @@
-// What every use case needs from its surroundings, created once per process (or per test app) by main.ts.
-// Modules keep their per-process state (caches, workers) in WeakMaps keyed by this object, so two apps in
-// one test process behave as two processes.
+// What every use case needs from its surroundings, created once per process (or per test app) by server.ts.
+// Modules keep their per-process state (caches, batchers, pools) in what their create(ctx) makes, so two
+// apps in one test process behave as two processes.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
 import type { Bus } from './db/bus.ts';
 import type { Metrics } from './lib/metrics.ts';
+import type { Clock } from './lib/time.ts';
 
 export interface Context {
   readonly config: Config;
@@ -14,4 +15,6 @@ export interface Context {
   readonly log: FastifyBaseLogger;
   /** This service's Prometheus registry and its pre-bound counters. */
   readonly metrics: Metrics;
+  /** The time TTLs are checked against in JS (`systemClock` but in tests that move it). */
+  readonly clock: Clock;
 }

@@ -13,6 +13,7 @@ import { openDatabase, type Database } from './db/database.ts';
 import { buildApp } from './app.ts';
 import { createLogger } from './http/logging.ts';
 import { Metrics } from './lib/metrics.ts';
+import { systemClock, type Clock } from './lib/time.ts';
 import { createModules } from './modules.ts';
 import type { Module } from './modules/module.ts';
 import { readQueueDepth } from './modules/webhooks/index.ts';
@@ -33,6 +34,8 @@ export interface Service {
 export interface ServiceOptions {
   /** Where log lines go (tests read them); standard output otherwise. */
   logStream?: DestinationStream;
+  /** The clock of JS-side expiry checks; the system's otherwise. */
+  clock?: Clock;
 }
 
 /** What the start line says: the settings that explain behaviour, never a secret (keys, tokens, URLs' passwords). */
@@ -89,7 +92,14 @@ export async function createService(
   const log = createLogger(config.logLevel, options.logStream);
   const db = database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   const metrics = new Metrics();
-  const ctx: Context = { config, db: db.db, bus: db.bus, metrics, log };
+  const ctx: Context = {
+    config,
+    db: db.db,
+    bus: db.bus,
+    metrics,
+    log,
+    clock: options.clock ?? systemClock,
+  };
   try {
     await checkMasterKeys(ctx);
   } catch (err) {

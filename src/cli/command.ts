@@ -3,6 +3,7 @@ import type { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import type { Context } from '../context.ts';
 import { DataDirLockedError } from '../db/data-dir-lock.ts';
+import { systemClock } from '../lib/time.ts';
 
 export type Values = Record<string, string | boolean | undefined>;
 
@@ -68,7 +69,14 @@ export async function withDatabase<T>(
   try {
     const { Metrics } = await import('../lib/metrics.ts');
     const metrics = new Metrics({ defaultMetrics: false });
-    return await fn({ config, db: database.db, bus: database.bus, log: silentLog, metrics });
+    return await fn({
+      config,
+      db: database.db,
+      bus: database.bus,
+      log: silentLog,
+      metrics,
+      clock: systemClock,
+    });
   } finally {
     await database.close();
   }

@@ -3,27 +3,43 @@
 // that tag. Listening starts before the first read, and is tried again at the next read if it failed. A
 // read that raced an eviction is not cached (the epoch moved while it read). A lost listening connection
 // clears everything (`onReset`): the notifications of the gap are gone. At `maxEntries` the oldest entry
-// is dropped first, the one policy of every cache here.
+// is dropped first, the one policy of every cache here. A value may be heard of on more than one channel
+// (`alsoOn`: an access token by its grant and by its app), each naming its own tag of the value.
 import type { Bus } from './bus.ts';
 
-export interface BusCacheOptions<V> {
+export interface BusWatch<V> {
   channel: string;
-  maxEntries: number;
   /** What a notification names: dropping a tag drops every entry whose value carries it. */
   tagOf: (value: V) => string;
 }
 
+export interface BusCacheOptions<V> extends BusWatch<V> {
+  maxEntries: number;
+  /** Further channels that drop entries, each by its own tag of the value. */
+  alsoOn?: readonly BusWatch<V>[];
+}
+
+interface Watch<V> extends BusWatch<V> {
+  tags: Map<string, Set<string>>;
+  listening?: Promise<void> | undefined;
+}
+
 export class BusCache<V> {
   private readonly entries = new Map<string, V>();
-  private readonly tags = new Map<string, Set<string>>();
+  /** The first watches `channel`, the others `alsoOn`. */
+  private readonly watches: readonly Watch<V>[];
   private epoch = 0;
-  private listening: Promise<void> | undefined;
   private readonly bus: Bus;
   private readonly options: BusCacheOptions<V>;
 
   constructor(bus: Bus, options: BusCacheOptions<V>) {
     this.bus = bus;
     this.options = options;
+    this.watches = [options, ...(options.alsoOn ?? [])].map((w) => ({
+      channel: w.channel,
+      tagOf: w.tagOf,
+      tags: new Map(),
+    }));
     bus.onReset(() => this.clear());
   }
 
@@ -35,18 +51,22 @@ export class BusCache<V> {
     return this.entries.get(key);
   }
 
-  /** Listens on the channel; a failure is thrown here and tried again by the next call. */
-  listen(): Promise<void> {
-    this.listening ??= this.bus
-      .listen(this.options.channel, (tag) => this.evict(tag))
-      .then(
-        () => undefined,
-        (err: unknown) => {
-          this.listening = undefined;
-          throw err;
-        },
-      );
-    return this.listening;
+  /** Listens on the channels; a failure is thrown here and tried again (on that channel) by the next call. */
+  async listen(): Promise<void> {
+    await Promise.all(
+      this.watches.map(
+        (w) =>
+          (w.listening ??= this.bus
+            .listen(w.channel, (tag) => this.drop(w, tag))
+            .then(
+              () => undefined,
+              (err: unknown) => {
+                w.listening = undefined;
+                throw err;
+              },
+            )),
+      ),
+    );
   }
 
   /**
@@ -61,19 +81,30 @@ export class BusCache<V> {
     return value;
   }
 
-  /** Drops the entries of a tag in this process at once (the notification reaches the others at commit). */
-  evict(tag: string): void {
-    this.epoch++;
-    const keys = this.tags.get(tag);
-    if (!keys) return;
-    this.tags.delete(tag);
-    for (const key of keys) this.entries.delete(key);
+  /**
+   * Drops the entries of a tag of `channel` (the main one by default) in this process at once (the
+   * notification reaches the others at commit).
+   */
+  evict(tag: string, channel = this.options.channel): void {
+    const watch = this.watches.find((w) => w.channel === channel);
+    if (!watch) throw new Error(`this cache does not watch ${channel}`);
+    this.drop(watch, tag);
   }
 
   clear(): void {
     this.epoch++;
     this.entries.clear();
-    this.tags.clear();
+    for (const w of this.watches) w.tags.clear();
+  }
+
+  private drop(watch: Watch<V>, tag: string): void {
+    this.epoch++;
+    const keys = watch.tags.get(tag);
+    if (!keys) return;
+    for (const key of [...keys]) {
+      this.untag(key);
+      this.entries.delete(key);
+    }
   }
 
   private set(key: string, value: V): void {
@@ -84,18 +115,22 @@ export class BusCache<V> {
     }
     this.untag(key);
     this.entries.set(key, value);
-    const tag = this.options.tagOf(value);
-    let keys = this.tags.get(tag);
-    if (!keys) this.tags.set(tag, (keys = new Set()));
-    keys.add(key);
+    for (const w of this.watches) {
+      const tag = w.tagOf(value);
+      let keys = w.tags.get(tag);
+      if (!keys) w.tags.set(tag, (keys = new Set()));
+      keys.add(key);
+    }
   }
 
   private untag(key: string): void {
     const old = this.entries.get(key);
     if (old === undefined) return;
-    const tag = this.options.tagOf(old);
-    const keys = this.tags.get(tag);
-    keys?.delete(key);
-    if (keys?.size === 0) this.tags.delete(tag);
+    for (const w of this.watches) {
+      const tag = w.tagOf(old);
+      const keys = w.tags.get(tag);
+      keys?.delete(key);
+      if (keys?.size === 0) w.tags.delete(tag);
+    }
   }
 }

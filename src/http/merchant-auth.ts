@@ -35,10 +35,15 @@ export async function resolveMerchant(
   return { ...session, via: bearer !== undefined ? 'bearer' : 'cookie' };
 }
 
+/** No `Origin` (not a browser's cross-origin call), or our own: a form or call that came from our pages. */
+export function fromOwnOrigin(request: FastifyRequest): boolean {
+  const origin = request.headers.origin;
+  return origin === undefined || origin === new URL(request.server.ctx.config.publicUrl).origin;
+}
+
 export function checkOrigin(request: FastifyRequest, merchant: MerchantPrincipal): void {
   if (merchant.via !== 'cookie' || SAFE_METHODS.has(request.method)) return;
-  const origin = request.headers.origin;
-  if (origin !== undefined && origin !== new URL(request.server.ctx.config.publicUrl).origin) {
+  if (!fromOwnOrigin(request)) {
     throw new AppError('forbidden', 'A cookie-authenticated change must come from the dashboard origin.');
   }
 }

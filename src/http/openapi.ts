@@ -10,6 +10,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Context } from '../context.ts';
 import { ERROR_STATUS } from '../lib/errors.ts';
+import { neededScope } from '../lib/scopes.ts';
 import { OPERATIONS, openApiPath } from './openapi-operations.ts';
 
 type Json = Record<string, unknown>;
@@ -32,8 +33,7 @@ function securityOf(route: RouteOptions, method: string): Json[] {
   if (url === `${OAUTH}/introspect`) return [{ clientSecretBasic: [] }, { internalToken: [] }, {}];
   if (url.startsWith(OAUTH)) return [{ clientSecretBasic: [] }, {}];
   if (url.startsWith(PUBLIC)) {
-    const scope = method === 'GET' || method === 'HEAD' ? 'public:read' : 'public:write';
-    return [{ publicBearer: [] }, { oauth2: [scope] }];
+    return [{ publicBearer: [] }, { oauth2: [neededScope(method)] }];
   }
   if (url.startsWith('/internal/')) return [{ internalToken: [] }];
   return [];

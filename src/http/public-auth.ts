@@ -8,6 +8,7 @@ import { parseCredential, type CredentialKind as AnyCredentialKind } from '../li
 import type { Context } from '../context.ts';
 import type { CredentialKind, PublicPrincipal } from './request.ts';
 import { bearerToken } from './merchant-auth.ts';
+import { neededScope, scopeAllows } from '../lib/scopes.ts';
 
 /** Called only with a token already recognised (prefix and checksum) as the kind it was registered for. */
 export type CredentialResolver = (ctx: Context, token: string) => Promise<PublicPrincipal | undefined>;
@@ -29,13 +30,6 @@ export class CredentialResolvers {
     const resolver = parsed && this.byKind.get(parsed.kind);
     return resolver ? resolver(ctx, token) : undefined;
   }
-}
-
-const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
-
-export function scopeAllows(scopes: readonly string[], method: string): boolean {
-  const needed = READ_METHODS.has(method) ? 'public:read' : 'public:write';
-  return scopes.includes('public:*') || scopes.includes(needed);
 }
 
 function challenge(error?: string): Record<string, string> {
@@ -96,7 +90,7 @@ async function requirePublicCredential(
         : 'The credential lacks the scope';
     throw new AppError(
       'insufficient_scope',
-      `${what}: ${request.method} needs ${READ_METHODS.has(request.method) ? 'public:read' : 'public:write'}.`,
+      `${what}: ${request.method} needs ${neededScope(request.method)}.`,
       {
         headers: challenge('insufficient_scope'),
       },

@@ -81,7 +81,14 @@ export function auditContext(request: FastifyRequest): AuditContext {
   };
 }
 
-export function requestMeta(request: FastifyRequest) {
+/** Where a request came from, as the audit log and the security log lines record it. */
+export interface RequestMeta {
+  ip: string | null;
+  userAgent: string | null;
+  requestId: string | null;
+}
+
+export function requestMeta(request: FastifyRequest): RequestMeta {
   return {
     ip: request.ip ?? null,
     userAgent: request.headers['user-agent']?.slice(0, 512) ?? null,

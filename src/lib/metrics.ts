@@ -28,6 +28,11 @@ export interface PoolStats {
 // query over the pending rows (the partial index), never over the delivery history.
 const QUEUE_CACHE_MS = 5000;
 
+export interface BatchMetrics {
+  size: Histogram.Internal<string>;
+  failures: Counter.Internal;
+}
+
 interface HttpChildren {
   count: Counter.Internal;
   duration: Histogram.Internal<string>;
@@ -143,6 +148,25 @@ export class Metrics {
     help: '1 while rate limits are shared through Redis, 0 while this process limits alone.',
     registers: [this.registry],
   });
+
+  private readonly batchSizes = new Histogram({
+    name: 'svc_batch_size',
+    help: 'Items per batched write, by batcher (count: statements sent; sum: items written).',
+    labelNames: ['batch'] as const,
+    buckets: [1, 2, 4, 8, 16, 32, 64],
+    registers: [this.registry],
+  });
+  private readonly batchFailures = new Counter({
+    name: 'svc_batch_failures_total',
+    help: 'Batched writes that failed, by batcher: every item of the batch failed with it.',
+    labelNames: ['batch'] as const,
+    registers: [this.registry],
+  });
+
+  /** The bound metrics of one batcher (src/lib/batcher.ts), for its owner to keep. */
+  batch(name: string): BatchMetrics {
+    return { size: this.batchSizes.labels(name), failures: this.batchFailures.labels(name) };
+  }
 
   private queueProbe: (() => Promise<QueueDepth>) | undefined;
   private queueRead: { at: number; value: Promise<QueueDepth> } | undefined;

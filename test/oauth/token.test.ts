@@ -141,10 +141,12 @@ describe('authorization_code', () => {
   });
 
   it('lets a code live codeTtl seconds only', async () => {
-    const short = await startTestService({ shareWith: svc, env: { SVC_OAUTH_CODE_TTL: '1' } });
+    let skew = 0;
+    const clock = { now: () => Date.now() + skew };
+    const short = await startTestService({ shareWith: svc, env: { SVC_OAUTH_CODE_TTL: '1' }, clock });
     try {
       const a = await getCode(short.app, client, shop);
-      await new Promise((r) => setTimeout(r, 1100));
+      skew += 1100;
       const res = await tokenCall(
         short.app,
         {
@@ -337,7 +339,38 @@ describe('refresh_token', () => {
     expect(await readWith(svc.app, lost.access_token)).toBe(401);
   });
 
-  it('many concurrent refreshes (batched into shared statements on PostgreSQL) each rotate their own chain', async () => {
+  /** Statements the refresh fast path sent, and the refreshes they carried (the svc_batch_size histogram). */
+  async function refreshBatches() {
+    const metric = await svc.ctx.metrics.registry.getSingleMetric('svc_batch_size')!.get();
+    const values = metric.values as { metricName?: string; labels: { batch?: string }; value: number }[];
+    const of = (name: string) =>
+      values.find((v) => v.metricName === name && v.labels.batch === 'refresh')?.value ?? 0;
+    return { statements: of('svc_batch_size_count'), refreshes: of('svc_batch_size_sum') };
+  }
+
+  /** Locks oauth_tokens against writes until `release`, which waits 300 ms for the writers to queue. */
+  async function holdTokens() {
+    let locked!: () => void;
+    let unlock!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const unlocked = new Promise<void>((r) => (unlock = r));
+    const transaction = svc.ctx.db.transaction().execute(async (trx) => {
+      await sql`lock table oauth_tokens in exclusive mode`.execute(trx);
+      locked();
+      await unlocked;
+    });
+    await isLocked;
+    return {
+      async release() {
+        await new Promise((r) => setTimeout(r, 300));
+        unlock();
+        await transaction;
+      },
+    };
+  }
+
+  it('many concurrent refreshes (batched into shared statements) each rotate their own chain', async () => {
+    const before = await refreshBatches();
     const chains = await Promise.all(
       Array.from({ length: 12 }, async () => {
         const a = await getCode(svc.app, client, shop);
@@ -346,13 +379,22 @@ describe('refresh_token', () => {
     );
     let current = chains;
     for (let round = 0; round < 3; round++) {
-      const answers = await Promise.all(current.map((rt) => refresh(svc.app, client, rt)));
+      // The first round's refreshes arrive while the tokens table is locked, so they queue and share
+      // statements on either database (PGlite runs one statement at a time and would rarely queue any).
+      const held = round === 0 ? await holdTokens() : undefined;
+      const sent = Promise.all(current.map((rt) => refresh(svc.app, client, rt)));
+      await held?.release();
+      const answers = await sent;
       expect(answers.map((r) => r.statusCode)).toEqual(current.map(() => 200));
       current = answers.map((r) => r.json().refresh_token as string);
       const reads = await Promise.all(answers.map((r) => readWith(svc.app, r.json().access_token)));
       expect(reads).toEqual(current.map(() => 200));
     }
     expect(new Set(current).size).toBe(12);
+    // Every refresh went through the fast path, and some shared a statement.
+    const after = await refreshBatches();
+    expect(after.refreshes - before.refreshes).toBe(36);
+    expect(after.statements - before.statements).toBeLessThan(36);
   });
 
   it('reuse of a token whose successor was already used fails and revokes the whole family', async () => {

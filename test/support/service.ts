@@ -9,6 +9,7 @@ import { inject } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, openPglite, type Database } from '../../src/db/database.ts';
 import { createService, type Service } from '../../src/server.ts';
+import type { Clock } from '../../src/lib/time.ts';
 
 export const DB_KIND: 'pg' | 'pglite' = process.env.SVC_TEST_DB === 'pg' ? 'pg' : 'pglite';
 export const MASTER_KEY = randomBytes(32).toString('base64');
@@ -68,6 +69,8 @@ export interface TestServiceOptions {
   shareWith?: TestService;
   /** Where the service's log lines go (set SVC_LOG_LEVEL in `env` to see them). */
   logStream?: DestinationStream;
+  /** The service's clock (a test moves it rather than sleeping); the system's otherwise. */
+  clock?: Clock;
 }
 
 export interface TestService extends Service {
@@ -111,7 +114,10 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     url = options.env?.SVC_PUBLIC_URL ?? `http://127.0.0.1:${probe}`;
     config = loadConfig({ ...env, PORT: String(probe), SVC_PUBLIC_URL: url }, options.overrides);
   }
-  const service = await createService(config, database, { logStream: options.logStream });
+  const service = await createService(config, database, {
+    logStream: options.logStream,
+    clock: options.clock,
+  });
   if (options.listen) await service.app.listen({ port: config.port, host: '127.0.0.1' });
   else await service.app.ready();
 

@@ -7740,15 +7740,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    consent_id?: string;
-                    approve?: boolean | string;
+                    consent_id: string;
+                    approve: boolean;
                     csrf_token?: string;
-                } & {
-                    [key: string]: unknown;
                 };
                 "application/x-www-form-urlencoded": {
                     consent_id?: string;
-                    approve?: boolean | string;
+                    approve?: string;
                     csrf_token?: string;
                 } & {
                     [key: string]: unknown;

@@ -14,7 +14,7 @@ export {
   type ClientApp,
 } from './oauth-apps.cache.ts';
 export { redirectUriIssue } from './oauth-apps.service.ts';
-export { SCOPES, intersect, isScope, joinScopes, rights, splitScopes, within } from './scopes.ts';
+export { SCOPES, intersect, isScope, joinScopes, rights, splitScopes, within } from '../../lib/scopes.ts';
 
 export interface OauthAppsModule extends Module {
   /** This process's apps: the OAuth module looks clients up through it (`clientById`, `appById`). */

@@ -10,7 +10,7 @@ import type { Executor } from '../../db/database.ts';
 import { notify } from '../../db/bus.ts';
 import { hashCredential, sameHash, type Mode } from '../../lib/credentials.ts';
 import { findAppByClientId, findAppById, type AppRow } from './oauth-apps.repository.ts';
-import { splitScopes } from './scopes.ts';
+import { splitScopes } from '../../lib/scopes.ts';
 
 export const APPS_CHANNEL = 'svc_oauth_apps';
 

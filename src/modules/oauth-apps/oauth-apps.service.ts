@@ -11,7 +11,7 @@ import { uriTextIssue } from '../../lib/uri.ts';
 import { logSecurityChange, writeAudit, type AuditContext } from '../audit/index.ts';
 import { announceAppChange, forgetApp, type AppsCache } from './oauth-apps.cache.ts';
 import * as repo from './oauth-apps.repository.ts';
-import { joinScopes, splitScopes } from './scopes.ts';
+import { joinScopes, splitScopes } from '../../lib/scopes.ts';
 import { randomBytes } from 'node:crypto';
 
 const LOOPBACK: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];

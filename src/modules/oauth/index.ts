@@ -5,36 +5,57 @@ import type { Module } from '../module.ts';
 import type { FirstStores, SignInLimits } from '../merchants/index.ts';
 import type { AppsCache } from '../oauth-apps/index.ts';
 import { authorizeRoutes } from './oauth-authorize.routes.ts';
-import { resolveAccessToken } from './oauth-bearer.service.ts';
+import { accessTokens, flushGrantUses, resolveAccessToken } from './oauth-bearer.service.ts';
+import { clientAuthLimits } from './oauth-client-auth.ts';
 import { connectionsRoutes } from './oauth-connections.routes.ts';
 import { housekeeping } from './oauth-housekeeping.ts';
 import { metadataRoutes } from './oauth-metadata.routes.ts';
+import { hotPool } from './oauth.pool.ts';
+import { refreshBatcher } from './oauth-refresh-batch.ts';
+import type { OauthState } from './oauth.state.ts';
 import { tokenRoutes } from './oauth-token.routes.ts';
 
 export { authorizationServerMetadata } from './oauth-metadata.routes.ts';
 export { sweepExpired } from './oauth-housekeeping.ts';
 
-/** What the OAuth module uses of earlier modules' state. */
 export interface OauthDeps {
-  credentials: CredentialResolvers;
-  apps: AppsCache;
-  signIns: SignInLimits;
-  firstStores: FirstStores;
+  readonly credentials: CredentialResolvers;
+  readonly apps: AppsCache;
+  readonly signIns: SignInLimits;
+  readonly firstStores: FirstStores;
 }
 
 export function createOauth(ctx: Context, deps: OauthDeps): Module {
+  const pool = hotPool(ctx.config);
+  const state: OauthState = {
+    tokens: accessTokens(ctx, deps.apps),
+    limits: clientAuthLimits(deps.apps),
+    refresh: refreshBatcher(ctx, pool),
+    apps: deps.apps,
+    signIns: deps.signIns,
+    firstStores: deps.firstStores,
+  };
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(metadataRoutes);
-    await app.register(authorizeRoutes, { apps: deps.apps, signIns: deps.signIns });
-    await app.register(tokenRoutes(deps.credentials, deps.apps, deps.firstStores));
+    await app.register(authorizeRoutes(state));
+    await app.register(tokenRoutes(state, deps.credentials));
   };
   return {
     name: 'oauth',
-    merchantRoutes: async (app) => {
-      await app.register(connectionsRoutes, { apps: deps.apps });
-    },
+    merchantRoutes: connectionsRoutes(state),
     routes,
-    credentials: { access_token: (c, token) => resolveAccessToken(deps.apps, c, token) },
+    credentials: { access_token: (c, token) => resolveAccessToken(c, state.tokens, token) },
     background: [housekeeping(ctx)],
+    // After HTTP drained: the rotations in flight finish, the grants' last uses gathered since the loop's
+    // last run reach the database, then the pool closes.
+    async stop() {
+      await state.refresh.drained();
+      await state.tokens.flush.stop();
+      try {
+        await flushGrantUses(ctx, state.tokens);
+      } finally {
+        await pool?.end();
+      }
+    },
   };
 }

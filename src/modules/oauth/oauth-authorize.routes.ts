@@ -2,10 +2,9 @@
 // merchant themselves (session cookie or Bearer session), render our own pages, and may not be framed.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import { checkOrigin, resolveMerchant } from '../../http/merchant-auth.ts';
-import type { MerchantPrincipal } from '../../http/request.ts';
-import { requestMeta } from '../../http/request.ts';
+import { Type, type Static } from 'typebox';
+import { checkOrigin, fromOwnOrigin, resolveMerchant } from '../../http/merchant-auth.ts';
+import { merchantOf, requestMeta, type MerchantPrincipal } from '../../http/request.ts';
 import { errors } from '../../http/schemas.ts';
 import { sendError, toLoggedAppError } from '../../http/error-handler.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -17,9 +16,8 @@ import {
   merchantName,
   setSignInCookies,
   signIn,
-  type SignInLimits,
 } from '../merchants/index.ts';
-import { clientById, type AppsCache } from '../oauth-apps/index.ts';
+import { clientById } from '../oauth-apps/index.ts';
 import {
   checkAuthorizationRequest,
   consentCsrfToken,
@@ -29,7 +27,9 @@ import {
   type AuthorizationRequest,
 } from './oauth-authorize.service.ts';
 import { acceptForms, isForm } from './oauth-forms.ts';
+import type { OauthState } from './oauth.state.ts';
 import { consentPage, describeScopes, errorPage, signInPage } from './oauth.pages.ts';
+import type { ConsentForm, ConsentJson } from './oauth.schemas.ts';
 import { AuthorizeQuery, ConsentAnswer, ConsentBody, ConsentInfo } from './oauth.schemas.ts';
 
 export const AUTHORIZE_PATH = '/api/public/v1/oauth/authorize';
@@ -56,6 +56,14 @@ function wantsJson(request: FastifyRequest): boolean {
   return accept.includes('application/json') && !accept.includes('text/html');
 }
 
+/** How a consent decision is refused: our page to the consent form, the API's error to a JSON call. */
+function refusal(request: FastifyRequest, reply: FastifyReply) {
+  return (status: number, title: string, message: string, error: AppError): FastifyReply => {
+    if (isForm(request.headers['content-type'])) return sendPage(reply, status, errorPage(title, message));
+    throw error;
+  };
+}
+
 /** A session that does not verify counts as none here: the page offers to sign in again. */
 async function signedIn(request: FastifyRequest): Promise<MerchantPrincipal | null> {
   try {
@@ -65,234 +73,233 @@ async function signedIn(request: FastifyRequest): Promise<MerchantPrincipal | nu
   }
 }
 
-export const authorizeRoutes: FastifyPluginAsync<{ apps: AppsCache; signIns: SignInLimits }> = async (
-  plugin,
-  { apps, signIns },
-) => {
-  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-  acceptForms(app);
-  // Input refused before a handler runs (text the database cannot store, src/http/text-guard.ts) is shown
-  // on our page to a browser, never redirected: the client and redirect URI are not known to be good yet.
-  app.setErrorHandler((err: Error, request, reply) => {
-    const error = toLoggedAppError(err, request);
-    const browser = request.method === 'GET' ? !wantsJson(request) : isForm(request.headers['content-type']);
-    if (browser && error.code === 'validation_failed') {
-      return sendPage(reply, 400, errorPage('Invalid request', `invalid_request: ${error.message}`));
+export const authorizeRoutes =
+  (state: OauthState): FastifyPluginAsync =>
+  async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    acceptForms(app);
+    // Input refused before a handler runs (text the database cannot store, src/http/text-guard.ts) is shown
+    // on our page to a browser, never redirected: the client and redirect URI are not known to be good yet.
+    app.setErrorHandler((err: Error, request, reply) => {
+      const error = toLoggedAppError(err, request);
+      const browser =
+        request.method === 'GET' ? !wantsJson(request) : isForm(request.headers['content-type']);
+      if (browser && error.code === 'validation_failed') {
+        return sendPage(reply, 400, errorPage('Invalid request', `invalid_request: ${error.message}`));
+      }
+      return sendError(reply, request, error);
+    });
+    const tags = ['OAuth 2'];
+    const ctx = app.ctx;
+
+    async function renderConsent(
+      reply: FastifyReply,
+      merchant: MerchantPrincipal,
+      consentId: string,
+      authz: AuthorizationRequest,
+    ) {
+      const [developer, mine] = await Promise.all([
+        merchantName(ctx.db, authz.app.merchantId),
+        me(ctx, merchant),
+      ]);
+      return sendPage(
+        reply,
+        200,
+        consentPage({
+          action: CONSENT_PATH,
+          consentId,
+          csrfToken: consentCsrfToken(ctx, consentId, merchant.sessionId),
+          appName: authz.app.name,
+          developer: developer ?? 'an unknown developer',
+          testMode: authz.app.mode === 'test',
+          scopes: describeScopes(authz.scopes),
+          stores: mine.stores.map((s) => s.name),
+          merchantName: mine.merchant.name,
+          redirectHost: new URL(authz.redirectUri).host,
+        }),
+      );
     }
-    return sendError(reply, request, error);
-  });
-  const tags = ['OAuth 2'];
-  const ctx = app.ctx;
 
-  async function renderConsent(
-    reply: FastifyReply,
-    merchant: MerchantPrincipal,
-    consentId: string,
-    authz: AuthorizationRequest,
-  ) {
-    const [developer, mine] = await Promise.all([
-      merchantName(ctx.db, authz.app.merchantId),
-      me(ctx, merchant),
-    ]);
-    return sendPage(
-      reply,
-      200,
-      consentPage({
-        action: CONSENT_PATH,
-        consentId,
-        csrfToken: consentCsrfToken(ctx, consentId, merchant.sessionId),
-        appName: authz.app.name,
-        developer: developer ?? 'an unknown developer',
-        testMode: authz.app.mode === 'test',
-        scopes: describeScopes(authz.scopes),
-        stores: mine.stores.map((s) => s.name),
-        merchantName: mine.merchant.name,
-        redirectHost: new URL(authz.redirectUri).host,
-      }),
-    );
-  }
-
-  app.get(
-    AUTHORIZE_PATH,
-    {
-      schema: {
-        tags,
-        summary: 'Start the consent flow (RFC 6749 4.1.1, PKCE S256 required).',
-        querystring: AuthorizeQuery,
-        response: { 200: ConsentInfo, ...errors(400, 401) },
-      },
-      // The schema documents the query; the handler checks it and answers in RFC 6749 4.1.2.1 form.
-      validatorCompiler: () => () => true,
-    },
-    async (request, reply) => {
-      const check = await checkAuthorizationRequest(apps, ctx, request.query);
-      if (check.kind === 'page') {
-        if (wantsJson(request)) throw new AppError('validation_failed', check.message);
-        return sendPage(reply, 400, errorPage(check.title, check.message));
-      }
-      if (check.kind === 'redirect') {
-        return reply.headers({ 'cache-control': 'no-store' }).redirect(check.location, 302);
-      }
-      const authz = check.request;
-      const merchant = await signedIn(request);
-      if (!merchant) {
-        if (wantsJson(request)) throw new AppError('unauthenticated', 'Sign in first.');
-        return sendPage(
-          reply,
-          200,
-          signInPage({ action: LOGIN_PATH, returnTo: request.url, appName: authz.app.name }),
-        );
-      }
-      const consentId = await openConsent(ctx, authz, merchant.merchantId);
-      if (!wantsJson(request)) return renderConsent(reply, merchant, consentId, authz);
-      const developer = await merchantName(ctx.db, authz.app.merchantId);
-      void reply.header('cache-control', 'no-store');
-      return {
-        data: {
-          consent_id: consentId,
-          app: {
-            id: authz.app.id,
-            name: authz.app.name,
-            client_id: authz.app.clientId,
-            developer: developer ?? '',
-            mode: authz.app.mode,
-          },
-          scopes: authz.scopes,
-          redirect_uri: authz.redirectUri,
+    app.get(
+      AUTHORIZE_PATH,
+      {
+        schema: {
+          tags,
+          summary: 'Start the consent flow (RFC 6749 4.1.1, PKCE S256 required).',
+          querystring: AuthorizeQuery,
+          response: { 200: ConsentInfo, ...errors(400, 401) },
         },
-      };
-    },
-  );
-
-  app.post(
-    LOGIN_PATH,
-    {
-      schema: {
-        tags,
-        summary: 'The sign-in form of the authorize page (a form post from that page, answered with HTML).',
-        consumes: ['application/x-www-form-urlencoded'],
-        body: Type.Object({}, { additionalProperties: true }),
+        // The schema documents the query; the handler checks it and answers in RFC 6749 4.1.2.1 form.
+        validatorCompiler: () => () => true,
       },
-    },
-    async (request, reply) => {
-      const body = request.body as Record<string, unknown>;
-      const text = (name: string) => (typeof body[name] === 'string' ? body[name] : '');
-      const returnTo = text('return_to');
-      const origin = request.headers.origin;
-      // Checked as text before the password: the redirect after a good sign-in must be sendable.
-      if (
-        !returnTo.startsWith(`${AUTHORIZE_PATH}?`) ||
-        uriTextIssue(returnTo) !== undefined ||
-        (origin !== undefined && origin !== new URL(ctx.config.publicUrl).origin)
-      ) {
-        return sendPage(
-          reply,
-          400,
-          errorPage('Sign-in failed', 'This sign-in form is not valid. Start again from the app.'),
-        );
-      }
-      const clientId = new URLSearchParams(returnTo.slice(AUTHORIZE_PATH.length + 1)).get('client_id');
-      const appName = (clientId && (await clientById(apps, ctx, clientId))?.name) || 'An app';
-      try {
-        // The same budget as /auth/login: one account, one set of limits, whichever form is used.
-        const result = await signIn(signIns, ctx, {
-          email: text('email'),
-          password: text('password'),
-          ip: request.ip,
-          device: deviceCookieOf(request.cookies),
-          log: request.log,
-        });
-        setSignInCookies(reply, ctx.config, result);
-        return reply.headers({ 'cache-control': 'no-store' }).redirect(returnTo, 303);
-      } catch (err) {
-        if (!(err instanceof AppError)) throw err;
-        if (err.code !== 'invalid_credentials' && err.code !== 'rate_limited') throw err;
-        if (err.headers) void reply.headers(err.headers);
-        return sendPage(
-          reply,
-          err.status,
-          signInPage({
-            action: LOGIN_PATH,
-            returnTo,
-            appName,
-            email: text('email'),
-            error: err.code === 'rate_limited' ? err.message : 'The email or password is wrong.',
-          }),
-        );
-      }
-    },
-  );
-
-  app.post(
-    CONSENT_PATH,
-    {
-      schema: {
-        tags,
-        summary: 'Approve or deny a consent (JSON, or the form of the consent page).',
-        consumes: ['application/json', 'application/x-www-form-urlencoded'],
-        body: ConsentBody,
-        response: { 200: ConsentAnswer, ...errors(400, 401, 403, 404) },
-      },
-    },
-    async (request, reply) => {
-      const form = isForm(request.headers['content-type']);
-      const body = request.body as Record<string, unknown>;
-      const fail = (status: number, title: string, message: string, error: AppError) => {
-        if (form) return sendPage(reply, status, errorPage(title, message));
-        throw error;
-      };
-      let merchant: MerchantPrincipal | null;
-      try {
-        merchant = await resolveMerchant(request, authenticateSession);
-        if (merchant) checkOrigin(request, merchant);
-      } catch (err) {
-        if (err instanceof AppError) return fail(err.status, 'Not allowed', err.message, err);
-        throw err;
-      }
-      if (!merchant) {
-        const err = new AppError('unauthenticated', 'Sign in first.');
-        return fail(401, 'Signed out', 'Your session ended. Start again from the app.', err);
-      }
-      const consentId = typeof body.consent_id === 'string' ? body.consent_id : '';
-      let approve: boolean;
-      if (form) {
-        const csrf = typeof body.csrf_token === 'string' ? body.csrf_token : '';
-        if (!consentId || !csrfTokenValid(ctx, consentId, merchant.sessionId, csrf)) {
-          return fail(
-            403,
-            'Not allowed',
-            'This form is not valid. Start again from the app.',
-            new AppError('forbidden', 'Bad form.'),
+      async (request, reply) => {
+        const check = await checkAuthorizationRequest(state.apps, ctx, request.query);
+        if (check.kind === 'page') {
+          if (wantsJson(request)) throw new AppError('validation_failed', check.message);
+          return sendPage(reply, 400, errorPage(check.title, check.message));
+        }
+        if (check.kind === 'redirect') {
+          return reply.headers({ 'cache-control': 'no-store' }).redirect(check.location, 302);
+        }
+        const authz = check.request;
+        const merchant = await signedIn(request);
+        if (!merchant) {
+          if (wantsJson(request)) throw new AppError('unauthenticated', 'Sign in first.');
+          return sendPage(
+            reply,
+            200,
+            signInPage({ action: LOGIN_PATH, returnTo: request.url, appName: authz.app.name }),
           );
         }
-        approve = body.approve === 'true';
-      } else {
-        const unknown = Object.keys(body).find((k) => !['consent_id', 'approve', 'csrf_token'].includes(k));
-        if (unknown) {
-          throw new AppError('validation_failed', `${unknown} is not an allowed field.`, {
-            details: [{ field: unknown, issue: 'is not an allowed field' }],
-          });
+        const consentId = await openConsent(ctx, authz, merchant.merchantId);
+        if (!wantsJson(request)) return renderConsent(reply, merchant, consentId, authz);
+        const developer = await merchantName(ctx.db, authz.app.merchantId);
+        void reply.header('cache-control', 'no-store');
+        return {
+          data: {
+            consent_id: consentId,
+            app: {
+              id: authz.app.id,
+              name: authz.app.name,
+              client_id: authz.app.clientId,
+              developer: developer ?? '',
+              mode: authz.app.mode,
+            },
+            scopes: authz.scopes,
+            redirect_uri: authz.redirectUri,
+          },
+        };
+      },
+    );
+
+    app.post(
+      LOGIN_PATH,
+      {
+        schema: {
+          tags,
+          summary: 'The sign-in form of the authorize page (a form post from that page, answered with HTML).',
+          consumes: ['application/x-www-form-urlencoded'],
+          body: Type.Object({}, { additionalProperties: true }),
+        },
+      },
+      async (request, reply) => {
+        const body = request.body as Record<string, unknown>;
+        const text = (name: string) => (typeof body[name] === 'string' ? body[name] : '');
+        const returnTo = text('return_to');
+        // Checked as text before the password: the redirect after a good sign-in must be sendable.
+        if (
+          !returnTo.startsWith(`${AUTHORIZE_PATH}?`) ||
+          uriTextIssue(returnTo) !== undefined ||
+          !fromOwnOrigin(request)
+        ) {
+          return sendPage(
+            reply,
+            400,
+            errorPage('Sign-in failed', 'This sign-in form is not valid. Start again from the app.'),
+          );
         }
-        if (!consentId || typeof body.approve !== 'boolean') {
-          const field = consentId ? 'approve' : 'consent_id';
-          throw new AppError('validation_failed', `${field} is required.`, {
-            details: [{ field, issue: consentId ? 'must be a boolean' : 'is required' }],
+        const clientId = new URLSearchParams(returnTo.slice(AUTHORIZE_PATH.length + 1)).get('client_id');
+        const appName = (clientId && (await clientById(state.apps, ctx, clientId))?.name) || 'An app';
+        try {
+          // The same budget as /auth/login: one account, one set of limits, whichever form is used.
+          const result = await signIn(state.signIns, ctx, {
+            email: text('email'),
+            password: text('password'),
+            ip: request.ip,
+            device: deviceCookieOf(request.cookies),
+            log: request.log,
           });
+          setSignInCookies(reply, ctx.config, result);
+          return reply.headers({ 'cache-control': 'no-store' }).redirect(returnTo, 303);
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          if (err.code !== 'invalid_credentials' && err.code !== 'rate_limited') throw err;
+          if (err.headers) void reply.headers(err.headers);
+          return sendPage(
+            reply,
+            err.status,
+            signInPage({
+              action: LOGIN_PATH,
+              returnTo,
+              appName,
+              email: text('email'),
+              error: err.code === 'rate_limited' ? err.message : 'The email or password is wrong.',
+            }),
+          );
         }
-        approve = body.approve;
-      }
-      const redirectTo = await decideConsent(apps, ctx, merchant, consentId, approve, requestMeta(request));
-      if (!redirectTo) {
-        return fail(
-          400,
-          'Request expired',
-          'This authorization request expired or was already answered. Start again from the app.',
-          new AppError('not_found', 'No such consent: unknown, expired or already decided.'),
+      },
+    );
+
+    app.post(
+      CONSENT_PATH,
+      {
+        schema: {
+          tags,
+          summary: 'Approve or deny a consent (JSON, or the form of the consent page).',
+          body: ConsentBody,
+          response: { 200: ConsentAnswer, ...errors(400, 401, 403, 404) },
+        },
+        // Who asks is settled before the body is validated, as on every authenticated route: 401 or 403 first.
+        preValidation: async (request, reply) => {
+          const fail = refusal(request, reply);
+          let merchant: MerchantPrincipal | null;
+          try {
+            merchant = await resolveMerchant(request, authenticateSession);
+            if (merchant) checkOrigin(request, merchant);
+          } catch (err) {
+            if (err instanceof AppError) return fail(err.status, 'Not allowed', err.message, err);
+            throw err;
+          }
+          if (!merchant) {
+            const err = new AppError('unauthenticated', 'Sign in first.');
+            return fail(401, 'Signed out', 'Your session ended. Start again from the app.', err);
+          }
+          request.merchant = merchant;
+        },
+      },
+      async (request, reply) => {
+        const form = isForm(request.headers['content-type']);
+        const fail = refusal(request, reply);
+        const merchant = merchantOf(request);
+        let consentId: string;
+        let approve: boolean;
+        if (form) {
+          const body = request.body as Static<typeof ConsentForm>;
+          consentId = body.consent_id ?? '';
+          if (!consentId || !csrfTokenValid(ctx, consentId, merchant.sessionId, body.csrf_token ?? '')) {
+            return fail(
+              403,
+              'Not allowed',
+              'This form is not valid. Start again from the app.',
+              new AppError('forbidden', 'Bad form.'),
+            );
+          }
+          approve = body.approve === 'true';
+        } else {
+          const body = request.body as Static<typeof ConsentJson>;
+          consentId = body.consent_id;
+          approve = body.approve;
+        }
+        const redirectTo = await decideConsent(
+          state.apps,
+          ctx,
+          state.tokens,
+          merchant,
+          consentId,
+          approve,
+          requestMeta(request),
         );
-      }
-      if (form) return reply.headers({ 'cache-control': 'no-store' }).redirect(redirectTo, 303);
-      void reply.header('cache-control', 'no-store');
-      return { data: { redirect_to: redirectTo } };
-    },
-  );
-};
+        if (!redirectTo) {
+          return fail(
+            400,
+            'Request expired',
+            'This authorization request expired or was already answered. Start again from the app.',
+            new AppError('not_found', 'No such consent: unknown, expired or already decided.'),
+          );
+        }
+        if (form) return reply.headers({ 'cache-control': 'no-store' }).redirect(redirectTo, 303);
+        void reply.header('cache-control', 'no-store');
+        return { data: { redirect_to: redirectTo } };
+      },
+    );
+  };

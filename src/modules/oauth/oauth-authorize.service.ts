@@ -17,8 +17,8 @@ import {
   within,
   type ClientApp,
 } from '../oauth-apps/index.ts';
-import { announceGrantChange, forgetGrant } from './oauth-bearer.service.ts';
-import type { RequestMeta } from './oauth-token.service.ts';
+import { announceGrantChange, forgetGrant, type AccessTokens } from './oauth-bearer.service.ts';
+import type { RequestMeta } from '../../http/request.ts';
 import * as repo from './oauth.repository.ts';
 
 const CONSENT_TTL_MS = 10 * 60_000;
@@ -134,7 +134,7 @@ export async function openConsent(
     scopes: joinScopes(request.scopes),
     state: request.state ?? null,
     code_challenge: request.codeChallenge,
-    expires_at: new Date(Date.now() + CONSENT_TTL_MS),
+    expires_at: new Date(ctx.clock.now() + CONSENT_TTL_MS),
   });
   return id;
 }
@@ -163,6 +163,7 @@ export interface Decider {
 export async function decideConsent(
   apps: AppsCache,
   ctx: Context,
+  tokens: AccessTokens,
   who: Decider,
   consentId: string,
   approve: boolean,
@@ -177,7 +178,7 @@ export async function decideConsent(
   if (!app) return undefined;
   let changedGrant: string | undefined;
   const location = await ctx.db.transaction().execute(async (trx) => {
-    const consent = await repo.takeConsent(trx, who.merchantId, consentId);
+    const consent = await repo.takeConsent(trx, who.merchantId, consentId, new Date(ctx.clock.now()));
     if (!consent || consent.app_id !== app.id) return undefined;
     const audit: AuditContext = {
       merchantId: who.merchantId,
@@ -219,7 +220,7 @@ export async function decideConsent(
       scopes: consent.scopes,
       code_challenge: consent.code_challenge,
       family_id: newId('tok'),
-      expires_at: new Date(Date.now() + ctx.config.oauth.codeTtl * 1000),
+      expires_at: new Date(ctx.clock.now() + ctx.config.oauth.codeTtl * 1000),
     });
     await writeAudit(trx, audit, {
       action: 'oauth.consent_approved',
@@ -233,6 +234,6 @@ export async function decideConsent(
     changedGrant = grantId;
     return withParams(consent.redirect_uri, { code: code.token, state, iss });
   });
-  if (changedGrant) forgetGrant(ctx, changedGrant);
+  if (changedGrant) forgetGrant(tokens, changedGrant);
   return location;
 }

@@ -3,10 +3,14 @@
 // cache. A cached token holds its scopes already bound by its grant's: revocations and new consents (which
 // replace the grant's scopes) notify GRANTS_CHANNEL with the grant id in their transaction, and every process
 // drops that grant's tokens when it hears it (within a second; at once in the process that made the change).
+// A changed or deleted app (APPS_CHANNEL) drops its tokens too: they would fail the app check anyway, and
+// dropping them spares a query per call.
 import type { Context } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import { notify } from '../../db/bus.ts';
+import { BusCache } from '../../db/bus-cache.ts';
 import { hashCredential, type Mode } from '../../lib/credentials.ts';
+import { Loop, warnOnFailure } from '../../lib/loop.ts';
 import type { PublicPrincipal } from '../../http/request.ts';
 import { APPS_CHANNEL, appById, intersect, splitScopes, type AppsCache } from '../oauth-apps/index.ts';
 import { findAccessToken, touchGrants } from './oauth.repository.ts';
@@ -16,7 +20,7 @@ const MAX_ENTRIES = 100_000;
 // A grant's last_used_at is written at most once a minute per process, in one UPDATE per 5 s for all
 // grants used meanwhile: per-request writes would double the cost of a bearer check.
 const TOUCH_EVERY_MS = 60_000;
-const FLUSH_AFTER_MS = 5_000;
+const FLUSH_EVERY_MS = 5_000;
 // Unknown hashes are remembered briefly: a token is never presented before its insert commits, so a miss
 // cannot turn into a hit later; the bound only limits memory.
 const MISS_TTL_MS = 60_000;
@@ -31,56 +35,54 @@ interface Entry {
   createdAt: number;
   expiresAt: number;
 }
+/** A miss carries no grant or app: no notification names it, and it ages out. */
 type Slot = Entry | { missUntil: number };
 
-interface State {
-  tokens: Map<string, Slot>;
-  byGrant: Map<string, Set<string>>;
-  epoch: number;
-  ready: Promise<void>;
-  touched: Map<string, number>;
-  pending: Set<string>;
-  flushTimer: NodeJS.Timeout | undefined;
+/** The access-token state of one process: the cache and the grants' last uses waiting to be written. */
+export interface AccessTokens {
+  readonly cache: BusCache<Slot>;
+  /** The oauth-apps module's client cache: a token verifies only while its app does. */
+  readonly apps: AppsCache;
+  /** When this process last wrote each grant's use (epoch ms), so that it writes at most once a minute. */
+  readonly touched: Map<string, number>;
+  /** Grants used since the last flush. */
+  readonly pending: Set<string>;
+  /** Writes `pending` every 5 s once a grant was used; started by the first use, stopped by `stop`. */
+  readonly flush: Loop;
 }
 
-const states = new WeakMap<Context, State>();
-
-function dropGrant(state: State, grantId: string): void {
-  state.epoch++;
-  for (const key of state.byGrant.get(grantId) ?? []) state.tokens.delete(key);
-  state.byGrant.delete(grantId);
+export function accessTokens(ctx: Context, apps: AppsCache): AccessTokens {
+  const pending = new Set<string>();
+  const touched = new Map<string, number>();
+  return {
+    apps,
+    cache: new BusCache<Slot>(ctx.bus, {
+      channel: GRANTS_CHANNEL,
+      tagOf: (slot) => ('grantId' in slot ? slot.grantId : ''),
+      alsoOn: [{ channel: APPS_CHANNEL, tagOf: (slot) => ('appId' in slot ? slot.appId : '') }],
+      maxEntries: MAX_ENTRIES,
+    }),
+    touched,
+    pending,
+    flush: new Loop({
+      name: 'grant last-use flush',
+      everyMs: FLUSH_EVERY_MS,
+      run: () => flushGrantUses(ctx, { pending, touched }),
+      onError: warnOnFailure(ctx.log),
+    }),
+  };
 }
 
-function stateOf(ctx: Context): State {
-  const existing = states.get(ctx);
-  if (existing) return existing;
-  const state: State = {
-    tokens: new Map(),
-    byGrant: new Map(),
-    epoch: 0,
-    ready: Promise.resolve(),
-    touched: new Map(),
-    pending: new Set(),
-    flushTimer: undefined,
-  };
-  // A deleted or rotated app's tokens fail the app check anyway; dropping them spares a query per call.
-  const dropApp = (appId: string) => {
-    const grants = new Set<string>();
-    for (const slot of state.tokens.values())
-      if ('appId' in slot && slot.appId === appId) grants.add(slot.grantId);
-    for (const grantId of grants) dropGrant(state, grantId);
-  };
-  state.ready = Promise.all([
-    ctx.bus.listen(GRANTS_CHANNEL, (grantId) => dropGrant(state, grantId)),
-    ctx.bus.listen(APPS_CHANNEL, dropApp),
-  ]).then(() => undefined);
-  ctx.bus.onReset(() => {
-    state.epoch++;
-    state.tokens.clear();
-    state.byGrant.clear();
-  });
-  states.set(ctx, state);
-  return state;
+/** Writes the grants used since the last flush, in one statement. */
+export async function flushGrantUses(
+  ctx: Context,
+  tokens: Pick<AccessTokens, 'pending' | 'touched'>,
+): Promise<void> {
+  if (tokens.pending.size === 0) return;
+  const ids = [...tokens.pending];
+  tokens.pending.clear();
+  if (tokens.touched.size > MAX_ENTRIES) tokens.touched.clear();
+  await touchGrants(ctx.db, ids);
 }
 
 /** In the revoking transaction: every process forgets the grant's tokens at its commit. */
@@ -92,82 +94,58 @@ export async function announceGrantRevocation(trx: Executor, grantId: string): P
 export const announceGrantChange = announceGrantRevocation;
 
 /** After the commit, in the process that revoked: forget at once rather than when the notification lands. */
-export function forgetGrant(ctx: Context, grantId: string): void {
-  dropGrant(stateOf(ctx), grantId);
+export function forgetGrant(tokens: AccessTokens, grantId: string): void {
+  tokens.cache.evict(grantId);
 }
 
-function remember(state: State, key: string, slot: Slot): void {
-  if (state.tokens.size >= MAX_ENTRIES) {
-    state.tokens.clear();
-    state.byGrant.clear();
-  }
-  state.tokens.set(key, slot);
-  if ('grantId' in slot) {
-    let keys = state.byGrant.get(slot.grantId);
-    if (!keys) state.byGrant.set(slot.grantId, (keys = new Set()));
-    keys.add(key);
-  }
+async function lookup(ctx: Context, tokens: AccessTokens, key: string, hash: Buffer): Promise<Slot> {
+  const slot = await tokens.cache.load([key], async (): Promise<Slot> => {
+    const row = await findAccessToken(ctx.db, hash);
+    if (!row) return { missUntil: ctx.clock.now() + MISS_TTL_MS };
+    return {
+      grantId: row.grant_id,
+      appId: row.app_id,
+      merchantId: row.merchant_id,
+      mode: row.mode,
+      scopes: intersect(splitScopes(row.scopes), splitScopes(row.grant_scopes)),
+      createdAt: row.created_at.getTime(),
+      expiresAt: row.expires_at.getTime(),
+    };
+  });
+  return slot!;
 }
 
-async function lookup(ctx: Context, state: State, key: string, hash: Buffer): Promise<Slot> {
-  await state.ready;
-  const epoch = state.epoch;
-  const row = await findAccessToken(ctx.db, hash);
-  const slot: Slot = row
-    ? {
-        grantId: row.grant_id,
-        appId: row.app_id,
-        merchantId: row.merchant_id,
-        mode: row.mode,
-        scopes: intersect(splitScopes(row.scopes), splitScopes(row.grant_scopes)),
-        createdAt: row.created_at.getTime(),
-        expiresAt: row.expires_at.getTime(),
-      }
-    : { missUntil: Date.now() + MISS_TTL_MS };
-  if (state.epoch === epoch) remember(state, key, slot);
-  return slot;
-}
-
-function touch(ctx: Context, state: State, grantId: string, now: number): void {
-  const last = state.touched.get(grantId) ?? 0;
+function touch(tokens: AccessTokens, grantId: string, now: number): void {
+  const last = tokens.touched.get(grantId) ?? 0;
   if (now - last < TOUCH_EVERY_MS) return;
-  state.touched.set(grantId, now);
-  state.pending.add(grantId);
-  if (state.flushTimer) return;
-  state.flushTimer = setTimeout(() => {
-    state.flushTimer = undefined;
-    const ids = [...state.pending];
-    state.pending.clear();
-    if (state.touched.size > MAX_ENTRIES) state.touched.clear();
-    touchGrants(ctx.db, ids).catch(() => {}); // best effort: a lost last_used_at is not worth an error
-  }, FLUSH_AFTER_MS);
-  state.flushTimer.unref();
+  tokens.touched.set(grantId, now);
+  tokens.pending.add(grantId);
+  tokens.flush.start(); // once running, a no-op
 }
 
 /** A grant was used outside a bearer check (a code exchange): recorded in the next batched write. */
-export function noteGrantUse(ctx: Context, grantId: string): void {
-  touch(ctx, stateOf(ctx), grantId, Date.now());
+export function noteGrantUse(ctx: Context, tokens: AccessTokens, grantId: string): void {
+  touch(tokens, grantId, ctx.clock.now());
 }
 
 /** The `access_token` resolver of public auth, which has already checked the token's shape and checksum. */
 export async function resolveAccessToken(
-  apps: AppsCache,
   ctx: Context,
+  tokens: AccessTokens,
   token: string,
 ): Promise<PublicPrincipal | undefined> {
-  const state = stateOf(ctx);
   const hash = hashCredential(token);
   const key = hash.toString('base64');
-  const now = Date.now();
-  let slot = state.tokens.get(key);
+  const now = ctx.clock.now();
+  let slot = tokens.cache.get(key);
   if (!slot || ('missUntil' in slot && slot.missUntil <= now)) {
     ctx.metrics.cacheMiss.access_token.inc();
-    slot = await lookup(ctx, state, key, hash);
+    slot = await lookup(ctx, tokens, key, hash);
   } else ctx.metrics.cacheHit.access_token.inc();
   if ('missUntil' in slot || slot.expiresAt <= now) return undefined;
-  const app = await appById(apps, ctx, slot.appId);
+  const app = await appById(tokens.apps, ctx, slot.appId);
   if (!app || slot.createdAt < app.tokensValidAfter) return undefined;
-  touch(ctx, state, slot.grantId, now);
+  touch(tokens, slot.grantId, now);
   return {
     merchantId: slot.merchantId,
     mode: slot.mode,

@@ -59,19 +59,20 @@ function parseBasic(header: string | undefined): Basic | undefined {
 const PER_CLIENT = { free: 20, baseMs: 1000, maxMs: 5 * 60_000, forgetMs: 10 * 60_000 };
 const PER_ADDRESS = { free: 50, baseMs: 1000, maxMs: 5 * 60_000, forgetMs: 10 * 60_000 };
 
-interface Limits {
-  clients: FailureLimiter;
-  addresses: FailureLimiter;
+/** The failure budgets of one process, made by createOauth. */
+/** What client authentication keeps: its failure budgets, and the oauth-apps module's client cache. */
+export interface ClientAuthLimits {
+  readonly clients: FailureLimiter;
+  readonly addresses: FailureLimiter;
+  readonly apps: AppsCache;
 }
-const limits = new WeakMap<Context, Limits>();
 
-function limitsOf(ctx: Context): Limits {
-  let l = limits.get(ctx);
-  if (!l) {
-    l = { clients: createFailureLimiter(PER_CLIENT), addresses: createFailureLimiter(PER_ADDRESS) };
-    limits.set(ctx, l);
-  }
-  return l;
+export function clientAuthLimits(apps: AppsCache): ClientAuthLimits {
+  return {
+    clients: createFailureLimiter(PER_CLIENT),
+    addresses: createFailureLimiter(PER_ADDRESS),
+    apps,
+  };
 }
 
 /**
@@ -81,13 +82,13 @@ function limitsOf(ctx: Context): Limits {
  */
 function failed(
   ctx: Context,
+  limits: ClientAuthLimits,
   error: OAuthError,
   app: ClientApp | undefined,
   ip: string | undefined,
 ): OAuthError {
   if (!ctx.config.rateLimit) return error;
-  const l = limitsOf(ctx);
-  const wait = Math.max(app ? l.clients.fail(app.clientId) : 0, ip ? l.addresses.fail(ip) : 0);
+  const wait = Math.max(app ? limits.clients.fail(app.clientId) : 0, ip ? limits.addresses.fail(ip) : 0);
   if (wait === 0) return error;
   return new OAuthError('rate_limited', 'Too many failed client authentications; retry later.', {
     'retry-after': retryAfterSeconds(wait),
@@ -95,23 +96,33 @@ function failed(
 }
 
 /** A failed authentication of another kind (introspection's internal token), on the same address budget. */
-export function failedCaller(ctx: Context, error: OAuthError, ip: string | undefined): OAuthError {
-  return failed(ctx, error, undefined, ip);
+export function failedCaller(
+  ctx: Context,
+  limits: ClientAuthLimits,
+  error: OAuthError,
+  ip: string | undefined,
+): OAuthError {
+  return failed(ctx, limits, error, undefined, ip);
 }
 
 async function verify(
-  apps: AppsCache,
   ctx: Context,
+  limits: ClientAuthLimits,
   clientId: string,
   secret: string,
   basic: boolean,
   ip: string | undefined,
 ): Promise<ClientApp> {
-  const app = clientId.startsWith('svc_ca_') ? await clientById(apps, ctx, clientId) : undefined;
+  const app = clientId.startsWith('svc_ca_') ? await clientById(limits.apps, ctx, clientId) : undefined;
   const parsed = parseCredential(secret);
-  if (!app || parsed?.kind !== 'client_secret' || parsed.mode !== app.mode || !secretMatches(app, secret)) {
+  if (
+    !app ||
+    parsed?.kind !== 'client_secret' ||
+    parsed.mode !== app.mode ||
+    !secretMatches(app, secret, ctx.clock.now())
+  ) {
     const error = invalidClient('Client authentication failed: unknown client or wrong secret.', basic);
-    throw failed(ctx, error, app, ip);
+    throw failed(ctx, limits, error, app, ip);
   }
   return app;
 }
@@ -121,8 +132,8 @@ async function verify(
  * per app and per `ip` (the client address, `request.ip`).
  */
 export async function authenticateClient(
-  apps: AppsCache,
   ctx: Context,
+  limits: ClientAuthLimits,
   params: Params,
   authorization: string | undefined,
   ip?: string,
@@ -131,7 +142,7 @@ export async function authenticateClient(
   try {
     basic = parseBasic(authorization);
   } catch (err) {
-    throw err instanceof OAuthError ? failed(ctx, err, undefined, ip) : err;
+    throw err instanceof OAuthError ? failed(ctx, limits, err, undefined, ip) : err;
   }
   const bodyId = param(params, 'client_id');
   const bodySecret = param(params, 'client_secret');
@@ -145,7 +156,7 @@ export async function authenticateClient(
     if (bodyId !== undefined && bodyId !== basic.id) {
       throw new OAuthError('invalid_request', 'client_id in the body differs from the Basic credentials.');
     }
-    return verify(apps, ctx, basic.id, basic.secret, true, ip);
+    return verify(ctx, limits, basic.id, basic.secret, true, ip);
   }
   if (bodyId === undefined) {
     throw invalidClient('Authenticate the client: HTTP Basic, or client_id and client_secret.', false);
@@ -153,5 +164,5 @@ export async function authenticateClient(
   if (bodySecret === undefined) {
     throw invalidClient('client_secret is required: apps are confidential clients.', false);
   }
-  return verify(apps, ctx, bodyId, bodySecret, false, ip);
+  return verify(ctx, limits, bodyId, bodySecret, false, ip);
 }

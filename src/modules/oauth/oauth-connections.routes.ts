@@ -4,72 +4,74 @@ import { Type } from 'typebox';
 import { auditContext, merchantOf } from '../../http/request.ts';
 import { PageQuery, errors, page } from '../../http/schemas.ts';
 import { ConnectionsPage, GrantParams, InstallsAnswer } from './oauth.schemas.ts';
-import type { AppsCache } from '../oauth-apps/index.ts';
 import { countInstalls, disconnect, listConnections } from './oauth-connections.service.ts';
+import type { OauthState } from './oauth.state.ts';
 
-export const connectionsRoutes: FastifyPluginAsync<{ apps: AppsCache }> = async (plugin, { apps }) => {
-  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-  const tags = ['OAuth connections'];
-  const security = [{ session: [] }];
+export const connectionsRoutes =
+  (state: OauthState): FastifyPluginAsync =>
+  async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    const tags = ['OAuth connections'];
+    const security = [{ session: [] }];
 
-  app.get(
-    '/developer/connections',
-    {
-      schema: {
-        tags,
-        security,
-        querystring: Type.Object(PageQuery),
-        response: { 200: ConnectionsPage, ...errors(400, 401) },
+    app.get(
+      '/developer/connections',
+      {
+        schema: {
+          tags,
+          security,
+          querystring: Type.Object(PageQuery),
+          response: { 200: ConnectionsPage, ...errors(400, 401) },
+        },
       },
-    },
-    async (request) => {
-      const limit = request.query.limit ?? 50;
-      const { rows, count } = await listConnections(
-        app.ctx,
-        merchantOf(request).merchantId,
-        request.mode,
-        limit,
-        request.query.starting_after,
-      );
-      return { data: page(rows, limit, count) };
-    },
-  );
-
-  app.delete(
-    '/developer/connections/:grantID',
-    {
-      schema: {
-        tags,
-        security,
-        params: GrantParams,
-        response: { 204: Type.Null(), ...errors(401, 403, 404) },
+      async (request) => {
+        const limit = request.query.limit ?? 50;
+        const { rows, count } = await listConnections(
+          app.ctx,
+          merchantOf(request).merchantId,
+          request.mode,
+          limit,
+          request.query.starting_after,
+        );
+        return { data: page(rows, limit, count) };
       },
-    },
-    async (request, reply) => {
-      await disconnect(app.ctx, auditContext(request), request.params.grantID);
-      return reply.code(204).send(null);
-    },
-  );
+    );
 
-  app.get(
-    '/developer/apps/:appID/installs',
-    {
-      schema: {
-        tags: ['OAuth apps'],
-        summary: 'How many stores installed one of your apps',
-        security,
-        params: Type.Object({ appID: Type.String({ minLength: 1, maxLength: 64 }) }),
-        response: { 200: InstallsAnswer, ...errors(400, 401, 404) },
+    app.delete(
+      '/developer/connections/:grantID',
+      {
+        schema: {
+          tags,
+          security,
+          params: GrantParams,
+          response: { 204: Type.Null(), ...errors(401, 403, 404) },
+        },
       },
-    },
-    async (request) => ({
-      data: await countInstalls(
-        apps,
-        app.ctx,
-        merchantOf(request).merchantId,
-        request.mode,
-        request.params.appID,
-      ),
-    }),
-  );
-};
+      async (request, reply) => {
+        await disconnect(app.ctx, state.tokens, auditContext(request), request.params.grantID);
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.get(
+      '/developer/apps/:appID/installs',
+      {
+        schema: {
+          tags: ['OAuth apps'],
+          summary: 'How many stores installed one of your apps',
+          security,
+          params: Type.Object({ appID: Type.String({ minLength: 1, maxLength: 64 }) }),
+          response: { 200: InstallsAnswer, ...errors(400, 401, 404) },
+        },
+      },
+      async (request) => ({
+        data: await countInstalls(
+          state.apps,
+          app.ctx,
+          merchantOf(request).merchantId,
+          request.mode,
+          request.params.appID,
+        ),
+      }),
+    );
+  };

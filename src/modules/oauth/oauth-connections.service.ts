@@ -6,7 +6,7 @@ import { notFound } from '../../lib/errors.ts';
 import { iso } from '../../lib/time.ts';
 import { logSecurityChange, writeAudit, type AuditContext } from '../audit/index.ts';
 import { appById, splitScopes, type AppsCache } from '../oauth-apps/index.ts';
-import { announceGrantRevocation, forgetGrant } from './oauth-bearer.service.ts';
+import { announceGrantRevocation, forgetGrant, type AccessTokens } from './oauth-bearer.service.ts';
 import * as repo from './oauth.repository.ts';
 
 export async function listConnections(
@@ -31,7 +31,12 @@ export async function listConnections(
 }
 
 /** Grants are in the mode of their app: the request's mode selects them, as for every merchant resource. */
-export async function disconnect(ctx: Context, audit: AuditContext, grantId: string): Promise<void> {
+export async function disconnect(
+  ctx: Context,
+  tokens: AccessTokens,
+  audit: AuditContext,
+  grantId: string,
+): Promise<void> {
   await ctx.db
     .transaction()
     .execute(async (trx) => {
@@ -52,7 +57,7 @@ export async function disconnect(ctx: Context, audit: AuditContext, grantId: str
         app_id: grant.app_id,
       }),
     );
-  forgetGrant(ctx, grantId);
+  forgetGrant(tokens, grantId);
 }
 
 /**

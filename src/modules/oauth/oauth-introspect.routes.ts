@@ -6,11 +6,16 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from '../../context.ts';
-import type { FirstStores } from '../merchants/index.ts';
-import type { AppsCache } from '../oauth-apps/index.ts';
+import type { OauthState } from './oauth.state.ts';
 import type { CredentialResolvers } from '../../http/public-auth.ts';
 import { bearerToken } from '../../http/merchant-auth.ts';
-import { authenticateClient, failedCaller, param, type Params } from './oauth-client-auth.ts';
+import {
+  authenticateClient,
+  failedCaller,
+  param,
+  type ClientAuthLimits,
+  type Params,
+} from './oauth-client-auth.ts';
 import { introspect, type Introspector } from './oauth-introspect.service.ts';
 import { OAuthError } from './oauth.errors.ts';
 import { IntrospectBody, Introspection, OAuthErrorBody } from './oauth.schemas.ts';
@@ -19,32 +24,38 @@ const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /** A platform service sends the internal token as a Bearer token (RFC 7662 2.1 allows either kind). */
-function platformCaller(ctx: Context, expected: Buffer | undefined, request: FastifyRequest): Introspector {
+function platformCaller(
+  ctx: Context,
+  limits: ClientAuthLimits,
+  expected: Buffer | undefined,
+  request: FastifyRequest,
+): Introspector {
   const token = bearerToken(request);
   // Digests of equal length, compared in constant time: the answer time says nothing about the token.
   if (!expected || !token || !timingSafeEqual(digest(token), expected)) {
     const error = new OAuthError('invalid_token', 'The bearer token is not this service’s internal token.', {
       'www-authenticate': 'Bearer realm="svc", error="invalid_token"',
     });
-    throw failedCaller(ctx, error, request.ip);
+    throw failedCaller(ctx, limits, error, request.ip);
   }
   return { kind: 'platform' };
 }
 
 async function callerOf(
-  apps: AppsCache,
   ctx: Context,
+  limits: ClientAuthLimits,
   internal: Buffer | undefined,
   request: FastifyRequest,
   params: Params,
 ): Promise<Introspector> {
   const header = request.headers.authorization;
-  if (header !== undefined && /^Bearer\b/i.test(header)) return platformCaller(ctx, internal, request);
-  return { kind: 'client', app: await authenticateClient(apps, ctx, params, header, request.ip) };
+  if (header !== undefined && /^Bearer\b/i.test(header))
+    return platformCaller(ctx, limits, internal, request);
+  return { kind: 'client', app: await authenticateClient(ctx, limits, params, header, request.ip) };
 }
 
 export const introspectRoutes =
-  (credentials: CredentialResolvers, apps: AppsCache, firstStores: FirstStores): FastifyPluginAsync =>
+  (state: OauthState, credentials: CredentialResolvers): FastifyPluginAsync =>
   async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     const internal = app.ctx.config.internalToken ? digest(app.ctx.config.internalToken) : undefined;
@@ -60,10 +71,10 @@ export const introspectRoutes =
       async (request, reply) => {
         void reply.headers(NO_STORE);
         const params = request.body as Params;
-        const caller = await callerOf(apps, app.ctx, internal, request, params);
+        const caller = await callerOf(app.ctx, state.limits, internal, request, params);
         const token = param(params, 'token');
         if (token === undefined) throw new OAuthError('invalid_request', 'token is required.');
-        return introspect(apps, firstStores, app.ctx, credentials, caller, token);
+        return introspect(state.apps, state.firstStores, app.ctx, credentials, caller, token);
       },
     );
   };

@@ -7,14 +7,13 @@ import { AppError } from '../../lib/errors.ts';
 import { isConnectionLoss, RETRY_AFTER_SECONDS } from '../../db/connection-loss.ts';
 import { authenticateClient, param } from './oauth-client-auth.ts';
 import { acceptForms } from './oauth-forms.ts';
-import { closeHotPool } from './oauth.pool.ts';
+import type { OauthState } from './oauth.state.ts';
 import { OAuthError } from './oauth.errors.ts';
 import { OAuthErrorBody, RevocationAnswer, RevokeBody, TokenBody, TokenResponse } from './oauth.schemas.ts';
 import { introspectRoutes } from './oauth-introspect.routes.ts';
-import type { AppsCache } from '../oauth-apps/index.ts';
 import type { CredentialResolvers } from '../../http/public-auth.ts';
 import { exchangeCode, refreshTokens, revokeToken } from './oauth-token.service.ts';
-import { installedStoreId, type FirstStores } from '../merchants/index.ts';
+import { installedStoreId } from '../merchants/index.ts';
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
@@ -63,12 +62,11 @@ function rfcErrors(app: FastifyInstance): void {
 }
 
 export const tokenRoutes =
-  (credentials: CredentialResolvers, apps: AppsCache, firstStores: FirstStores): FastifyPluginAsync =>
+  (state: OauthState, credentials: CredentialResolvers): FastifyPluginAsync =>
   async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     acceptForms(app);
     rfcErrors(app);
-    app.addHook('onClose', async () => closeHotPool(app.ctx));
     const tags = ['OAuth 2'];
     const rfcErrorsDoc = { 400: OAuthErrorBody, 401: OAuthErrorBody, 429: OAuthErrorBody };
 
@@ -96,8 +94,8 @@ export const tokenRoutes =
           );
         }
         const client = await authenticateClient(
-          apps,
           app.ctx,
+          state.limits,
           params,
           request.headers.authorization,
           request.ip,
@@ -115,8 +113,8 @@ export const tokenRoutes =
         try {
           tokens =
             grantType === 'authorization_code'
-              ? await exchangeCode(app.ctx, client, params, meta)
-              : await refreshTokens(app.ctx, client, params, meta);
+              ? await exchangeCode(app.ctx, state, client, params, meta)
+              : await refreshTokens(app.ctx, state, client, params, meta);
         } catch (err) {
           const outcome = err instanceof OAuthError ? err.error : 'error';
           app.ctx.metrics.tokenGrants.labels(grantType, outcome).inc();
@@ -124,7 +122,7 @@ export const tokenRoutes =
         }
         app.ctx.metrics.tokenGrants.labels(grantType, 'issued').inc();
         // The installation, so that the app knows which store it acts on (Stripe's `stripe_user_id`).
-        const storeId = (await installedStoreId(firstStores, app.ctx, tokens.merchant_id)) ?? null;
+        const storeId = (await installedStoreId(state.firstStores, app.ctx, tokens.merchant_id)) ?? null;
         return { ...tokens, store_id: storeId, mode: client.mode };
       },
     );
@@ -144,17 +142,17 @@ export const tokenRoutes =
         void reply.headers(NO_STORE);
         const params = request.body as Record<string, unknown>;
         const client = await authenticateClient(
-          apps,
           app.ctx,
+          state.limits,
           params,
           request.headers.authorization,
           request.ip,
         );
-        await revokeToken(app.ctx, client, params, requestMeta(request));
+        await revokeToken(app.ctx, state, client, params, requestMeta(request));
         return {};
       },
     );
 
     // A child scope: the form parser and the RFC error handler above apply to it too.
-    await app.register(introspectRoutes(credentials, apps, firstStores));
+    await app.register(introspectRoutes(state, credentials));
   };

@@ -5,9 +5,9 @@
 import { createHash } from 'node:crypto';
 import type { Context } from '../../context.ts';
 import { hashCredential, makeCredential, parseCredential } from '../../lib/credentials.ts';
-import { newId } from '../../lib/ids.ts';
 import type { Tx } from '../../db/database.ts';
-import { writeAudit, type AuditContext } from '../audit/index.ts';
+import type { RequestMeta } from '../../http/request.ts';
+import { prepareAudit, writeAudit, type AuditContext } from '../audit/index.ts';
 import {
   intersect,
   isScope,
@@ -20,19 +20,12 @@ import {
 import { announceGrantRevocation, forgetGrant, noteGrantUse } from './oauth-bearer.service.ts';
 import { OAuthError } from './oauth.errors.ts';
 import { param, type Params } from './oauth-client-auth.ts';
-import { hotPool } from './oauth.pool.ts';
-import { rotateRefreshBatched } from './oauth-refresh-batch.ts';
+import type { OauthState } from './oauth.state.ts';
 import * as repo from './oauth.repository.ts';
 
 /** A rotated refresh token presented again this soon is taken for a lost response, not theft. */
 export const REFRESH_GRACE_MS = 60_000;
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
-
-export interface RequestMeta {
-  ip: string | null;
-  userAgent: string | null;
-  requestId: string | null;
-}
 
 export interface TokenAnswer {
   access_token: string;
@@ -146,9 +139,14 @@ function pkceMatches(verifier: string, challenge: string): boolean {
   return createHash('sha256').update(verifier).digest('base64url') === challenge;
 }
 
-async function settle(ctx: Context, run: () => Promise<Outcome>, meta: RequestMeta): Promise<TokenAnswer> {
+async function settle(
+  ctx: Context,
+  state: OauthState,
+  run: () => Promise<Outcome>,
+  meta: RequestMeta,
+): Promise<TokenAnswer> {
   const outcome = await run();
-  if (outcome.revokedGrant) forgetGrant(ctx, outcome.revokedGrant);
+  if (outcome.revokedGrant) forgetGrant(state.tokens, outcome.revokedGrant);
   if (outcome.reuse) {
     // After the commit: the revocation happened. The grant id and app identify it; no token is logged.
     (outcome.reuse === 'code' ? ctx.metrics.codeReuse : ctx.metrics.refreshReuse).inc();
@@ -165,6 +163,7 @@ async function settle(ctx: Context, run: () => Promise<Outcome>, meta: RequestMe
 
 export async function exchangeCode(
   ctx: Context,
+  state: OauthState,
   client: ClientApp,
   params: Params,
   meta: RequestMeta,
@@ -180,6 +179,7 @@ export async function exchangeCode(
 
   return settle(
     ctx,
+    state,
     () =>
       ctx.db.transaction().execute(async (trx): Promise<Outcome> => {
         const row = await repo.lockCode(trx, hash);
@@ -195,7 +195,10 @@ export async function exchangeCode(
             message: 'The code was already used; the tokens issued from it are revoked.',
           });
         }
-        if (row.expires_at.getTime() <= Date.now() || row.created_at.getTime() < client.tokensValidAfter) {
+        if (
+          row.expires_at.getTime() <= ctx.clock.now() ||
+          row.created_at.getTime() < client.tokensValidAfter
+        ) {
           return { error: invalidGrant('The code is unknown, expired or was issued to another client.') };
         }
         if (row.redirect_uri !== redirectUri) {
@@ -225,7 +228,7 @@ export async function exchangeCode(
           },
         });
         // last_used_at in the batched write, not here: every install's exchanges would queue on the grant row
-        noteGrantUse(ctx, row.grant_id);
+        noteGrantUse(ctx, state.tokens, row.grant_id);
         return { ok: answer(ctx, tokens, scope, row.merchant_id) };
       }),
     meta,
@@ -234,21 +237,24 @@ export async function exchangeCode(
 
 /** The audit entry of a refresh, made before the statement so that the statement can write it. */
 function refreshAudit(client: ClientApp, meta: RequestMeta, scope: string | null) {
-  const metadata = JSON.stringify({
-    actor: { type: 'app', id: client.id },
-    ip: meta.ip,
-    user_agent: meta.userAgent,
-    request_id: meta.requestId,
-    app_id: client.id,
-    client_id: client.clientId,
-    grant_type: 'refresh_token',
-    ...(scope ? { scope } : {}),
-  });
-  return { id: newId('log'), metadata };
+  return prepareAudit(
+    { actor: { type: 'app', id: client.id }, ...meta },
+    {
+      action: 'oauth.token_refreshed',
+      entityType: 'oauth_grant',
+      fields: {
+        app_id: client.id,
+        client_id: client.clientId,
+        grant_type: 'refresh_token',
+        ...(scope ? { scope } : {}),
+      },
+    },
+  );
 }
 
 export async function refreshTokens(
   ctx: Context,
+  state: OauthState,
   client: ClientApp,
   params: Params,
   meta: RequestMeta,
@@ -285,15 +291,12 @@ export async function refreshTokens(
     accessScopes,
     audit: refreshAudit(client, meta, accessScopes),
   };
-  const pool = hotPool(ctx);
-  const rotated = pool
-    ? await rotateRefreshBatched(ctx, pool, input)
-    : await repo.rotateRefresh(ctx.db, undefined, input);
+  const rotated = await state.refresh.submit(input);
   if (rotated) {
     const scope = effectiveScope(rotated.scopes, rotated.grant_scopes, client.allowedScopes);
     return answer(ctx, tokens, scope, rotated.merchant_id);
   }
-  return settle(ctx, () => refreshSlowPath(ctx, client, hash, tokens, accessScopes, meta), meta);
+  return settle(ctx, state, () => refreshSlowPath(ctx, client, hash, tokens, accessScopes, meta), meta);
 }
 
 /**
@@ -330,7 +333,7 @@ async function refreshSlowPath(
       });
     // RFC 9700 4.14.2: a revoked sibling presented again means one of two parties holds a stolen copy.
     if (row.revoked_at) return reuse('revoked_sibling');
-    if (row.expires_at.getTime() <= Date.now() || row.created_at.getTime() < client.tokensValidAfter) {
+    if (row.expires_at.getTime() <= ctx.clock.now() || row.created_at.getTime() < client.tokensValidAfter) {
       return { error: unknown };
     }
     const owner = pairOwner(row, client.id, accessScopes ?? row.scopes);
@@ -376,7 +379,7 @@ async function refreshSlowPath(
       return { ok, revokedGrant: row.grant_id };
     }
 
-    if (Date.now() - row.rotated_at.getTime() > REFRESH_GRACE_MS) return reuse('after_grace');
+    if (ctx.clock.now() - row.rotated_at.getTime() > REFRESH_GRACE_MS) return reuse('after_grace');
     // Within the grace: a lost response or two racing refreshes, unless a branch issued from this token was
     // already used (then the other party is replaying it).
     const child = row.child_refresh ? await repo.lockToken(trx, row.child_refresh) : undefined;
@@ -392,6 +395,7 @@ async function refreshSlowPath(
 /** RFC 7009: the answer is the same whether or not the token existed or belonged to the client. */
 export async function revokeToken(
   ctx: Context,
+  state: OauthState,
   client: ClientApp,
   params: Params,
   meta: RequestMeta,
@@ -417,5 +421,5 @@ export async function revokeToken(
     await announceGrantRevocation(trx, row.grant_id);
     return row.grant_id;
   });
-  if (grantId) forgetGrant(ctx, grantId);
+  if (grantId) forgetGrant(state.tokens, grantId);
 }

@@ -1,6 +1,7 @@
 // The server-rendered pages of the authorization flow: error, sign-in and consent. Every value is escaped;
 // the pages load nothing from elsewhere and may not be framed (headers in oauth.routes.ts). The palette is
 // the dashboard's: system-ui, #f6f7f9 background, white card, #4f46e5 primary, #111827 text, #6b7280 muted.
+import { rights } from '../../lib/scopes.ts';
 
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -132,8 +133,6 @@ export function describeScopes(scopes: readonly string[]): { title: string; deta
     title: 'Change your store data',
     detail: 'Create and update carts and other store data.',
   };
-  const out: { title: string; detail: string }[] = [];
-  if (scopes.includes('public:read') || scopes.includes('public:*')) out.push(read);
-  if (scopes.includes('public:write') || scopes.includes('public:*')) out.push(write);
-  return out;
+  const have = rights(scopes);
+  return [...(have.has('read') ? [read] : []), ...(have.has('write') ? [write] : [])];
 }

@@ -87,14 +87,32 @@ export const ConsentInfo = Data(
   }),
 );
 
-export const ConsentBody = Type.Object(
+/** The decision as an API call: the session authenticates it, so it needs no CSRF token (one is ignored). */
+export const ConsentJson = Type.Object(
+  {
+    consent_id: Type.String({ minLength: 1, maxLength: 64 }),
+    approve: Type.Boolean(),
+    csrf_token: Type.Optional(Type.String({ maxLength: 128 })),
+  },
+  { additionalProperties: false },
+);
+
+/** The consent page's form: its CSRF token, checked by the handler, is what makes it valid. */
+export const ConsentForm = Type.Object(
   {
     consent_id: Type.Optional(Type.String()),
-    approve: Type.Optional(Type.Union([Type.Boolean(), Type.String()])),
+    approve: Type.Optional(Type.String()),
     csrf_token: Type.Optional(Type.String()),
   },
   { additionalProperties: true },
 );
+
+export const ConsentBody = {
+  content: {
+    'application/json': { schema: ConsentJson },
+    'application/x-www-form-urlencoded': { schema: ConsentForm },
+  },
+};
 
 export const ConsentAnswer = Data(Type.Object({ redirect_to: Type.String() }));
 

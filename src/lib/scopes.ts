@@ -1,5 +1,7 @@
-// The three scopes of seed 2.1 as sets of rights: `public:*` is read and write. Requests, grants and the
-// app's allowed scopes are compared as rights, so `public:*` and `public:read public:write` are the same.
+// The three scopes of seed 2.1 as sets of rights: `public:*` is read and write. Requests, grants, the app's
+// allowed scopes and what a method needs are compared as rights, so `public:*` and `public:read public:write`
+// are the same. The one place that knows what a scope allows: the public auth hook, OpenAPI, OAuth and the
+// consent page ask here.
 export const SCOPES = ['public:read', 'public:write', 'public:*'] as const;
 export type ScopeName = (typeof SCOPES)[number];
 
@@ -16,6 +18,15 @@ export function rights(scopes: readonly string[]): Set<Right> {
     if (s === 'public:write' || s === 'public:*') out.add('write');
   }
   return out;
+}
+
+/** What a public-interface method needs: reading for GET and HEAD, writing for the rest. */
+export function neededScope(method: string): 'public:read' | 'public:write' {
+  return method === 'GET' || method === 'HEAD' ? 'public:read' : 'public:write';
+}
+
+export function scopeAllows(scopes: readonly string[], method: string): boolean {
+  return within([neededScope(method)], scopes);
 }
 
 export function within(requested: readonly string[], allowed: readonly string[]): boolean {

@@ -1,0 +1,70 @@
+// The refresh fast path's failures and the grants' last uses: a failed rotation statement answers 500 for
+// its batch, logged and counted, never retried one by one; the last uses gathered before a stop are written.
+import { Writable } from 'node:stream';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { DB_KIND, startTestService, type TestService } from '../support/service.ts';
+import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
+import { createApp, exchange, getCode, readWith, refresh, type TestApp } from './helpers.ts';
+
+let svc: TestService;
+let dev: TestMerchant;
+let shop: TestMerchant;
+let client: TestApp;
+const lines: Record<string, unknown>[] = [];
+
+beforeAll(async () => {
+  const logStream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  svc = await startTestService({ logStream, env: { SVC_LOG_LEVEL: 'error' } });
+  dev = await signupMerchant(svc.app, 'Dev Co');
+  shop = await signupMerchant(svc.app, 'Shop');
+  client = await createApp(svc.app, dev);
+});
+afterAll(async () => svc?.close());
+
+async function failures(): Promise<number> {
+  const metric = await svc.ctx.metrics.registry.getSingleMetric('svc_batch_failures_total')!.get();
+  return metric.values.find((v) => v.labels.batch === 'refresh')?.value ?? 0;
+}
+
+it('a failed rotation statement answers 500, logged and counted, and the token stays usable', async () => {
+  const a = await getCode(svc.app, client, shop);
+  const tokens = await exchange(svc.app, client, a.code, a.verifier);
+  // Every new access token now breaks a constraint: the statement fails as a whole.
+  await sql`alter table oauth_tokens add constraint test_no_access check (kind <> 'access') not valid`.execute(
+    svc.ctx.db,
+  );
+  try {
+    const res = await refresh(svc.app, client, tokens.refresh_token);
+    expect(res.statusCode).toBe(500);
+    expect(res.json().error).toBe('server_error');
+  } finally {
+    await sql`alter table oauth_tokens drop constraint test_no_access`.execute(svc.ctx.db);
+  }
+  expect(await failures()).toBe(1);
+  const logged = lines.find((l) => String(l.msg).startsWith('refresh rotation failed'));
+  expect(logged).toMatchObject({ size: 1, err: { message: expect.stringContaining('test_no_access') } });
+  // Nothing of the failed statement committed: the same token refreshes now.
+  expect((await refresh(svc.app, client, tokens.refresh_token)).statusCode).toBe(200);
+});
+
+// On PGlite a service sharing the database does not stop its modules (the database is the other's).
+it.skipIf(DB_KIND === 'pglite')('writes the grants used since the last flush when it stops', async () => {
+  const other = await startTestService({ shareWith: svc });
+  const a = await getCode(other.app, client, shop);
+  const tokens = await exchange(other.app, client, a.code, a.verifier);
+  await sql`update oauth_grants set last_used_at = null`.execute(svc.ctx.db);
+  expect(await readWith(other.app, tokens.access_token)).toBe(200);
+  await other.close();
+  const row = await svc.ctx.db
+    .selectFrom('oauth_grants')
+    .select('last_used_at')
+    .where('merchant_id', '=', shop.merchantId)
+    .executeTakeFirstOrThrow();
+  expect(row.last_used_at).not.toBeNull();
+});
