@@ -11,6 +11,7 @@ export default tseslint.config(
       'bench/results',
       'test-results',
       'eslint.config.js',
+      '.dependency-cruiser.cjs',
     ],
   },
   js.configs.recommended,
