@@ -65,9 +65,6 @@ export function Body<T extends Parameters<typeof Type.Object>[0]>(properties: T)
   return Type.Object(properties, { additionalProperties: false });
 }
 
-export const IdParam = (name: string) =>
-  Type.Object({ [name]: Type.String({ minLength: 1, maxLength: 64 }) });
-
 /** Common error answers, listed in the OpenAPI document of each route. */
 export const errors = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((s) => [s, Type.Ref('ErrorEnvelope')])) as Record<number, TSchema>;

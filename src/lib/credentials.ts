@@ -28,6 +28,11 @@ export interface ParsedCredential {
   mode: Mode | undefined;
 }
 
+/** `length` random base62 characters, each equally likely. */
+export function randomBase62(length: number): string {
+  return base62(randomBytes(length + 8), length);
+}
+
 function base62(bytes: Buffer, length: number): string {
   // 256 % 62 = 8: rejecting bytes >= 248 keeps every character equally likely.
   let out = '';

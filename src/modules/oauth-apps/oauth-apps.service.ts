@@ -2,7 +2,7 @@
 // secret is shown once (create, rotate) and stored as SHA-256. Every change notifies the app cache of every
 // process in its transaction; deletion cascades to grants, codes and tokens in the database.
 import type { Context } from '../../context.ts';
-import { makeCredential } from '../../lib/credentials.ts';
+import { makeCredential, randomBase62 } from '../../lib/credentials.ts';
 import { AppError, notFound, type ErrorDetail } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { mapPage, type PageInput, type Scope } from '../../lib/scope.ts';
@@ -12,10 +12,8 @@ import { logSecurityChange, writeAudit, type AuditContext } from '../audit/index
 import { announceAppChange, forgetApp, type AppsCache } from './oauth-apps.cache.ts';
 import * as repo from './oauth-apps.repository.ts';
 import { joinScopes, splitScopes } from '../../lib/scopes.ts';
-import { randomBytes } from 'node:crypto';
 
 const LOOPBACK: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 export function presentApp(row: repo.AppRow) {
   return {
@@ -63,9 +61,7 @@ function checkRedirectUris(uris: readonly string[]): void {
 }
 
 function newClientId(): string {
-  let out = 'svc_ca_';
-  for (const byte of randomBytes(40)) if (byte < 248 && out.length < 7 + 24) out += BASE62[byte % 62];
-  return out.length === 31 ? out : newClientId();
+  return `svc_ca_${randomBase62(24)}`;
 }
 
 export interface CreateApp {
