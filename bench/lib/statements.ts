@@ -5,11 +5,14 @@ import pg from 'pg';
 export const STATEMENT_SETTINGS = {
   shared_preload_libraries: "'pg_stat_statements'",
   'pg_stat_statements.track': "'all'",
+  'pg_stat_statements.track_planning': 'on',
 };
 
 export interface StatementLine {
   calls: number;
   total_ms: number;
+  /** Planning time in all (pg_stat_statements.track_planning). */
+  plan_ms: number;
   mean_ms: number;
   query: string;
 }
@@ -28,6 +31,7 @@ export async function topStatements(url: string, limit = 8): Promise<StatementLi
   try {
     const { rows } = await db.query<StatementLine>(
       `select calls::int, round(total_exec_time::numeric, 1)::float as total_ms,
+              round(total_plan_time::numeric, 1)::float as plan_ms,
               round(mean_exec_time::numeric, 3)::float as mean_ms,
               regexp_replace(left(query, 160), '\\s+', ' ', 'g') as query
          from pg_stat_statements s join pg_database d on d.oid = s.dbid

@@ -159,6 +159,7 @@ export const token: Measure = {
       const tokens = await base.child.call<string[]>('refreshTokens', CHAINS);
       return meteredRun(base.cpu, () => refresh(base.url, base.client, tokens, b.duration), base.database);
     };
+    if (b.profile) await topStatements(b.cluster.url('svc')); // reset: what follows is the refresh rounds alone
     const refreshed = await bestOfEach({
       svc: async () => {
         const tokens = await serviceChains(b, app);
@@ -167,6 +168,7 @@ export const token: Measure = {
       durable: baseRefresh(durable),
       memory: baseRefresh(memory),
     });
+    if (b.profile) await logStatements(b, 'token refresh');
     b.log(
       `token refresh: service ${refreshed.svc.rps.toFixed(0)}/s (${refreshed.svc.errors} errors), ` +
         `oidc-provider on PostgreSQL ${refreshed.durable.rps.toFixed(0)}/s, in memory ${refreshed.memory.rps.toFixed(0)}/s`,
@@ -201,7 +203,7 @@ export const token: Measure = {
       });
     if (b.profile) await topStatements(b.cluster.url('svc')); // reset: what follows is the exchange alone
     const svcCodes = await meteredRun(b.serviceCpu, () => exchange(svcUrl, svcClient, codes), b.postgresCpu);
-    if (b.profile) await logStatements(b, svcCodes.total);
+    if (b.profile) await logStatements(b, 'code exchange', svcCodes.total);
     const baseExchange = async (base: Baseline) => {
       const list = await base.child.call<{ code: string; verifier: string }[]>('codes', count);
       return meteredRun(base.cpu, () => exchange(base.url, base.client, list), base.database);
@@ -223,14 +225,18 @@ export const token: Measure = {
   },
 };
 
-/** `--profile`: the statements of the exchange run, per exchange, so that its round trips can be counted. */
-async function logStatements(b: Bench, exchanges: number): Promise<void> {
+/**
+ * `--profile`: the statements of a phase, with their planning time (a plan that went stale shows as a mean
+ * that grows with the table); per operation when the phase counts them, so that round trips can be counted.
+ */
+async function logStatements(b: Bench, phase: string, ops?: number): Promise<void> {
   const top = await topStatements(b.cluster.url('svc'), 20);
-  const calls = top.reduce((n, t) => n + t.calls, 0);
-  b.log(`code exchange: ${(calls / exchanges).toFixed(1)} statements per exchange (${exchanges} exchanges)`);
+  if (ops) {
+    const calls = top.reduce((n, t) => n + t.calls, 0);
+    b.log(`${phase}: ${(calls / ops).toFixed(1)} statements per operation (${ops} operations)`);
+  }
   for (const t of top) {
-    b.log(
-      `  ${(t.calls / exchanges).toFixed(2)}/exchange, ${t.mean_ms} ms each, ${t.total_ms} ms: ${t.query}`,
-    );
+    const per = ops ? `${(t.calls / ops).toFixed(2)}/operation` : `${t.calls} calls`;
+    b.log(`  ${per}, ${t.mean_ms} ms each, ${t.total_ms} ms, planning ${t.plan_ms} ms: ${t.query}`);
   }
 }

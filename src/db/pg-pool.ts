@@ -16,6 +16,8 @@ const IDLE_TIMEOUT_MS = 30_000;
 export interface PoolOptions {
   max: number;
   allowExitOnIdle?: boolean;
+  /** Server settings of every connection of the pool (sent at connect, as `-c name=value`). */
+  settings?: Readonly<Record<string, string>>;
 }
 
 export function createPool(url: string, options: PoolOptions): pg.Pool {
@@ -27,6 +29,11 @@ export function createPool(url: string, options: PoolOptions): pg.Pool {
     // TCP keep-alive notices a peer that vanished without a FIN (a failover, a dropped NAT entry).
     keepAlive: true,
     allowExitOnIdle: options.allowExitOnIdle ?? false,
+    ...(options.settings && {
+      options: Object.entries(options.settings)
+        .map(([name, value]) => `-c ${name}=${value}`)
+        .join(' '),
+    }),
   });
   // An idle client's error: pg-pool has already removed the client; the next query opens a new one.
   pool.on('error', () => {});
