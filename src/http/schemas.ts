@@ -76,9 +76,3 @@ export function pageOf(query: {
 }): PageInput {
   return { limit: query.limit ?? 50, startingAfter: query.starting_after };
 }
-
-export function page<T extends { id: string }>(rows: T[], limit: number, count: number) {
-  const hasMore = rows.length > limit;
-  const items = hasMore ? rows.slice(0, limit) : rows;
-  return { items, count, has_more: hasMore, next_cursor: hasMore ? items[items.length - 1]!.id : null };
-}

@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
-import { paginate, type Page, type PageInput, type Scope } from '../../lib/scope.ts';
+import { pageById } from '../../db/paging.ts';
+import type { Page, PageInput, Scope } from '../../lib/scope.ts';
 import type { ApiKeysTable } from './api-keys.table.ts';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
@@ -14,12 +15,7 @@ export async function listKeys(db: Executor, scope: Scope, page: PageInput): Pro
     .selectFrom('api_keys')
     .where('merchant_id', '=', scope.merchantId)
     .where('mode', '=', scope.mode);
-  return paginate(page, {
-    rows: (after, take) =>
-      (after ? q.where('id', '<', after) : q).selectAll().orderBy('id', 'desc').limit(take).execute(),
-    count: async () =>
-      Number((await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n),
-  });
+  return pageById(q, q.selectAll(), page);
 }
 
 /** The key locked for a change: concurrent rotations or revocations of one key run one after the other. */

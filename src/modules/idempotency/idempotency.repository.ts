@@ -12,6 +12,7 @@ export interface KeyRef {
   key: string;
 }
 
+/** The key's primary key columns: the values of its row, and the condition that finds it. */
 const scoped = (ref: KeyRef) => ({
   merchant_id: ref.merchantId,
   mode: ref.mode,
@@ -43,10 +44,7 @@ export async function findKey(db: Executor, ref: KeyRef): Promise<IdempotencyRow
   return db
     .selectFrom('idempotency_keys')
     .selectAll()
-    .where('merchant_id', '=', ref.merchantId)
-    .where('mode', '=', ref.mode)
-    .where('principal', '=', ref.principal)
-    .where('key', '=', ref.key)
+    .where((eb) => eb.and(scoped(ref)))
     .executeTakeFirst();
 }
 
@@ -71,10 +69,7 @@ export async function takeOver(
       expires_at: fields.expiresAt,
       created_at: now,
     })
-    .where('merchant_id', '=', ref.merchantId)
-    .where('mode', '=', ref.mode)
-    .where('principal', '=', ref.principal)
-    .where('key', '=', ref.key)
+    .where((eb) => eb.and(scoped(ref)))
     .where((eb) =>
       eb.or([
         eb('expires_at', '<=', now),
@@ -94,20 +89,14 @@ export async function storeAnswer(
   await db
     .updateTable('idempotency_keys')
     .set({ response_status: answer.status, response_type: answer.type, response_body: answer.body })
-    .where('merchant_id', '=', ref.merchantId)
-    .where('mode', '=', ref.mode)
-    .where('principal', '=', ref.principal)
-    .where('key', '=', ref.key)
+    .where((eb) => eb.and(scoped(ref)))
     .execute();
 }
 
 export async function deleteKey(db: Executor, ref: KeyRef): Promise<void> {
   await db
     .deleteFrom('idempotency_keys')
-    .where('merchant_id', '=', ref.merchantId)
-    .where('mode', '=', ref.mode)
-    .where('principal', '=', ref.principal)
-    .where('key', '=', ref.key)
+    .where((eb) => eb.and(scoped(ref)))
     .execute();
 }
 

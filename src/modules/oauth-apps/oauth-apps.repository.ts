@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
-import { paginate, type Page, type PageInput, type Scope } from '../../lib/scope.ts';
+import { pageById } from '../../db/paging.ts';
+import type { Page, PageInput, Scope } from '../../lib/scope.ts';
 import type { OAuthAppsTable } from './oauth-apps.table.ts';
 
 export type AppRow = Selectable<OAuthAppsTable>;
@@ -24,12 +25,7 @@ export async function listApps(db: Executor, scope: Scope, page: PageInput): Pro
     .selectFrom('oauth_apps')
     .where('merchant_id', '=', scope.merchantId)
     .where('mode', '=', scope.mode);
-  return paginate(page, {
-    rows: (after, take) =>
-      (after ? q.where('id', '<', after) : q).selectAll().orderBy('id', 'desc').limit(take).execute(),
-    count: async () =>
-      Number((await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n),
-  });
+  return pageById(q, q.selectAll(), page);
 }
 
 export async function updateApp(

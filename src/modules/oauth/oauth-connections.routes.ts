@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { auditContext, merchantOf } from '../../http/request.ts';
-import { PageQuery, errors, page } from '../../http/schemas.ts';
+import { auditContext, merchantOf, merchantScope } from '../../http/request.ts';
+import { PageQuery, errors, pageOf } from '../../http/schemas.ts';
 import { ConnectionsPage, GrantParams, InstallsAnswer } from './oauth.schemas.ts';
 import { countInstalls, disconnect, listConnections } from './oauth-connections.service.ts';
 import type { OauthState } from './oauth.state.ts';
@@ -24,17 +24,9 @@ export const connectionsRoutes =
           response: { 200: ConnectionsPage, ...errors(400, 401) },
         },
       },
-      async (request) => {
-        const limit = request.query.limit ?? 50;
-        const { rows, count } = await listConnections(
-          app.ctx,
-          merchantOf(request).merchantId,
-          request.mode,
-          limit,
-          request.query.starting_after,
-        );
-        return { data: page(rows, limit, count) };
-      },
+      async (request) => ({
+        data: await listConnections(app.ctx, merchantScope(request), pageOf(request.query)),
+      }),
     );
 
     app.delete(

@@ -4,30 +4,21 @@ import type { Context } from '../../context.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import { notFound } from '../../lib/errors.ts';
 import { iso } from '../../lib/time.ts';
+import { mapPage, type PageInput, type Scope } from '../../lib/scope.ts';
 import { logSecurityChange, writeAudit, type AuditContext } from '../audit/index.ts';
 import { appById, splitScopes, type AppsCache } from '../oauth-apps/index.ts';
 import { announceGrantRevocation, forgetGrant, type AccessTokens } from './oauth-bearer.service.ts';
 import * as repo from './oauth.repository.ts';
 
-export async function listConnections(
-  ctx: Context,
-  merchantId: string,
-  mode: Mode,
-  limit: number,
-  startingAfter: string | undefined,
-) {
-  const { rows, count } = await repo.listGrants(ctx.db, merchantId, mode, limit, startingAfter);
-  return {
-    count,
-    rows: rows.map((r) => ({
-      id: r.id,
-      app: { id: r.app_id, name: r.app_name, client_id: r.client_id, developer_name: r.developer_name },
-      scopes: splitScopes(r.scopes),
-      mode: r.mode,
-      created_at: iso(r.created_at),
-      last_used_at: iso(r.last_used_at),
-    })),
-  };
+export async function listConnections(ctx: Context, scope: Scope, page: PageInput) {
+  return mapPage(await repo.listGrants(ctx.db, scope, page), (r) => ({
+    id: r.id,
+    app: { id: r.app_id, name: r.app_name, client_id: r.client_id, developer_name: r.developer_name },
+    scopes: splitScopes(r.scopes),
+    mode: r.mode,
+    created_at: iso(r.created_at),
+    last_used_at: iso(r.last_used_at),
+  }));
 }
 
 /** Grants are in the mode of their app: the request's mode selects them, as for every merchant resource. */

@@ -3,6 +3,8 @@
 import { CompiledQuery, sql, type Insertable, type Selectable } from 'kysely';
 import type pg from 'pg';
 import type { Executor } from '../../db/database.ts';
+import { pageById } from '../../db/paging.ts';
+import type { PageInput, Scope } from '../../lib/scope.ts';
 import { auditCtes, type PreparedAudit } from '../audit/index.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import type { OAuthCodesTable, OAuthConsentsTable, OAuthTokensTable } from './oauth.table.ts';
@@ -66,39 +68,29 @@ export async function upsertGrant(
   return result.id;
 }
 
-export async function listGrants(
-  db: Executor,
-  merchantId: string,
-  mode: Mode,
-  limit: number,
-  startingAfter: string | undefined,
-) {
+export async function listGrants(db: Executor, scope: Scope, page: PageInput) {
   const base = db
     .selectFrom('oauth_grants as g')
     .innerJoin('oauth_apps as a', 'a.id', 'g.app_id')
     .innerJoin('merchants as dev', 'dev.id', 'a.merchant_id')
-    .where('g.merchant_id', '=', merchantId)
-    .where('g.mode', '=', mode);
-  const paged = startingAfter ? base.where('g.id', '<', startingAfter) : base;
-  const [rows, total] = await Promise.all([
-    paged
-      .select([
-        'g.id',
-        'g.scopes',
-        'g.mode',
-        'g.created_at',
-        'g.last_used_at',
-        'a.id as app_id',
-        'a.name as app_name',
-        'a.client_id',
-        'dev.name as developer_name',
-      ])
-      .orderBy('g.id', 'desc')
-      .limit(limit + 1)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, count: Number(total.n) };
+    .where('g.merchant_id', '=', scope.merchantId)
+    .where('g.mode', '=', scope.mode);
+  return pageById(
+    base,
+    base.select([
+      'g.id',
+      'g.scopes',
+      'g.mode',
+      'g.created_at',
+      'g.last_used_at',
+      'a.id as app_id',
+      'a.name as app_name',
+      'a.client_id',
+      'dev.name as developer_name',
+    ]),
+    page,
+    'g.id',
+  );
 }
 
 /** Cascades to the grant's codes, families and tokens. */

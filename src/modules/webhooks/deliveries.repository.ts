@@ -1,6 +1,8 @@
 // SQL of deliveries as merchants see them (the queue's own queries are in delivery/).
 import type { Insertable, Selectable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
+import { pageById } from '../../db/paging.ts';
+import type { Page, PageInput } from '../../lib/scope.ts';
 import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryStatus } from './webhooks.table.ts';
 
 export type DeliveryRow = Selectable<DeliveriesTable>;
@@ -36,20 +38,12 @@ export async function listAttempts(db: Executor, deliveryId: string): Promise<At
 export async function listDeliveries(
   db: Executor,
   webhookId: string,
-  f: { limit: number; startingAfter?: string | undefined; status?: DeliveryStatus | undefined },
-): Promise<{ rows: DeliveryRow[]; count: number }> {
+  status: DeliveryStatus | undefined,
+  page: PageInput,
+): Promise<Page<DeliveryRow>> {
   let q = db.selectFrom('deliveries').where('webhook_id', '=', webhookId);
-  if (f.status) q = q.where('status', '=', f.status);
-  const page = f.startingAfter ? q.where('id', '<', f.startingAfter) : q;
-  const [rows, total] = await Promise.all([
-    page
-      .selectAll()
-      .orderBy('id', 'desc')
-      .limit(f.limit + 1)
-      .execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, count: Number(total.count) };
+  if (status) q = q.where('status', '=', status);
+  return pageById(q, q.selectAll(), page);
 }
 
 /** A manual retry: due at once, one more attempt (`step` past the schedule unless it was still pending). */

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { auditContext } from '../../http/request.ts';
-import { EmptyBody, errors, page } from '../../http/schemas.ts';
+import { EmptyBody, errors, pageOf } from '../../http/schemas.ts';
 import {
   DeliveriesQuery,
   DeliveryAttemptsData,
@@ -59,20 +59,15 @@ export const deliveryRoutes =
           response: { 200: DeliveryPage, ...errors(400, 401, 404) },
         },
       },
-      async (request) => {
-        const limit = request.query.limit ?? 50;
-        const { rows, count } = await service.listDeliveries(
+      async (request) => ({
+        data: await service.listDeliveries(
           app.ctx,
           auditContext(request),
           request.params.webhookID,
-          {
-            limit,
-            startingAfter: request.query.starting_after,
-            status: request.query.status,
-          },
-        );
-        return { data: page(rows, limit, count) };
-      },
+          request.query.status,
+          pageOf(request.query),
+        ),
+      }),
     );
 
     app.get(

@@ -7,6 +7,7 @@ import { newId } from '../../lib/ids.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
 import { isEventType, sampleData } from '../events/index.ts';
 import { iso } from '../../lib/time.ts';
+import { mapPage, type PageInput } from '../../lib/scope.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import { RECOVER_MAX, countRecoverable, recoverDeliveries } from './recover.repository.ts';
 import * as repo from './deliveries.repository.ts';
@@ -23,11 +24,11 @@ export async function listDeliveries(
   ctx: Context,
   audit: AuditContext,
   webhookId: string,
-  f: { limit: number; startingAfter?: string | undefined; status?: DeliveryStatus | undefined },
+  status: DeliveryStatus | undefined,
+  page: PageInput,
 ) {
   const webhook = await findOwnWebhook(ctx.db, audit, webhookId);
-  const { rows, count } = await repo.listDeliveries(ctx.db, webhook.id, f);
-  return { rows: rows.map(presentDelivery), count };
+  return mapPage(await repo.listDeliveries(ctx.db, webhook.id, status, page), presentDelivery);
 }
 
 export async function getDelivery(ctx: Context, audit: AuditContext, webhookId: string, id: string) {
@@ -202,22 +203,17 @@ function presentEvent(e: StoredEvent) {
   return { ...(JSON.parse(e.payload) as EventPayload), created_at: iso(e.created_at) };
 }
 
-export async function listMerchantEvents(
-  ctx: Context,
-  audit: AuditContext,
-  f: Omit<EventFilter, 'merchantId' | 'mode'>,
-) {
-  const { rows, count } = await listEvents(ctx.db, { ...f, merchantId: audit.merchantId, mode: audit.mode });
-  const shown = rows.slice(0, f.limit);
+export async function listMerchantEvents(ctx: Context, audit: AuditContext, f: EventFilter, page: PageInput) {
+  const events = await listEvents(ctx.db, audit, f, page);
   const byEvent = Map.groupBy(
     await repo.deliveriesOfEvents(
       ctx.db,
       audit,
-      shown.map((e) => e.id),
+      events.items.map((e) => e.id),
     ),
     (d) => d.event_id,
   );
-  const items = rows.map((e) => ({
+  return mapPage(events, (e) => ({
     ...presentEvent(e),
     deliveries: (byEvent.get(e.id) ?? []).map((d) => ({
       id: d.id,
@@ -225,7 +221,6 @@ export async function listMerchantEvents(
       status: d.status,
     })),
   }));
-  return { rows: items, count };
 }
 
 export async function getMerchantEvent(ctx: Context, audit: AuditContext, eventId: string) {

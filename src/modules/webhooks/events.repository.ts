@@ -4,7 +4,8 @@ import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import { idFloor } from '../../lib/ids.ts';
-import type { Scope } from '../../lib/scope.ts';
+import { pageById } from '../../db/paging.ts';
+import type { Page, PageInput, Scope } from '../../lib/scope.ts';
 
 export interface EventRow {
   id: string;
@@ -72,10 +73,6 @@ export async function insertEvent(db: Executor, event: EventRow): Promise<void> 
 }
 
 export interface EventFilter {
-  merchantId: string;
-  mode: Mode;
-  limit: number;
-  startingAfter?: string | undefined;
   type?: string | undefined;
   since?: Date | undefined;
   until?: Date | undefined;
@@ -93,9 +90,11 @@ export interface StoredEvent {
 /** The merchant's events, newest first: one range of events_merchant_idx, or the data.id index for `q`. */
 export async function listEvents(
   db: Executor,
+  scope: Scope,
   f: EventFilter,
-): Promise<{ rows: StoredEvent[]; count: number }> {
-  let q = db.selectFrom('events').where('merchant_id', '=', f.merchantId).where('mode', '=', f.mode);
+  page: PageInput,
+): Promise<Page<StoredEvent>> {
+  let q = db.selectFrom('events').where('merchant_id', '=', scope.merchantId).where('mode', '=', scope.mode);
   if (f.type) q = q.where('type', '=', f.type);
   // Ids begin with their creation time: a time bound is also an id bound (see audit.repository.ts).
   if (f.since) q = q.where('created_at', '>=', f.since).where('id', '>=', idFloor('evt', f.since));
@@ -106,16 +105,7 @@ export async function listEvents(
       eb.or([eb('id', '=', needle), eb(sql`(payload::jsonb #>> '{data,id}')`, '=', needle)]),
     );
   }
-  const page = f.startingAfter ? q.where('id', '<', f.startingAfter) : q;
-  const [rows, total] = await Promise.all([
-    page
-      .select(['id', 'type', 'payload', 'created_at'])
-      .orderBy('id', 'desc')
-      .limit(f.limit + 1)
-      .execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, count: Number(total.count) };
+  return pageById(q, q.select(['id', 'type', 'payload', 'created_at']), page);
 }
 
 export async function findEvent(db: Executor, scope: Scope, id: string): Promise<StoredEvent | undefined> {

@@ -1,7 +1,8 @@
 // The sealed webhook secrets, across every merchant: for the start-up check that SVC_MASTER_KEY opens them all,
 // and for the master-key rotation, which re-seals them in batches. System queries, not tenant reads.
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Executor } from '../../db/database.ts';
+import type { DB } from '../../schema.ts';
 
 export interface SealedWebhook {
   id: string;
@@ -28,6 +29,19 @@ export async function foreignSealed(
   return { foreign: rows[0]?.foreign ?? undefined, legacy: rows[0]?.legacy ?? undefined };
 }
 
+/** A webhook with a secret, current or previous, not sealed under `keyId`. */
+function notSealedUnder(keyId: string) {
+  const current = `v2.${keyId}.%`;
+  return (eb: ExpressionBuilder<DB, 'webhooks'>) =>
+    eb.or([
+      eb('secret_sealed', 'not like', current),
+      eb.and([
+        eb('previous_secret_sealed', 'is not', null),
+        eb('previous_secret_sealed', 'not like', current),
+      ]),
+    ]);
+}
+
 /** The next webhooks (by id, after `after`) with a secret not sealed under `keyId`. */
 export async function webhooksToReseal(
   db: Executor,
@@ -35,20 +49,11 @@ export async function webhooksToReseal(
   after: string,
   limit: number,
 ): Promise<SealedWebhook[]> {
-  const current = `v2.${keyId}.%`;
   return db
     .selectFrom('webhooks')
     .select(['id', 'secret_sealed', 'previous_secret_sealed'])
     .where('id', '>', after)
-    .where((eb) =>
-      eb.or([
-        eb('secret_sealed', 'not like', current),
-        eb.and([
-          eb('previous_secret_sealed', 'is not', null),
-          eb('previous_secret_sealed', 'not like', current),
-        ]),
-      ]),
-    )
+    .where(notSealedUnder(keyId))
     .orderBy('id')
     .limit(limit)
     .execute();
@@ -76,19 +81,10 @@ export async function resealWebhook(
 
 /** How many webhooks still hold a secret not sealed under `keyId` (progress of a rotation). */
 export async function countToReseal(db: Executor, keyId: string): Promise<number> {
-  const current = `v2.${keyId}.%`;
   const row = await db
     .selectFrom('webhooks')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where((eb) =>
-      eb.or([
-        eb('secret_sealed', 'not like', current),
-        eb.and([
-          eb('previous_secret_sealed', 'is not', null),
-          eb('previous_secret_sealed', 'not like', current),
-        ]),
-      ]),
-    )
+    .where(notSealedUnder(keyId))
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

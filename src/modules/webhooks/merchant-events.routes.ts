@@ -3,7 +3,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { auditContext } from '../../http/request.ts';
-import { errors, page } from '../../http/schemas.ts';
+import { errors, pageOf } from '../../http/schemas.ts';
 import {
   DeliveryData,
   EventPage,
@@ -39,16 +39,15 @@ export const merchantEventRoutes =
       },
       async (request) => {
         const q = request.query;
-        const limit = q.limit ?? 50;
-        const { rows, count } = await service.listMerchantEvents(app.ctx, auditContext(request), {
-          limit,
-          startingAfter: q.starting_after,
+        const filter = {
           type: q.type,
           since: q.since ? new Date(q.since) : undefined,
           until: q.until ? new Date(q.until) : undefined,
           q: q.q,
-        });
-        return { data: page(rows, limit, count) };
+        };
+        return {
+          data: await service.listMerchantEvents(app.ctx, auditContext(request), filter, pageOf(q)),
+        };
       },
     );
 

@@ -1,7 +1,8 @@
 // SQL of webhook subscriptions. Every query is scoped by merchant and mode; deleted webhooks are invisible.
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
-import type { Scope } from '../../lib/scope.ts';
+import { pageById } from '../../db/paging.ts';
+import type { Page, PageInput, Scope } from '../../lib/scope.ts';
 import type { WebhooksTable } from './webhooks.table.ts';
 
 export type WebhookRow = Selectable<WebhooksTable>;
@@ -10,28 +11,24 @@ export async function insertWebhook(db: Executor, row: Insertable<WebhooksTable>
   return db.insertInto('webhooks').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function findWebhook(db: Executor, scope: Scope, id: string): Promise<WebhookRow | undefined> {
+/** A live webhook of the tenant, by id; deleted ones are invisible. */
+function ownWebhook(db: Executor, scope: Scope, id: string) {
   return db
     .selectFrom('webhooks')
     .selectAll()
     .where('merchant_id', '=', scope.merchantId)
     .where('mode', '=', scope.mode)
     .where('id', '=', id)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+    .where('deleted_at', 'is', null);
+}
+
+export async function findWebhook(db: Executor, scope: Scope, id: string): Promise<WebhookRow | undefined> {
+  return ownWebhook(db, scope, id).executeTakeFirst();
 }
 
 /** Locks the row for the rest of the transaction, so concurrent changes of one webhook serialise. */
 export async function lockWebhook(db: Executor, scope: Scope, id: string): Promise<WebhookRow | undefined> {
-  return db
-    .selectFrom('webhooks')
-    .selectAll()
-    .where('merchant_id', '=', scope.merchantId)
-    .where('mode', '=', scope.mode)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
-    .forUpdate()
-    .executeTakeFirst();
+  return ownWebhook(db, scope, id).forUpdate().executeTakeFirst();
 }
 
 export async function updateWebhook(
@@ -50,25 +47,11 @@ export async function updateWebhook(
     .executeTakeFirstOrThrow();
 }
 
-export async function listWebhooks(
-  db: Executor,
-  scope: Scope,
-  limit: number,
-  startingAfter: string | undefined,
-): Promise<{ rows: WebhookRow[]; count: number }> {
+export async function listWebhooks(db: Executor, scope: Scope, page: PageInput): Promise<Page<WebhookRow>> {
   const q = db
     .selectFrom('webhooks')
     .where('merchant_id', '=', scope.merchantId)
     .where('mode', '=', scope.mode)
     .where('deleted_at', 'is', null);
-  const page = startingAfter ? q.where('id', '<', startingAfter) : q;
-  const [rows, total] = await Promise.all([
-    page
-      .selectAll()
-      .orderBy('id', 'desc')
-      .limit(limit + 1)
-      .execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, count: Number(total.count) };
+  return pageById(q, q.selectAll(), page);
 }

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { auditContext, merchantOf } from '../../http/request.ts';
 import type { Scope } from '../../lib/scope.ts';
-import { EmptyBody, PageQuery, errors, page } from '../../http/schemas.ts';
+import { EmptyBody, PageQuery, errors, pageOf } from '../../http/schemas.ts';
 import { PUBLISHED_CATALOG } from '../events/index.ts';
 import {
   CreateWebhookBody,
@@ -71,14 +71,9 @@ export const webhookRoutes: FastifyPluginAsync = async (plugin) => {
         response: { 200: WebhookPage, ...errors(400, 401) },
       },
     },
-    async (request) => {
-      const limit = request.query.limit ?? 50;
-      const { rows, count } = await service.listWebhooks(app.ctx, scopeOf(request), {
-        limit,
-        startingAfter: request.query.starting_after,
-      });
-      return { data: page(rows, limit, count) };
-    },
+    async (request) => ({
+      data: await service.listWebhooks(app.ctx, scopeOf(request), pageOf(request.query)),
+    }),
   );
 
   app.get(

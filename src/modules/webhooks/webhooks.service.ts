@@ -4,7 +4,7 @@ import type { Executor } from '../../db/database.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { decryptSecret, encryptSecret } from '../../lib/secrets.ts';
-import type { Scope } from '../../lib/scope.ts';
+import type { Page, PageInput, Scope } from '../../lib/scope.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
 import { confirmPassword } from '../merchants/index.ts';
 import { cancelPendingDeliveries } from './deliveries.repository.ts';
@@ -103,13 +103,9 @@ export async function getWebhook(ctx: Context, audit: AuditContext, id: string):
   return presentOne(ctx.db, row);
 }
 
-export async function listWebhooks(
-  ctx: Context,
-  scope: Scope,
-  page: { limit: number; startingAfter?: string | undefined },
-) {
-  const { rows, count } = await repo.listWebhooks(ctx.db, scope, page.limit, page.startingAfter);
-  return { rows: await withHealth(ctx.db, rows), count };
+export async function listWebhooks(ctx: Context, scope: Scope, input: PageInput): Promise<Page<Webhook>> {
+  const page = await repo.listWebhooks(ctx.db, scope, input);
+  return { ...page, items: await withHealth(ctx.db, page.items) };
 }
 
 export async function updateWebhook(
