@@ -111,7 +111,7 @@ describe('metrics', () => {
     expect(values.get('svc_events_ingested_total{type="order.created"}')).toBe(EVENTS);
     // the gone receiver's first 410 disables its webhook, and events ingested after that enqueue nothing for it:
     // on a slow machine the burst is still being ingested when that happens
-    const toGone = (await deliveries(svc, m, hooks[2]!.id, '?limit=100')).items.length;
+    const toGone = (await deliveries(svc, m, hooks[2]!.id)).count;
     expect(toGone).toBeGreaterThanOrEqual(1);
     expect(values.get('svc_deliveries_enqueued_total')).toBe(2 * EVENTS + toGone);
     const attempts = ok.received.length + failing.received.length + gone.received.length;
