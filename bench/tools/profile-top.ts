@@ -1,5 +1,6 @@
-// `node bench/tools/profile-top.ts FILE.cpuprofile [N]`: the functions with the most self time in a V8 CPU
-// profile written by `npm run bench -- --profile`, and the share of each source package.
+// `node bench/tools/profile-top.ts FILE.cpuprofile [N] [LAST_S]`: the functions with the most self time in a V8
+// CPU profile written by `npm run bench -- --profile`, and the share of each source package; with LAST_S, only
+// the profile's last LAST_S seconds (the load of a single measure rather than startup and seeding).
 import { readFileSync } from 'node:fs';
 
 interface Node {
@@ -13,15 +14,20 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const [file, n = '30'] = process.argv.slice(2);
-if (!file) throw new Error('usage: node bench/tools/profile-top.ts FILE.cpuprofile [N]');
+const [file, n = '30', last] = process.argv.slice(2);
+if (!file) throw new Error('usage: node bench/tools/profile-top.ts FILE.cpuprofile [N] [LAST_S]');
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 const self = new Map<string, number>();
 const packages = new Map<string, number>();
 let total = 0;
+const span = profile.timeDeltas.reduce((sum, dt) => sum + dt, 0);
+const from = last === undefined ? 0 : span - Number(last) * 1e6;
+let at = 0;
 profile.samples.forEach((id, i) => {
   const dt = profile.timeDeltas[i] ?? 0;
+  at += dt;
+  if (at < from) return;
   const frame = byId.get(id)!.callFrame;
   const url = frame.url.replace(/^file:\/\/.*?\/(node_modules|src)\//, '$1/');
   const key = `${frame.functionName || '(anonymous)'} ${url}:${frame.lineNumber + 1}`;

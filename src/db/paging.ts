@@ -4,12 +4,19 @@ import { sql, type SelectQueryBuilder } from 'kysely';
 import { paginate, type Page, type PageInput } from '../lib/scope.ts';
 
 /**
- * A page of `selected`, which is `filtered` (the tenant and the list's filters) with its columns chosen;
- * `filtered` alone is counted. `idColumn` names the id where a join makes `id` ambiguous.
+ * A page of `selected`, which is `filtered` (the tenant and the list's filters) with its columns chosen, and
+ * perhaps joined to what only the page's rows need; `filtered` alone is counted. `idColumn` names the id where
+ * a join makes `id` ambiguous.
  */
-export function pageById<DB, TB extends keyof DB, O extends { readonly id: string }>(
+export function pageById<
+  DB,
+  TB extends keyof DB,
+  DS,
+  TS extends keyof DS,
+  O extends { readonly id: string },
+>(
   filtered: SelectQueryBuilder<DB, TB, object>,
-  selected: SelectQueryBuilder<DB, TB, O>,
+  selected: SelectQueryBuilder<DS, TS, O>,
   input: PageInput,
   idColumn = 'id',
 ): Promise<Page<O>> {

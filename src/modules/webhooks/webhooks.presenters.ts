@@ -1,17 +1,16 @@
 // Rows to API objects (API.md section 7): ISO times, no secret, no queue internals.
 import { iso } from '../../lib/time.ts';
 import type { AttemptRow, DeliveryRow } from './deliveries.repository.ts';
-import type { RecentDeliveries } from './health.repository.ts';
-import type { WebhookRow } from './webhooks.repository.ts';
+import type { ShownWebhook, WebhookView } from './webhooks.repository.ts';
 import { FAILING_DAYS } from './delivery/disable-failing.repository.ts';
 
 const DAY_MS = 86_400_000;
 
 /** The webhook's `health` block: the last day's real deliveries, its last attempt, its failure streak. */
-export function presentHealth(w: WebhookRow, recent: RecentDeliveries | undefined) {
+export function presentHealth(w: ShownWebhook & Partial<WebhookView>) {
   return {
-    deliveries_24h: recent?.deliveries ?? 0,
-    success_rate_24h: recent && recent.attempted > 0 ? recent.succeeded / recent.attempted : null,
+    deliveries_24h: w.deliveries ?? 0,
+    success_rate_24h: w.attempted ? w.succeeded! / w.attempted : null,
     last_attempt_at: iso(w.last_attempt_at),
     last_status: w.last_response_status,
     failing_since: iso(w.failing_since),
@@ -22,7 +21,8 @@ export function presentHealth(w: WebhookRow, recent: RecentDeliveries | undefine
   };
 }
 
-export function presentWebhook(w: WebhookRow, recent?: RecentDeliveries) {
+/** A webhook; one just created has no deliveries, so it is shown without counting them. */
+export function presentWebhook(w: ShownWebhook & Partial<WebhookView>) {
   return {
     id: w.id,
     url: w.url,
@@ -34,7 +34,7 @@ export function presentWebhook(w: WebhookRow, recent?: RecentDeliveries) {
     created_at: iso(w.created_at),
     updated_at: iso(w.updated_at),
     disabled_reason: w.disabled_reason,
-    health: presentHealth(w, recent),
+    health: presentHealth(w),
   };
 }
 

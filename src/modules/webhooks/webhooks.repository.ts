@@ -3,27 +3,66 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import { pageById } from '../../db/paging.ts';
 import type { Page, PageInput, Scope } from '../../lib/scope.ts';
+import { recentDeliveries, type RecentDeliveries } from './health.repository.ts';
 import type { WebhooksTable } from './webhooks.table.ts';
 
 export type WebhookRow = Selectable<WebhooksTable>;
+/** What the API shows of a webhook (never its secrets), read with the counts of its recent deliveries. */
+const SHOWN = [
+  'id',
+  'url',
+  'events',
+  'description',
+  'status',
+  'kind',
+  'mode',
+  'disabled_reason',
+  'failing_since',
+  'last_attempt_at',
+  'last_response_status',
+  'created_at',
+  'updated_at',
+] as const;
+export type ShownWebhook = Pick<WebhookRow, (typeof SHOWN)[number]>;
+export type WebhookView = ShownWebhook & RecentDeliveries;
 
 export async function insertWebhook(db: Executor, row: Insertable<WebhooksTable>): Promise<WebhookRow> {
   return db.insertInto('webhooks').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-/** A live webhook of the tenant, by id; deleted ones are invisible. */
-function ownWebhook(db: Executor, scope: Scope, id: string) {
+/** The tenant's live webhooks; deleted ones are invisible. */
+function liveWebhooks(db: Executor, scope: Scope) {
   return db
     .selectFrom('webhooks')
-    .selectAll()
-    .where('merchant_id', '=', scope.merchantId)
-    .where('mode', '=', scope.mode)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null);
+    .where('webhooks.merchant_id', '=', scope.merchantId)
+    .where('webhooks.mode', '=', scope.mode)
+    .where('webhooks.deleted_at', 'is', null);
+}
+
+/** The same, each with its real deliveries since `since`. */
+function viewed(db: Executor, scope: Scope, since: Date) {
+  return liveWebhooks(db, scope)
+    .crossJoinLateral(recentDeliveries(since))
+    .select(SHOWN.map((column) => `webhooks.${column}` as const))
+    .select(['recent.deliveries', 'recent.attempted', 'recent.succeeded']);
+}
+
+/** A live webhook of the tenant, by id. */
+function ownWebhook(db: Executor, scope: Scope, id: string) {
+  return liveWebhooks(db, scope).selectAll().where('id', '=', id);
 }
 
 export async function findWebhook(db: Executor, scope: Scope, id: string): Promise<WebhookRow | undefined> {
   return ownWebhook(db, scope, id).executeTakeFirst();
+}
+
+export async function viewWebhook(
+  db: Executor,
+  scope: Scope,
+  id: string,
+  since: Date,
+): Promise<WebhookView | undefined> {
+  return viewed(db, scope, since).where('webhooks.id', '=', id).executeTakeFirst();
 }
 
 /** Locks the row for the rest of the transaction, so concurrent changes of one webhook serialise. */
@@ -47,11 +86,12 @@ export async function updateWebhook(
     .executeTakeFirstOrThrow();
 }
 
-export async function listWebhooks(db: Executor, scope: Scope, page: PageInput): Promise<Page<WebhookRow>> {
-  const q = db
-    .selectFrom('webhooks')
-    .where('merchant_id', '=', scope.merchantId)
-    .where('mode', '=', scope.mode)
-    .where('deleted_at', 'is', null);
-  return pageById(q, q.selectAll(), page);
+/** A page of webhooks with their health: one statement, the count apart. */
+export async function listWebhooks(
+  db: Executor,
+  scope: Scope,
+  page: PageInput,
+  since: Date,
+): Promise<Page<WebhookView>> {
+  return pageById(liveWebhooks(db, scope), viewed(db, scope, since), page, 'webhooks.id');
 }

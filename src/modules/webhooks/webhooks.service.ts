@@ -8,7 +8,6 @@ import type { Page, PageInput, Scope } from '../../lib/scope.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
 import { confirmPassword } from '../merchants/index.ts';
 import { cancelPendingDeliveries } from './deliveries.repository.ts';
-import { countRecentDeliveries } from './health.repository.ts';
 import { presentWebhook } from './webhooks.presenters.ts';
 import * as repo from './webhooks.repository.ts';
 import { checkEvents, checkUrl } from './webhook-rules.ts';
@@ -23,18 +22,14 @@ function loggableUrl(raw: string): string {
 }
 
 const DAY_MS = 86_400_000;
+const dayAgo = () => new Date(Date.now() - DAY_MS);
 
-/** Webhooks as the API shows them, with the health of the last day (one statement for the whole page). */
-async function withHealth(db: Executor, rows: repo.WebhookRow[]): Promise<Webhook[]> {
-  const recent = await countRecentDeliveries(
-    db,
-    rows.map((r) => r.id),
-    new Date(Date.now() - DAY_MS),
-  );
-  return rows.map((r) => presentWebhook(r, recent.get(r.id)));
+/** The webhook as the API shows it, with the health of its last day. */
+async function presentOne(db: Executor, scope: Scope, id: string): Promise<Webhook> {
+  const view = await repo.viewWebhook(db, scope, id, dayAgo());
+  if (!view) throw notFound('webhook');
+  return presentWebhook(view);
 }
-
-const presentOne = async (db: Executor, row: repo.WebhookRow) => (await withHealth(db, [row]))[0]!;
 
 const scopeOf = (audit: AuditContext): Scope => ({ merchantId: audit.merchantId, mode: audit.mode });
 
@@ -98,14 +93,12 @@ export async function createWebhook(
 }
 
 export async function getWebhook(ctx: Context, audit: AuditContext, id: string): Promise<Webhook> {
-  const row = await repo.findWebhook(ctx.db, scopeOf(audit), id);
-  if (!row) throw notFound('webhook');
-  return presentOne(ctx.db, row);
+  return presentOne(ctx.db, scopeOf(audit), id);
 }
 
 export async function listWebhooks(ctx: Context, scope: Scope, input: PageInput): Promise<Page<Webhook>> {
-  const page = await repo.listWebhooks(ctx.db, scope, input);
-  return { ...page, items: await withHealth(ctx.db, page.items) };
+  const page = await repo.listWebhooks(ctx.db, scope, input, dayAgo());
+  return { ...page, items: page.items.map((w) => presentWebhook(w)) };
 }
 
 export async function updateWebhook(
@@ -123,13 +116,13 @@ export async function updateWebhook(
       ...(events !== undefined ? { events } : {}),
       ...(input.description !== undefined ? { description: input.description } : {}),
     };
-    const row = await repo.updateWebhook(trx, scopeOf(audit), id, changes);
+    await repo.updateWebhook(trx, scopeOf(audit), id, changes);
     await audited(trx, audit, 'webhook.updated', id, {
       changed: Object.keys(changes),
       ...changes,
       ...(url !== undefined ? { url: loggableUrl(url) } : {}),
     });
-    return presentOne(trx, row);
+    return presentOne(trx, scopeOf(audit), id);
   });
 }
 
@@ -141,8 +134,8 @@ export async function setEnabled(
 ): Promise<Webhook> {
   return ctx.db.transaction().execute(async (trx) => {
     const current = await locked(trx, audit, id);
-    if ((current.status === 'enabled') === enabled) return presentOne(trx, current);
-    const row = await repo.updateWebhook(
+    if ((current.status === 'enabled') === enabled) return presentOne(trx, scopeOf(audit), id);
+    await repo.updateWebhook(
       trx,
       scopeOf(audit),
       id,
@@ -153,7 +146,7 @@ export async function setEnabled(
     // Disabled means nothing more is sent: pending retries are cancelled with it.
     if (!enabled) await cancelPendingDeliveries(trx, id);
     await audited(trx, audit, enabled ? 'webhook.enabled' : 'webhook.disabled', id);
-    return presentOne(trx, row);
+    return presentOne(trx, scopeOf(audit), id);
   });
 }
 
@@ -167,7 +160,7 @@ export async function rotateSecret(
   return ctx.db.transaction().execute(async (trx) => {
     const current = await locked(trx, audit, id);
     const expiresAt = previousExpiresIn > 0 ? new Date(Date.now() + previousExpiresIn * 1000) : null;
-    const row = await repo.updateWebhook(trx, scopeOf(audit), id, {
+    await repo.updateWebhook(trx, scopeOf(audit), id, {
       secret_sealed: encryptSecret(ctx.config.masterKey, secret),
       previous_secret_sealed: expiresAt ? current.secret_sealed : null,
       previous_secret_expires_at: expiresAt,
@@ -175,7 +168,7 @@ export async function rotateSecret(
     await audited(trx, audit, 'webhook.secret_rotated', id, {
       previous_secret_expires_at: expiresAt?.toISOString() ?? null,
     });
-    return { ...(await presentOne(trx, row)), secret };
+    return { ...(await presentOne(trx, scopeOf(audit), id)), secret };
   });
 }
 
