@@ -110,6 +110,31 @@ describe('authorization_code', () => {
     expect((await auditActions(shop, 'oauth.code_reuse_detected')).length).toBe(1);
   });
 
+  it('gives one of two concurrent uses of a code its tokens, and revokes them for the other', async () => {
+    const a = await getCode(svc.app, client, shop);
+    const body = {
+      grant_type: 'authorization_code',
+      code: a.code,
+      redirect_uri: REDIRECT(),
+      code_verifier: a.verifier,
+    };
+    const reusesBefore = (await auditActions(shop, 'oauth.code_reuse_detected')).length;
+    const answers = await Promise.all([
+      tokenCall(svc.app, body, basic(client)),
+      tokenCall(svc.app, body, basic(client)),
+    ]);
+    const won = answers.filter((r) => r.statusCode === 200);
+    expect(won).toHaveLength(1);
+    expectError(
+      answers.find((r) => r.statusCode !== 200)!,
+      400,
+      'invalid_grant',
+    );
+    // The second use is reuse, whichever came second: what the first issued is revoked, and logged once.
+    expect(await readWith(svc.app, won[0]!.json().access_token)).toBe(401);
+    expect((await auditActions(shop, 'oauth.code_reuse_detected')).length).toBe(reusesBefore + 1);
+  });
+
   it('binds the code to the client, the redirect URI and the PKCE challenge', async () => {
     const a = await getCode(svc.app, client, shop);
     const base = { grant_type: 'authorization_code', code: a.code, code_verifier: a.verifier };

@@ -27,10 +27,12 @@ export interface OauthDeps {
 
 export function createOauth(ctx: Context, deps: OauthDeps): Module {
   const pool = hotPool(ctx.config);
+  const hot = pool ? { pool } : { db: ctx.db };
   const state: OauthState = {
     tokens: accessTokens(ctx, deps.apps),
     limits: clientAuthLimits(deps.apps),
-    refresh: refreshBatcher(ctx, pool),
+    hot,
+    refresh: refreshBatcher(ctx, hot),
     apps: deps.apps,
     signIns: deps.signIns,
     firstStores: deps.firstStores,

@@ -4,10 +4,9 @@
 // once per batch instead of once per refresh. The same statement serves one token or many, on PGlite and on
 // PostgreSQL. A failed statement fails its batch's refreshes (500), logged and counted
 // (`svc_batch_failures_total{batch="refresh"}`): never retried one by one, which would hide a broken statement.
-import type pg from 'pg';
 import type { Context } from '../../context.ts';
 import { Batcher } from '../../lib/batcher.ts';
-import { rotateRefresh, type RotateInput, type Rotated } from './oauth.repository.ts';
+import { rotateRefresh, type HotOn, type RotateInput, type Rotated } from './oauth.repository.ts';
 
 // Two cores: four statements in flight keep PostgreSQL busy while Node prepares the next batch. PGlite
 // serves one statement at a time: a second in flight would only wait in its driver, and grow no batch.
@@ -16,8 +15,8 @@ const MAX_BATCH = 64;
 
 export type RefreshBatcher = Batcher<RotateInput, Rotated | undefined>;
 
-/** Rotations on `pool` (named prepared statements) when there is one, on the service's database otherwise. */
-export function refreshBatcher(ctx: Context, pool: pg.Pool | undefined): RefreshBatcher {
+/** Rotations on the module's pool (named prepared statements) when there is one, on the service's database otherwise. */
+export function refreshBatcher(ctx: Context, on: HotOn): RefreshBatcher {
   const metrics = ctx.metrics.batch('refresh');
   return new Batcher({
     maxBatch: MAX_BATCH,
@@ -26,7 +25,7 @@ export function refreshBatcher(ctx: Context, pool: pg.Pool | undefined): Refresh
     keyOf: (input) => input.hash.toString('base64'),
     write: (items) => {
       metrics.size.observe(items.length);
-      return rotateRefresh(pool ? { pool } : { db: ctx.db }, items);
+      return rotateRefresh(on, items);
     },
     onError: (err, size) => {
       metrics.failures.inc();

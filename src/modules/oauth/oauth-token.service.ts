@@ -161,6 +161,28 @@ async function settle(
   return outcome.ok;
 }
 
+const unknownCode = () => invalidGrant('The code is unknown, expired or was issued to another client.');
+
+/** Why an unused code of this client may not be exchanged with these parameters; undefined if it may. */
+function codeProblem(
+  ctx: Context,
+  client: ClientApp,
+  row: repo.CodeRow,
+  redirectUri: string,
+  verifier: string | undefined,
+): OAuthError | undefined {
+  if (row.expires_at.getTime() <= ctx.clock.now() || row.created_at.getTime() < client.tokensValidAfter) {
+    return unknownCode();
+  }
+  if (row.redirect_uri !== redirectUri) {
+    return invalidGrant('redirect_uri differs from the one of the authorization request.');
+  }
+  if (!verifier || !VERIFIER.test(verifier) || !pkceMatches(verifier, row.code_challenge)) {
+    return invalidGrant('code_verifier does not match the code_challenge (PKCE, S256).');
+  }
+  return undefined;
+}
+
 export async function exchangeCode(
   ctx: Context,
   state: OauthState,
@@ -175,64 +197,59 @@ export async function exchangeCode(
   if (!redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is required.');
   if (parseCredential(code)?.kind !== 'authorization_code') throw invalidGrant('The code is not valid.');
   const hash = hashCredential(code);
-  const tokens = newPair(ctx);
 
-  return settle(
-    ctx,
-    state,
-    () =>
-      ctx.db.transaction().execute(async (trx): Promise<Outcome> => {
-        const row = await repo.lockCode(trx, hash);
-        if (!row || row.app_id !== client.id || row.mode !== client.mode) {
-          return { error: invalidGrant('The code is unknown, expired or was issued to another client.') };
-        }
-        const audit = appAudit(client, row.merchant_id, meta);
-        if (row.used_at) {
-          // RFC 6749 4.1.2 and RFC 9700 4.5: a second use means the code leaked; what it issued is revoked.
-          return revokeLeakedFamily(trx, audit, row, 'code', client.id, {
-            action: 'oauth.code_reuse_detected',
-            fields: { app_id: client.id, client_id: client.clientId, tokens_revoked: true },
-            message: 'The code was already used; the tokens issued from it are revoked.',
-          });
-        }
-        if (
-          row.expires_at.getTime() <= ctx.clock.now() ||
-          row.created_at.getTime() < client.tokensValidAfter
-        ) {
-          return { error: invalidGrant('The code is unknown, expired or was issued to another client.') };
-        }
-        if (row.redirect_uri !== redirectUri) {
-          return { error: invalidGrant('redirect_uri differs from the one of the authorization request.') };
-        }
-        if (!verifier || !VERIFIER.test(verifier) || !pkceMatches(verifier, row.code_challenge)) {
-          return { error: invalidGrant('code_verifier does not match the code_challenge (PKCE, S256).') };
-        }
-        // Another consent since this code may have narrowed the grant: the answer reports what now holds.
-        const scope = effectiveScope(
-          row.scopes,
-          await repo.findGrantScopes(trx, row.grant_id),
-          client.allowedScopes,
-        );
-        await repo.markCodeUsed(trx, hash);
-        await repo.insertFamily(trx, row.family_id, row.grant_id);
-        await repo.insertPair(trx, pairOwner(row, client.id, row.scopes), tokens.pair);
-        await writeAudit(trx, audit, {
-          action: 'oauth.token_issued',
-          entityType: 'oauth_grant',
-          entityId: row.grant_id,
-          fields: {
-            app_id: client.id,
-            client_id: client.clientId,
-            grant_type: 'authorization_code',
-            scope,
-          },
-        });
-        // last_used_at in the batched write, not here: every install's exchanges would queue on the grant row
-        noteGrantUse(ctx, state.tokens, row.grant_id);
-        return { ok: answer(ctx, tokens, scope, row.merchant_id) };
-      }),
-    meta,
-  );
+  // The common case in two statements: the code read and checked here, then issued from in one statement
+  // that also marks it used, if it still is unused (repo.issueFromCode).
+  const row = await repo.findCode(ctx.db, hash);
+  if (
+    row &&
+    !row.used_at &&
+    row.app_id === client.id &&
+    row.mode === client.mode &&
+    !codeProblem(ctx, client, row, redirectUri, verifier)
+  ) {
+    // Another consent since this code may have narrowed the grant: the answer reports what now holds.
+    const scope = effectiveScope(row.scopes, row.grant_scopes, client.allowedScopes);
+    const tokens = newPair(ctx);
+    const audit = prepareAudit(appAudit(client, row.merchant_id, meta), {
+      action: 'oauth.token_issued',
+      entityType: 'oauth_grant',
+      fields: { app_id: client.id, client_id: client.clientId, grant_type: 'authorization_code', scope },
+    });
+    if (await repo.issueFromCode(state.hot, { ...tokens.pair, hash, audit })) {
+      // last_used_at in the batched write, not here: every install's exchanges would queue on the grant row
+      noteGrantUse(ctx, state.tokens, row.grant_id);
+      return answer(ctx, tokens, scope, row.merchant_id);
+    }
+  }
+  return settle(ctx, state, () => refuseCode(ctx, client, hash, redirectUri, verifier, meta), meta);
+}
+
+/**
+ * A code that may not be exchanged, or that a concurrent exchange used first: under the code's lock, the
+ * reason, and for a second use the revocation of what the first issued. Rare, so it may take a transaction.
+ */
+async function refuseCode(
+  ctx: Context,
+  client: ClientApp,
+  hash: Buffer,
+  redirectUri: string,
+  verifier: string | undefined,
+  meta: RequestMeta,
+): Promise<Outcome> {
+  return ctx.db.transaction().execute(async (trx): Promise<Outcome> => {
+    const row = await repo.lockCode(trx, hash);
+    if (!row || row.app_id !== client.id || row.mode !== client.mode) return { error: unknownCode() };
+    if (row.used_at) {
+      // RFC 6749 4.1.2 and RFC 9700 4.5: a second use means the code leaked; what it issued is revoked.
+      return revokeLeakedFamily(trx, appAudit(client, row.merchant_id, meta), row, 'code', client.id, {
+        action: 'oauth.code_reuse_detected',
+        fields: { app_id: client.id, client_id: client.clientId, tokens_revoked: true },
+        message: 'The code was already used; the tokens issued from it are revoked.',
+      });
+    }
+    return { error: codeProblem(ctx, client, row, redirectUri, verifier) ?? unknownCode() };
+  });
 }
 
 /** The audit entry of a refresh, made before the statement so that the statement can write it. */

@@ -1,5 +1,6 @@
-// All SQL of the authorization server. The hot statement is `rotateRefresh`: one round trip that checks and
-// marks the old refresh tokens, inserts the new pairs and writes the audit entries (through the audit module).
+// All SQL of the authorization server. The hot statements are `rotateRefresh`, one round trip that checks and
+// marks the old refresh tokens, inserts the new pairs and writes the audit entries (through the audit module),
+// and `issueFromCode`, the same for a code's first use.
 import { CompiledQuery, sql, type Insertable, type Selectable } from 'kysely';
 import type pg from 'pg';
 import type { Executor } from '../../db/database.ts';
@@ -119,23 +120,22 @@ export async function insertCode(db: Executor, row: Insertable<OAuthCodesTable>)
   await db.insertInto('oauth_codes').values(row).execute();
 }
 
+/** With its grant's current scopes, which bound what the code's tokens may do. */
+export async function findCode(db: Executor, hash: Buffer) {
+  return db
+    .selectFrom('oauth_codes as c')
+    .innerJoin('oauth_grants as g', 'g.id', 'c.grant_id')
+    .selectAll('c')
+    .select('g.scopes as grant_scopes')
+    .where('c.hash', '=', hash)
+    .executeTakeFirst();
+}
+
 export async function lockCode(db: Executor, hash: Buffer) {
   return db.selectFrom('oauth_codes').selectAll().where('hash', '=', hash).forUpdate().executeTakeFirst();
 }
 
-export async function markCodeUsed(db: Executor, hash: Buffer): Promise<void> {
-  await db
-    .updateTable('oauth_codes')
-    .set({ used_at: sql<Date>`now()` })
-    .where('hash', '=', hash)
-    .execute();
-}
-
 // ---- families and tokens --------------------------------------------------------------------------------
-
-export async function insertFamily(db: Executor, id: string, grantId: string): Promise<void> {
-  await db.insertInto('oauth_families').values({ id, grant_id: grantId }).execute();
-}
 
 /** Cascades to every token of the family. */
 export async function deleteFamily(db: Executor, familyId: string): Promise<void> {
@@ -356,8 +356,15 @@ select hash, access_hash, grant_id, merchant_id, mode, coalesce(access_scopes, s
        (select g.scopes from oauth_grants g where g.id = old.grant_id) as grant_scopes
   from old`;
 
-/** Where the statement runs: a pg pool of the module's own, or the service's database. */
-export type RotateOn = { pool: Pick<pg.Pool, 'query'> } | { db: Executor };
+/** Where the hot statements run: a pg pool of the module's own, or the service's database. */
+export type HotOn = { pool: Pick<pg.Pool, 'query'> } | { db: Executor };
+
+/** One hot statement, by name on a pool (parsed once per connection; Kysely sends every query unnamed). */
+async function hot<R>(on: HotOn, name: string, text: string, values: unknown[]): Promise<R[]> {
+  return 'pool' in on
+    ? (await on.pool.query<R & pg.QueryResultRow>({ name, text, values })).rows
+    : (await on.db.executeQuery<R>(CompiledQuery.raw(text, values))).rows;
+}
 
 /**
  * Rotates each item's token if the fast path may; the answer holds, in the items' order, the rotated row or
@@ -366,7 +373,7 @@ export type RotateOn = { pool: Pick<pg.Pool, 'query'> } | { db: Executor };
  * planned with each batch's values (oauth.pool.ts says why).
  */
 export async function rotateRefresh(
-  on: RotateOn,
+  on: HotOn,
   items: readonly RotateInput[],
 ): Promise<(Rotated | undefined)[]> {
   const first = items[0];
@@ -385,10 +392,7 @@ export async function rotateRefresh(
     first.refreshTtl,
   ];
   type Row = Rotated & { hash: Uint8Array; access_hash: Uint8Array };
-  const rows =
-    'pool' in on
-      ? (await on.pool.query<Row>({ name: 'svc_oauth_rotate_refresh', text: ROTATE_SQL, values })).rows
-      : (await on.db.executeQuery<Row>(CompiledQuery.raw(ROTATE_SQL, values))).rows;
+  const rows = await hot<Row>(on, 'svc_oauth_rotate_refresh', ROTATE_SQL, values);
   // PGlite returns bytea as a Uint8Array, PostgreSQL as a Buffer: compared as Buffers.
   const byHash = new Map(rows.map((row) => [Buffer.from(row.hash).toString('base64'), row]));
   return items.map((item) => {
@@ -402,6 +406,57 @@ export async function rotateRefresh(
       grant_scopes: row.grant_scopes,
     };
   });
+}
+
+/**
+ * The authorization-code grant's common case, after the service checked the code as read (`findCode`): in
+ * one statement and one transaction, the code is marked used if it still is unused, and the family, the token
+ * pair and the `oauth.token_issued` entry are inserted from it. One round trip instead of eight (BEGIN, the
+ * code locked, the grant's scopes, the code marked, the family, the pair, the audit entry, COMMIT). The
+ * foreign keys of the pair on the family are checked at the end of the statement, when the family exists.
+ */
+const ISSUE_SQL = `
+with used as (
+  update oauth_codes set used_at = now()
+   where hash = $1 and used_at is null
+  returning family_id, grant_id, app_id, merchant_id, mode, scopes
+), family as (
+  insert into oauth_families (id, grant_id) select family_id, grant_id from used
+), fresh as (
+  insert into oauth_tokens (hash, kind, family_id, grant_id, app_id, merchant_id, mode, scopes, expires_at)
+  select $2::bytea, 'access', family_id, grant_id, app_id, merchant_id, mode, scopes,
+         now() + make_interval(secs => $4::int)
+    from used
+  union all
+  select $3::bytea, 'refresh', family_id, grant_id, app_id, merchant_id, mode, scopes,
+         now() + make_interval(secs => $5::int)
+    from used
+), issued as (
+  select $6::text as log_id, $7::timestamptz as log_at, merchant_id, mode, $8::text as action,
+         $9::text as entity_type, grant_id as entity_id, $10::text as metadata
+    from used
+), ${auditCtes('issued')}
+select grant_id from used`;
+
+/** False: the code was used meanwhile (a concurrent exchange won), and nothing was issued. */
+export async function issueFromCode(
+  on: HotOn,
+  input: NewPair & { hash: Buffer; audit: PreparedAudit },
+): Promise<boolean> {
+  const { audit } = input;
+  const rows = await hot(on, 'svc_oauth_issue_from_code', ISSUE_SQL, [
+    input.hash,
+    input.accessHash,
+    input.refreshHash,
+    input.accessTtl,
+    input.refreshTtl,
+    audit.id,
+    audit.createdAt,
+    audit.action,
+    audit.entityType,
+    audit.metadata,
+  ]);
+  return rows.length === 1;
 }
 
 // ---- housekeeping ---------------------------------------------------------------------------------------
