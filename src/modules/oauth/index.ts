@@ -11,7 +11,7 @@ import { connectionsRoutes } from './oauth-connections.routes.ts';
 import { housekeeping } from './oauth-housekeeping.ts';
 import { metadataRoutes } from './oauth-metadata.routes.ts';
 import { hotPool } from './oauth.pool.ts';
-import { refreshBatcher } from './oauth-refresh-batch.ts';
+import { exchangeBatcher, refreshBatcher } from './oauth-batches.ts';
 import type { OauthState } from './oauth.state.ts';
 import { tokenRoutes } from './oauth-token.routes.ts';
 
@@ -31,8 +31,8 @@ export function createOauth(ctx: Context, deps: OauthDeps): Module {
   const state: OauthState = {
     tokens: accessTokens(ctx, deps.apps),
     limits: clientAuthLimits(deps.apps),
-    hot,
     refresh: refreshBatcher(ctx, hot),
+    exchange: exchangeBatcher(ctx, hot),
     apps: deps.apps,
     signIns: deps.signIns,
     firstStores: deps.firstStores,
@@ -48,10 +48,10 @@ export function createOauth(ctx: Context, deps: OauthDeps): Module {
     routes,
     credentials: { access_token: (c, token) => resolveAccessToken(c, state.tokens, token) },
     background: [housekeeping(ctx)],
-    // After HTTP drained: the rotations in flight finish, the grants' last uses gathered since the loop's
+    // After HTTP drained: the rotations and exchanges in flight finish, the grants' last uses gathered since the loop's
     // last run reach the database, then the pool closes.
     async stop() {
-      await state.refresh.drained();
+      await Promise.all([state.refresh.drained(), state.exchange.drained()]);
       await state.tokens.flush.stop();
       try {
         await flushGrantUses(ctx, state.tokens);

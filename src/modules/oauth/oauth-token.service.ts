@@ -199,7 +199,7 @@ export async function exchangeCode(
   const hash = hashCredential(code);
 
   // The common case in two statements: the code read and checked here, then issued from in one statement
-  // that also marks it used, if it still is unused (repo.issueFromCode).
+  // that also marks it used, if it still is unused (repo.issueFromCodes, shared by concurrent exchanges).
   const row = await repo.findCode(ctx.db, hash);
   if (
     row &&
@@ -216,7 +216,7 @@ export async function exchangeCode(
       entityType: 'oauth_grant',
       fields: { app_id: client.id, client_id: client.clientId, grant_type: 'authorization_code', scope },
     });
-    if (await repo.issueFromCode(state.hot, { ...tokens.pair, hash, audit })) {
+    if (await state.exchange.submit({ ...tokens.pair, hash, audit })) {
       // last_used_at in the batched write, not here: every install's exchanges would queue on the grant row
       noteGrantUse(ctx, state.tokens, row.grant_id);
       return answer(ctx, tokens, scope, row.merchant_id);

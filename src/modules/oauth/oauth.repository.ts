@@ -1,6 +1,6 @@
 // All SQL of the authorization server. The hot statements are `rotateRefresh`, one round trip that checks and
 // marks the old refresh tokens, inserts the new pairs and writes the audit entries (through the audit module),
-// and `issueFromCode`, the same for a code's first use.
+// and `issueFromCodes`, the same for codes' first uses.
 import { CompiledQuery, sql, type Insertable, type Selectable } from 'kysely';
 import type pg from 'pg';
 import type { Executor } from '../../db/database.ts';
@@ -408,55 +408,66 @@ export async function rotateRefresh(
   });
 }
 
+export interface IssueInput extends NewPair {
+  /** Of a code the service read and checked (`findCode`). */
+  hash: Buffer;
+  /** The `oauth.token_issued` entry, made by the audit module before the statement writes it. */
+  audit: PreparedAudit;
+}
+
 /**
- * The authorization-code grant's common case, after the service checked the code as read (`findCode`): in
- * one statement and one transaction, the code is marked used if it still is unused, and the family, the token
- * pair and the `oauth.token_issued` entry are inserted from it. One round trip instead of eight (BEGIN, the
- * code locked, the grant's scopes, the code marked, the family, the pair, the audit entry, COMMIT). The
- * foreign keys of the pair on the family are checked at the end of the statement, when the family exists.
+ * The authorization-code grant's common case, for one code or many, after the service checked each as read
+ * (`findCode`): in one statement and one transaction, each code is marked used if it still is unused, and
+ * the family, the token pair and the `oauth.token_issued` entry are inserted from it. One round trip instead
+ * of eight (BEGIN, the code locked, the grant's scopes, the code marked, the family, the pair, the audit
+ * entry, COMMIT). The foreign keys of the pairs on their families are checked at the end of the statement,
+ * when the families exist. TTLs are the same for every item (they are the service's).
  */
 const ISSUE_SQL = `
-with used as (
-  update oauth_codes set used_at = now()
-   where hash = $1 and used_at is null
-  returning family_id, grant_id, app_id, merchant_id, mode, scopes
+with input as (
+  select * from unnest($1::bytea[], $2::bytea[], $3::bytea[], $4::text[], $5::text[], $6::timestamptz[])
+    as i(hash, access_hash, refresh_hash, log_id, metadata, logged_at)
+), used as (
+  update oauth_codes c set used_at = now()
+    from input i
+   where c.hash = i.hash and c.used_at is null
+  returning c.hash, c.family_id, c.grant_id, c.app_id, c.merchant_id, c.mode, c.scopes,
+            i.access_hash, i.refresh_hash, i.log_id, i.metadata, i.logged_at
 ), family as (
   insert into oauth_families (id, grant_id) select family_id, grant_id from used
 ), fresh as (
   insert into oauth_tokens (hash, kind, family_id, grant_id, app_id, merchant_id, mode, scopes, expires_at)
-  select $2::bytea, 'access', family_id, grant_id, app_id, merchant_id, mode, scopes,
-         now() + make_interval(secs => $4::int)
+  select access_hash, 'access', family_id, grant_id, app_id, merchant_id, mode, scopes,
+         now() + make_interval(secs => $7::int)
     from used
   union all
-  select $3::bytea, 'refresh', family_id, grant_id, app_id, merchant_id, mode, scopes,
-         now() + make_interval(secs => $5::int)
+  select refresh_hash, 'refresh', family_id, grant_id, app_id, merchant_id, mode, scopes,
+         now() + make_interval(secs => $8::int)
     from used
 ), issued as (
-  select $6::text as log_id, $7::timestamptz as log_at, merchant_id, mode, $8::text as action,
-         $9::text as entity_type, grant_id as entity_id, $10::text as metadata
+  select log_id, logged_at as log_at, merchant_id, mode, 'oauth.token_issued'::text as action,
+         'oauth_grant'::text as entity_type, grant_id as entity_id, metadata
     from used
 ), ${auditCtes('issued')}
-select grant_id from used`;
+select hash from used`;
 
-/** False: the code was used meanwhile (a concurrent exchange won), and nothing was issued. */
-export async function issueFromCode(
-  on: HotOn,
-  input: NewPair & { hash: Buffer; audit: PreparedAudit },
-): Promise<boolean> {
-  const { audit } = input;
-  const rows = await hot(on, 'svc_oauth_issue_from_code', ISSUE_SQL, [
-    input.hash,
-    input.accessHash,
-    input.refreshHash,
-    input.accessTtl,
-    input.refreshTtl,
-    audit.id,
-    audit.createdAt,
-    audit.action,
-    audit.entityType,
-    audit.metadata,
+/** Per item, in order: whether it was issued (false: the code was used meanwhile, and nothing was). */
+export async function issueFromCodes(on: HotOn, items: readonly IssueInput[]): Promise<boolean[]> {
+  const first = items[0];
+  if (!first) return [];
+  const rows = await hot<{ hash: Uint8Array }>(on, 'svc_oauth_issue_from_codes', ISSUE_SQL, [
+    items.map((i) => i.hash),
+    items.map((i) => i.accessHash),
+    items.map((i) => i.refreshHash),
+    items.map((i) => i.audit.id),
+    items.map((i) => i.audit.metadata),
+    items.map((i) => i.audit.createdAt),
+    first.accessTtl,
+    first.refreshTtl,
   ]);
-  return rows.length === 1;
+  // PGlite returns bytea as a Uint8Array, PostgreSQL as a Buffer: compared as Buffers.
+  const issued = new Set(rows.map((row) => Buffer.from(row.hash).toString('base64')));
+  return items.map((item) => issued.has(item.hash.toString('base64')));
 }
 
 // ---- housekeeping ---------------------------------------------------------------------------------------

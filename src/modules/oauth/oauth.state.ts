@@ -4,18 +4,16 @@ import type { FirstStores, SignInLimits } from '../merchants/index.ts';
 import type { AppsCache } from '../oauth-apps/index.ts';
 import type { AccessTokens } from './oauth-bearer.service.ts';
 import type { ClientAuthLimits } from './oauth-client-auth.ts';
-import type { RefreshBatcher } from './oauth-refresh-batch.ts';
-import type { HotOn } from './oauth.repository.ts';
+import type { ExchangeBatcher, RefreshBatcher } from './oauth-batches.ts';
 
 export interface OauthState {
   /** The access-token cache and the grants' last uses waiting to be written. */
   readonly tokens: AccessTokens;
   /** Failed client authentications, per client and per address. */
   readonly limits: ClientAuthLimits;
-  /** Where the token endpoint's one-statement paths run: the module's pool, or the service's database. */
-  readonly hot: HotOn;
-  /** The refresh fast path's shared statements. */
+  /** The fast paths' shared statements: refresh rotations, and codes' first uses. */
   readonly refresh: RefreshBatcher;
+  readonly exchange: ExchangeBatcher;
   /** The oauth-apps module's client cache. */
   readonly apps: AppsCache;
   /** The merchants module's sign-in budgets (the consent page signs in) and first-store memo (store identity). */
