@@ -8,13 +8,7 @@ import { paginate, type Page, type PageInput } from '../lib/scope.ts';
  * perhaps joined to what only the page's rows need; `filtered` alone is counted. `idColumn` names the id where
  * a join makes `id` ambiguous.
  */
-export function pageById<
-  DB,
-  TB extends keyof DB,
-  DS,
-  TS extends keyof DS,
-  O extends { readonly id: string },
->(
+export function pageById<DB, TB extends keyof DB, DS, TS extends keyof DS, O extends { readonly id: string }>(
   filtered: SelectQueryBuilder<DB, TB, object>,
   selected: SelectQueryBuilder<DS, TS, O>,
   input: PageInput,
