@@ -77,7 +77,9 @@ export const webhooksList: Measure = {
         b.postgresCpu,
       );
       b.log(`webhooks list, ${readers} readers: p99 ${r.p99} ms, p50 ${r.p50} ms, ${r.rps.toFixed(0)} req/s`);
-      const note = `p50 ${r.p50} ms, ${r.rps.toFixed(0)} req/s; ${WEBHOOKS} endpoints, pages of 100, ${PER_WEBHOOK} deliveries each in 24 h`;
+      const note =
+        `p50 ${r.p50} ms, ${r.rps.toFixed(0)} req/s; ` +
+        `${WEBHOOKS} endpoints, pages of 100, ${PER_WEBHOOK} deliveries each in 24 h`;
       if (readers === 1) {
         rows.push(
           row('webhooks list (health) p99', 'ms', r.p99, null, P99, `one reader; ${note}`),

@@ -1,6 +1,6 @@
-// `node bench/tools/profile-top.ts FILE.cpuprofile [N] [LAST_S]`: the functions with the most self time in a V8
-// CPU profile written by `npm run bench -- --profile`, and the share of each source package; with LAST_S, only
-// the profile's last LAST_S seconds (the load of a single measure rather than startup and seeding).
+// `node bench/tools/profile-top.ts FILE.cpuprofile [N] [LAST_S]`: the functions with the most self time in a
+// V8 CPU profile written by `npm run bench -- --profile`, and the share of each source package; with LAST_S,
+// only the profile's last LAST_S seconds (the load of a single measure rather than startup and seeding).
 import { readFileSync } from 'node:fs';
 
 interface Node {

@@ -5,8 +5,8 @@ import { paginate, type Page, type PageInput } from '../lib/scope.ts';
 
 /**
  * A page of `selected`, which is `filtered` (the tenant and the list's filters) with its columns chosen, and
- * perhaps joined to what only the page's rows need; `filtered` alone is counted. `idColumn` names the id where
- * a join makes `id` ambiguous.
+ * perhaps joined to what only the page's rows need; `filtered` alone is counted. `idColumn` names the id
+ * where a join makes `id` ambiguous.
  */
 export function pageById<DB, TB extends keyof DB, DS, TS extends keyof DS, O extends { readonly id: string }>(
   filtered: SelectQueryBuilder<DB, TB, object>,

@@ -73,8 +73,18 @@ export async function startReceiver(
       };
       r.received.push(received);
       const answer = respond(received);
-      setTimeout(() => {
+      // A request is in flight until it is answered or its sender gives up (a timed-out attempt closes its
+      // connection): a retry after a timeout is not a second attempt at once, even if this side saw it late.
+      let over = false;
+      const end = () => {
+        if (over) return;
+        over = true;
         inFlight.set(id, (inFlight.get(id) ?? 1) - 1);
+      };
+      res.once('close', end);
+      setTimeout(() => {
+        end();
+        if (res.destroyed) return;
         res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
         res.end(answer.body ?? 'ok');
       }, answer.delayMs ?? 0);

@@ -48,8 +48,8 @@ export function createOauth(ctx: Context, deps: OauthDeps): Module {
     routes,
     credentials: { access_token: (c, token) => resolveAccessToken(c, state.tokens, token) },
     background: [housekeeping(ctx)],
-    // After HTTP drained: the rotations and exchanges in flight finish, the grants' last uses gathered since the loop's
-    // last run reach the database, then the pool closes.
+    // After HTTP drained: the rotations and exchanges in flight finish, the grants' last uses gathered since
+    // the loop's last run reach the database, then the pool closes.
     async stop() {
       await Promise.all([state.refresh.drained(), state.exchange.drained()]);
       await state.tokens.flush.stop();

@@ -24,7 +24,7 @@ const MAX_BATCH = 64;
 export type RefreshBatcher = Batcher<RotateInput, Rotated | undefined>;
 export type ExchangeBatcher = Batcher<IssueInput, boolean>;
 
-/** Statements on the module's pool (named prepared statements) when there is one, on the service's database otherwise. */
+/** Statements on the module's pool (named prepared statements) if there is one, else on the service's database. */
 function batcher<I extends { hash: Buffer }, O>(
   ctx: Context,
   name: 'refresh' | 'exchange',

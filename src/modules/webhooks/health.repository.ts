@@ -1,8 +1,8 @@
-// Endpoint health (API.md section 10): the real deliveries of the last 24 hours of each webhook read, in the same
-// statement as the webhook. Delivery ids begin with their creation time, so the window is one range of the
-// (webhook_id, id) index per webhook, joined laterally: the cost follows the last day's traffic of the webhooks
-// read, never the history. (A `webhook_id = any (...)` filter instead let the planner choose a sequential scan
-// that tested every row against the whole page of ids.)
+// Endpoint health (API.md section 10): the real deliveries of the last 24 hours of each webhook read, in the
+// same statement as the webhook. Delivery ids begin with their creation time, so the window is one range of
+// the (webhook_id, id) index per webhook, joined laterally: the cost follows the last day's traffic of the
+// webhooks read, never the history. (A `webhook_id = any (...)` filter instead let the planner choose a
+// sequential scan that tested every row against the whole page of ids.)
 import { sql, type ExpressionBuilder } from 'kysely';
 import { idFloor } from '../../lib/ids.ts';
 import type { DB } from '../../schema.ts';

@@ -61,6 +61,11 @@ export function leaseMs(ctx: Context): number {
   return ctx.config.webhookTimeoutMs * 2 + 2000;
 }
 
+// A claimed delivery is started only while its lease still covers a whole attempt and this margin; one that
+// waited longer (a starved process, a stalled event loop) gives its lease back unsent, since another worker
+// may claim it the moment the lease ends, and two attempts of one delivery must never run at once.
+const START_MARGIN_MS = 1000;
+
 export function workerId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
 }
@@ -75,6 +80,7 @@ export async function startWorker(ctx: Context, deps: WorkerDeps): Promise<Worke
   const held = new Map<string, number>(); // claimed and not yet finished (sending or queued), by webhook
   const inFlight = new Map<string, number>();
   const queued = new Map<string, ClaimedDelivery[]>();
+  const startBy = new Map<string, number>(); // by delivery: the last moment its lease lets it start
   const active = new Map<string, Promise<void>>();
   let total = 0;
   let stopping = false;
@@ -134,9 +140,14 @@ export async function startWorker(ctx: Context, deps: WorkerDeps): Promise<Worke
     else map.set(key, n);
   };
 
-  function take(row: ClaimedDelivery): void {
+  /** `claimedAt`: local time before the claim was sent, no later than the lease's start in the database. */
+  function take(row: ClaimedDelivery, claimedAt: number): void {
+    // Claimed again after its lease ran out while this worker still had it (a stall longer than the lease):
+    // the attempt under way here stays the only one, and records its outcome under the new lease.
+    if (active.has(row.id) || startBy.has(row.id)) return;
     total++;
     bump(held, row.webhook_id, 1);
+    startBy.set(row.id, claimedAt + leaseMs(ctx) - ctx.config.webhookTimeoutMs - START_MARGIN_MS);
     if ((inFlight.get(row.webhook_id) ?? 0) < PER_WEBHOOK) start(row);
     else {
       const queue = queued.get(row.webhook_id);
@@ -145,7 +156,29 @@ export async function startWorker(ctx: Context, deps: WorkerDeps): Promise<Worke
     }
   }
 
-  function start(row: ClaimedDelivery): void {
+  /** The webhook's next queued delivery that may still start, if any. */
+  function startNext(webhookId: string): void {
+    const queue = queued.get(webhookId);
+    while (queue && queue.length > 0 && !stopping) if (start(queue.shift()!)) break;
+    if (queue?.length === 0) queued.delete(webhookId);
+  }
+
+  /** Starts the attempt, or gives the lease back if it no longer covers one (false). */
+  function start(row: ClaimedDelivery): boolean {
+    const deadline = startBy.get(row.id) ?? Infinity;
+    startBy.delete(row.id);
+    if (Date.now() > deadline) {
+      total--;
+      bump(held, row.webhook_id, -1);
+      ctx.log.warn(
+        { worker: id, delivery: row.id },
+        'claimed delivery not started in time: lease given back',
+      );
+      void releaseLeases(ctx.db, id, [row.id])
+        .catch((err: unknown) => ctx.log.warn({ err, worker: id }, 'giving a lease back failed'))
+        .finally(wake);
+      return false;
+    }
     bump(inFlight, row.webhook_id, 1);
     const run = runAttempt(ctx, sending, row)
       .then(
@@ -159,13 +192,11 @@ export async function startWorker(ctx: Context, deps: WorkerDeps): Promise<Worke
         bump(held, row.webhook_id, -1);
         bump(inFlight, row.webhook_id, -1);
         active.delete(row.id);
-        const queue = queued.get(row.webhook_id);
-        const next = stopping ? undefined : queue?.shift();
-        if (queue?.length === 0) queued.delete(row.webhook_id);
-        if (next) start(next);
+        startNext(row.webhook_id);
         if (mayHaveMore) wake();
       });
     active.set(row.id, run);
+    return true;
   }
 
   let lastSkipScan = 0;
@@ -205,6 +236,7 @@ export async function startWorker(ctx: Context, deps: WorkerDeps): Promise<Worke
         return;
       }
       const limit = Math.min(BATCH, free);
+      const claimedAt = Date.now();
       const { rows, bounded } = await claim(limit);
       if (stopping) {
         // a claim under way when the stop came gives its rows back rather than starting them
@@ -215,7 +247,7 @@ export async function startWorker(ctx: Context, deps: WorkerDeps): Promise<Worke
         );
         return;
       }
-      for (const row of rows) take(row);
+      for (const row of rows) take(row, claimedAt);
       const full = rows.length === limit;
       mayHaveMore = full || bounded;
       if (!full) return;
@@ -262,6 +294,7 @@ export async function startWorker(ctx: Context, deps: WorkerDeps): Promise<Worke
       // Queued claims are never started once stopped: their leases are given back below.
       const unsent = [...queued.values()].flat().map((row) => row.id);
       queued.clear();
+      startBy.clear();
       await Promise.race([Promise.allSettled([...active.values()]), cap]);
       clearTimeout(timer);
       const unfinished = [...unsent, ...active.keys()];
