@@ -1,9 +1,10 @@
 // Public read: the bearer check on every public call, measured on the cheapest public route against bare
-// node:http answering the same bytes. The ratio is the cost of Fastify, authentication and the envelope.
+// node:http answering the same bytes. The ratio is the cost of Fastify, authentication and the envelope; a
+// second baseline, Fastify alone answering the same bytes, splits that cost into the framework's and ours.
 import type { LoadResult } from '../drivers/load.ts';
 import { missing, row, type Measure } from '../lib/bench.ts';
 import { keyPair } from '../lib/keys.ts';
-import { bestOfAlternating, childMeter, cpuSplit, meteredRun, ROUNDS } from '../lib/rounds.ts';
+import { bestOfEach, childMeter, cpuSplit, meteredRun, ROUNDS } from '../lib/rounds.ts';
 
 export const CONNECTIONS = 50;
 const PATH = '/api/public/v1/payments/supported-countries';
@@ -21,19 +22,23 @@ export const publicRead: Measure = {
       ];
     }
     const bare = await b.helper('baselines/bare-http.ts');
+    const fastify = await b.helper('baselines/bare-fastify.ts');
     await bare.call('setBody', probe.text);
-    const bareUrl = `http://127.0.0.1:${String(bare.info.port)}${PATH}`;
+    await fastify.call('setBody', probe.text);
+    const urlOf = (port: unknown) => `http://127.0.0.1:${String(port)}${PATH}`;
     const headers = { authorization: `Bearer ${keys.publishable}` };
     const run = (url: string, duration = b.duration) =>
       b.load.call<LoadResult>('cannon', { url, headers, connections: CONNECTIONS, duration });
 
     await run(b.service.url + PATH, 2); // warm-up: JIT and the verification cache
-    const { svc, base } = await bestOfAlternating(
-      () => meteredRun(b.serviceCpu, () => run(b.service.url + PATH), b.postgresCpu),
-      () => meteredRun(childMeter(bare.pid), () => run(bareUrl)),
-    );
+    const { svc, base, framework } = await bestOfEach({
+      svc: () => meteredRun(b.serviceCpu, () => run(b.service.url + PATH), b.postgresCpu),
+      base: () => meteredRun(childMeter(bare.pid), () => run(urlOf(bare.info.port))),
+      framework: () => meteredRun(childMeter(fastify.pid), () => run(urlOf(fastify.info.port))),
+    });
     b.log(
-      `public read: service ${svc.rps.toFixed(0)} req/s (${svc.errors} errors), bare ${base.rps.toFixed(0)}`,
+      `public read: service ${svc.rps.toFixed(0)} req/s (${svc.errors} errors), bare ${base.rps.toFixed(0)}, ` +
+        `Fastify alone ${framework.rps.toFixed(0)}`,
     );
     const note = `${CONNECTIONS} connections, best of ${ROUNDS} ${b.duration} s rounds, publishable key`;
     return [
@@ -57,6 +62,23 @@ export const publicRead: Measure = {
         base.cpuPerOp ?? null,
         undefined,
         cpuSplit(svc),
+      ),
+      row(
+        'public read, Fastify alone',
+        'req/s',
+        framework.rps,
+        base.rps,
+        undefined,
+        'no plugin, hook or logger',
+      ),
+      row('Fastify alone CPU/request', 'ms', framework.cpuPerOp ?? null, base.cpuPerOp ?? null),
+      row(
+        'public read CPU/request vs Fastify alone',
+        'ms',
+        svc.cpuPerOp ?? null,
+        framework.cpuPerOp ?? null,
+        undefined,
+        'what the service adds to the framework: hooks, authentication, headers, metrics',
       ),
     ];
   },
