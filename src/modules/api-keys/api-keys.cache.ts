@@ -10,7 +10,7 @@ import type { Context } from '../../context.ts';
 import type { Bus } from '../../db/bus.ts';
 import { BusCache } from '../../db/bus-cache.ts';
 import type { PublicPrincipal } from '../../http/request.ts';
-import { hashCredential, sameHash } from '../../lib/credentials.ts';
+import { credentialKey, sameHash } from '../../lib/credentials.ts';
 import { findUsableKeyByHash, recordLastUse, type ApiKeyRow } from './api-keys.repository.ts';
 
 // Also named by the delete trigger of migration 0002.
@@ -69,20 +69,30 @@ function use(keys: KeyState, entry: Entry): PublicPrincipal | undefined {
   return entry.principal;
 }
 
-export async function verifyKey(
+/** Answers at once from the cache (no promise on the hot path); a miss answers a promise of the lookup. */
+export function verifyKey(
   keys: KeyState,
   ctx: Context,
   token: string,
   kind: KeyKind,
-): Promise<PublicPrincipal | undefined> {
-  const hash = hashCredential(token);
-  const id = hash.toString('base64');
+): PublicPrincipal | undefined | Promise<PublicPrincipal | undefined> {
+  const id = credentialKey(token);
   const hit = keys.verified.get(id);
   if (hit) {
     ctx.metrics.cacheHit[kind].inc();
     return use(keys, hit);
   }
   ctx.metrics.cacheMiss[kind].inc();
+  return lookUp(keys, ctx, id, kind);
+}
+
+async function lookUp(
+  keys: KeyState,
+  ctx: Context,
+  id: string,
+  kind: KeyKind,
+): Promise<PublicPrincipal | undefined> {
+  const hash = Buffer.from(id, 'base64');
   const column = kind === 'secret_key' ? 'secret_key_hash' : 'publishable_key_hash';
   const entry = await keys.verified.load([id], async () => {
     const row = await findUsableKeyByHash(ctx.db, column, hash);

@@ -9,7 +9,7 @@ import type { Context } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import { notify } from '../../db/bus.ts';
 import { BusCache } from '../../db/bus-cache.ts';
-import { hashCredential, type Mode } from '../../lib/credentials.ts';
+import { credentialKey, type Mode } from '../../lib/credentials.ts';
 import { Loop, warnOnFailure } from '../../lib/loop.ts';
 import type { PublicPrincipal } from '../../http/request.ts';
 import { APPS_CHANNEL, appById, intersect, splitScopes, type AppsCache } from '../oauth-apps/index.ts';
@@ -98,9 +98,9 @@ export function forgetGrant(tokens: AccessTokens, grantId: string): void {
   tokens.cache.evict(grantId);
 }
 
-async function lookup(ctx: Context, tokens: AccessTokens, key: string, hash: Buffer): Promise<Slot> {
+async function lookup(ctx: Context, tokens: AccessTokens, key: string): Promise<Slot> {
   const slot = await tokens.cache.load([key], async (): Promise<Slot> => {
-    const row = await findAccessToken(ctx.db, hash);
+    const row = await findAccessToken(ctx.db, Buffer.from(key, 'base64'));
     if (!row) return { missUntil: ctx.clock.now() + MISS_TTL_MS };
     return {
       grantId: row.grant_id,
@@ -134,13 +134,12 @@ export async function resolveAccessToken(
   tokens: AccessTokens,
   token: string,
 ): Promise<PublicPrincipal | undefined> {
-  const hash = hashCredential(token);
-  const key = hash.toString('base64');
+  const key = credentialKey(token);
   const now = ctx.clock.now();
   let slot = tokens.cache.get(key);
   if (!slot || ('missUntil' in slot && slot.missUntil <= now)) {
     ctx.metrics.cacheMiss.access_token.inc();
-    slot = await lookup(ctx, tokens, key, hash);
+    slot = await lookup(ctx, tokens, key);
   } else ctx.metrics.cacheHit.access_token.inc();
   if ('missUntil' in slot || slot.expiresAt <= now) return undefined;
   const app = await appById(tokens.apps, ctx, slot.appId);
