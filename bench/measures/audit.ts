@@ -4,6 +4,7 @@
 import pg from 'pg';
 import type { LoadResult } from '../drivers/load.ts';
 import { missing, row, type Measure, type Row } from '../lib/bench.ts';
+import { cpuSplit, meteredRun } from '../lib/rounds.ts';
 
 const ENTRIES = 1_000_000;
 const CONNECTIONS = 4;
@@ -116,13 +117,18 @@ export const audit: Measure = {
         connections: CONNECTIONS,
         duration: 1,
       });
-      const r = await b.load.call<LoadResult>('cannon', {
-        url: b.service.url + path,
-        headers,
-        connections: CONNECTIONS,
-        duration,
-      });
-      b.log(`${name}: ${r.p99} ms, p50 ${r.p50} ms, ${r.rps.toFixed(0)} req/s`);
+      const r = await meteredRun(
+        b.serviceCpu,
+        () =>
+          b.load.call<LoadResult>('cannon', {
+            url: b.service.url + path,
+            headers,
+            connections: CONNECTIONS,
+            duration,
+          }),
+        b.postgresCpu,
+      );
+      b.log(`${name}: ${r.p99} ms, p50 ${r.p50} ms, ${r.rps.toFixed(0)} req/s, CPU/page ${cpuSplit(r)}`);
       rows.push(
         row(
           name,
@@ -130,7 +136,8 @@ export const audit: Measure = {
           r.p99,
           null,
           P99,
-          `p50 ${r.p50} ms, ${r.rps.toFixed(0)} req/s, ${CONNECTIONS} connections, ${ENTRIES} entries`,
+          `p50 ${r.p50} ms, ${r.rps.toFixed(0)} req/s, ${CONNECTIONS} connections, ${ENTRIES} entries; ` +
+            `CPU per page ${cpuSplit(r)}`,
         ),
       );
     }
