@@ -1,17 +1,11 @@
 // Sign-in successes and failures leave one info line each, with the account id, the client address and the
 // request id, and never the password (nor the email: the account id names the account).
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { captureLogs } from '../support/logs.ts';
 
-const lines: string[] = [];
-const stream = new Writable({
-  write(chunk: Buffer, _encoding, done) {
-    lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-    done();
-  },
-});
+const { stream, raw: lines } = captureLogs();
 
 let svc: TestService;
 let m: TestMerchant;

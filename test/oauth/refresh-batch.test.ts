@@ -1,9 +1,9 @@
 // The fast paths' failures and the grants' last uses: a failed rotation or exchange statement answers 500 for
 // its batch, logged and counted, never retried one by one; the last uses gathered before a stop are written.
-import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DB_KIND, startTestService, type TestService } from '../support/service.ts';
+import { captureLogs } from '../support/logs.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import {
   basic,
@@ -21,15 +21,9 @@ let svc: TestService;
 let dev: TestMerchant;
 let shop: TestMerchant;
 let client: TestApp;
-const lines: Record<string, unknown>[] = [];
+const { stream: logStream, lines } = captureLogs();
 
 beforeAll(async () => {
-  const logStream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line));
-      done();
-    },
-  });
   svc = await startTestService({ logStream, env: { SVC_LOG_LEVEL: 'error' } });
   dev = await signupMerchant(svc.app, 'Dev Co');
   shop = await signupMerchant(svc.app, 'Shop');

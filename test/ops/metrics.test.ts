@@ -1,11 +1,11 @@
 // Metrics and operator logs on a real service with real delivery workers and real receivers: the counters
 // scraped from the metrics listener match what the receivers saw, the queue gauges read the database, the
 // API port does not serve /metrics, and the log lines an operator needs are there without a credential.
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { eventually } from '../support/eventually.ts';
+import { captureLogs } from '../support/logs.ts';
 import { createWebhook, deliveries, emit, INTERNAL_TOKEN, type CreatedWebhook } from '../webhooks/helpers.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import { createKey, keyCall } from '../api-keys/keys.ts';
@@ -31,20 +31,9 @@ let ok: Receiver;
 let failing: Receiver;
 let gone: Receiver;
 let hooks: CreatedWebhook[];
-const lines: Record<string, unknown>[] = [];
-const raw: string[] = [];
+const { stream: logStream, lines, raw } = captureLogs();
 
 beforeAll(async () => {
-  const logStream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString().split('\n')) {
-        if (!line) continue;
-        raw.push(line);
-        lines.push(JSON.parse(line) as Record<string, unknown>);
-      }
-      done();
-    },
-  });
   ok = await startReceiver(() => ({ status: 200 }));
   failing = await startReceiver(() => ({ status: 500, body: 'boom' }));
   gone = await startReceiver(() => ({ status: 410 }));

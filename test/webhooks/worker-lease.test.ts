@@ -1,7 +1,6 @@
 // Leases against a stalled process. A claimed delivery is started only while its lease still covers a whole
 // attempt: one that waited too long gives its lease back unsent (another worker may be claiming it). After an
 // event loop stalled past the leases, every event is delivered and no delivery is ever sent twice at once.
-import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PER_WEBHOOK } from '../../src/modules/webhooks/delivery/worker.ts';
@@ -9,15 +8,10 @@ import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 import { eventually } from '../support/eventually.ts';
+import { captureLogs } from '../support/logs.ts';
 import { INTERNAL_TOKEN, createWebhook, emit } from './helpers.ts';
 
-const lines: { msg: string }[] = [];
-const stream = new Writable({
-  write(chunk: Buffer, _encoding, done) {
-    for (const l of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(l));
-    done();
-  },
-});
+const { stream, lines } = captureLogs();
 
 let svc: TestService;
 let rx: Receiver;

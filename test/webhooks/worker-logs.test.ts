@@ -1,23 +1,16 @@
 // What the delivery worker logs. A receiver that fails is the merchant's business: the attempt is recorded with
 // the delivery (its error in full) and said at info, never as a warning. A failure of the worker itself (an
 // attempt that threw, outcomes it could not record) is a warning that carries the error: its type and message.
-import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 import { eventually } from '../support/eventually.ts';
+import { captureLogs } from '../support/logs.ts';
 import { INTERNAL_TOKEN, createWebhook, deliveries, emit } from './helpers.ts';
 
-type Line = Record<string, unknown> & { level: number; msg: string };
-const lines: Line[] = [];
-const stream = new Writable({
-  write(chunk: Buffer, _encoding, done) {
-    for (const l of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Line);
-    done();
-  },
-});
+const { stream, lines } = captureLogs();
 const WARN = 40;
 
 let svc: TestService;
