@@ -28,12 +28,14 @@ interface CannonOptions {
   duration: number;
   /** Bearer tokens used in turn, one per request: many distinct credentials in use at once. */
   tokens?: string[];
+  /** The index in `tokens` of the first request's token: a run can go on where the last one stopped. */
+  from?: number;
 }
 
-/** Each request carries the next of `tokens` (autocannon's per-request hook). */
-function rotating(tokens: string[] | undefined): autocannon.Request[] | undefined {
+/** Each request carries the next of `tokens` (autocannon's per-request hook), from the `from`th. */
+function rotating(tokens: string[] | undefined, from = 0): autocannon.Request[] | undefined {
   if (!tokens?.length) return undefined;
-  let next = 0;
+  let next = from;
   return [
     {
       setupRequest: (req: autocannon.Request) => {
@@ -51,7 +53,7 @@ async function cannon(o: CannonOptions): Promise<LoadResult> {
     headers: o.headers,
     body: o.body,
     connections: o.connections,
-    requests: rotating(o.tokens),
+    requests: rotating(o.tokens, o.from),
     // Bounded in time only: autocannon ignores `duration` when `amount` is set.
     duration: o.duration,
   });
