@@ -11,14 +11,14 @@ import { bearerToken } from './merchant-auth.ts';
 import { neededScope, scopeAllows } from '../lib/scopes.ts';
 
 /**
- * Called only with a token already recognised (prefix and checksum) as the kind it was registered for. A
- * verification the resolver holds in memory answers at once, without a promise: the bearer check runs on
- * every public call, and each promise and microtask hop on it costs about a microsecond.
+ * What a resolver answers: at once for a verification it holds in memory, without a promise (the bearer
+ * check runs on every public call, and each promise and microtask hop on it costs about a microsecond);
+ * a promise when it must look the credential up.
  */
-export type CredentialResolver = (
-  ctx: Context,
-  token: string,
-) => PublicPrincipal | undefined | Promise<PublicPrincipal | undefined>;
+export type Resolved = PublicPrincipal | undefined | Promise<PublicPrincipal | undefined>;
+
+/** Called only with a token already recognised (prefix and checksum) as the kind it was registered for. */
+export type CredentialResolver = (ctx: Context, token: string) => Resolved;
 
 /**
  * The verifiers of every credential kind, filled by the composition from what the modules contribute (keys
@@ -32,7 +32,7 @@ export class CredentialResolvers {
     this.byKind.set(kind, resolver);
   }
 
-  resolve(ctx: Context, token: string): ReturnType<CredentialResolver> {
+  resolve(ctx: Context, token: string): Resolved {
     const parsed = parseCredential(token);
     const resolver = parsed && this.byKind.get(parsed.kind);
     return resolver ? resolver(ctx, token) : undefined;

@@ -10,6 +10,7 @@ import type { Context } from '../../context.ts';
 import type { Bus } from '../../db/bus.ts';
 import { BusCache } from '../../db/bus-cache.ts';
 import type { PublicPrincipal } from '../../http/request.ts';
+import type { Resolved } from '../../http/public-auth.ts';
 import { credentialKey, sameHash } from '../../lib/credentials.ts';
 import { findUsableKeyByHash, recordLastUse, type ApiKeyRow } from './api-keys.repository.ts';
 
@@ -70,12 +71,7 @@ function use(keys: KeyState, entry: Entry): PublicPrincipal | undefined {
 }
 
 /** Answers at once from the cache (no promise on the hot path); a miss answers a promise of the lookup. */
-export function verifyKey(
-  keys: KeyState,
-  ctx: Context,
-  token: string,
-  kind: KeyKind,
-): PublicPrincipal | undefined | Promise<PublicPrincipal | undefined> {
+export function verifyKey(keys: KeyState, ctx: Context, token: string, kind: KeyKind): Resolved {
   const id = credentialKey(token);
   const hit = keys.verified.get(id);
   if (hit) {
