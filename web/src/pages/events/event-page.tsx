@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { api } from '../../lib/api.ts';
 import type { Delivery, EventItem, ListPage, Webhook } from '../../lib/types.ts';
 import { useAsync } from '../../lib/use-async.ts';
+import { useReloadSoon } from '../../lib/use-poll.ts';
 import { AsyncView } from '../../components/async-view.tsx';
 import { ErrorBox } from '../../components/error-box.tsx';
 import { Link } from '../../components/link.tsx';
@@ -19,6 +20,7 @@ function payloadOf(e: EventItem) {
 export function EventPage({ id }: { id: string }) {
   const path = `/events/${encodeURIComponent(id)}`;
   const { state, reload } = useAsync(() => api<EventItem>('GET', path), [path]);
+  const reloadSoon = useReloadSoon(reload);
   const webhooks = useAsync(() => api<ListPage<Webhook>>('GET', '/webhooks?limit=200'), []);
   const [target, setTarget] = useState('');
   const [busy, setBusy] = useState(false);
@@ -33,7 +35,7 @@ export function EventPage({ id }: { id: string }) {
       (d) => {
         setBusy(false);
         setSent(d);
-        setTimeout(() => reload(true), 800);
+        reloadSoon();
       },
       (err: unknown) => {
         setBusy(false);

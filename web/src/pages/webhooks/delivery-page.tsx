@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { api } from '../../lib/api.ts';
 import type { Delivery } from '../../lib/types.ts';
 import { useAsync } from '../../lib/use-async.ts';
-import { usePollWhile } from '../../lib/use-poll.ts';
+import { usePollWhile, useReloadSoon } from '../../lib/use-poll.ts';
 import { AsyncView } from '../../components/async-view.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
 import { ErrorBox } from '../../components/error-box.tsx';
@@ -17,6 +17,7 @@ import { prettyJson } from '../../lib/format.ts';
 export function DeliveryPage({ webhookId, id }: { webhookId: string; id: string }) {
   const path = `/webhooks/${encodeURIComponent(webhookId)}/deliveries/${encodeURIComponent(id)}`;
   const { state, reload } = useAsync(() => api<Delivery>('GET', path), [path]);
+  const reloadSoon = useReloadSoon(reload);
   const [retrying, setRetrying] = useState(false);
   const [retryError, setRetryError] = useState<unknown>(null);
   const [confirmResend, setConfirmResend] = useState(false);
@@ -32,7 +33,7 @@ export function DeliveryPage({ webhookId, id }: { webhookId: string; id: string 
       () => {
         setRetrying(false);
         // The new attempt is made at once; read the delivery again to show it.
-        setTimeout(() => reload(true), 800);
+        reloadSoon();
       },
       (err: unknown) => {
         setRetrying(false);
