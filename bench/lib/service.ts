@@ -1,4 +1,4 @@
-// The service under test, started as `node src/main.ts` in its own process (as in production), with its peak
+// The service under test, started as `npm start` starts it, in its own process (as in production), with its peak
 // resident memory tracked from /proc for the whole run.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -53,17 +53,15 @@ export async function startService(
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const internalToken = randomBytes(24).toString('base64url');
-  // The flags of `npm start`, so the service runs here as it runs in production.
-  const NODE_FLAGS = (
+  // What `npm start` runs (`node FLAGS ENTRY`), so the service runs here as it runs in production.
+  const [, ...START] = (
     JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }
-  ).scripts.start
-    .split(' ')
-    .filter((arg) => arg.startsWith('--'));
+  ).scripts.start.split(' ');
   const root = fileURLToPath(new URL('../../', import.meta.url));
   const profile = options.profileDir
     ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`, '--import', './bench/tools/memory-probe.ts']
     : [];
-  const proc: ChildProcess = spawn(process.execPath, [...profile, ...NODE_FLAGS, 'src/main.ts'], {
+  const proc: ChildProcess = spawn(process.execPath, [...profile, ...START], {
     cwd: root,
     env: {
       ...process.env,

@@ -1,7 +1,7 @@
 // The README's start command on a fresh data directory: it serves, prints the demo sign-in once, the sign-in
 // works over HTTP, and SIGTERM stops it cleanly. A second start on the same directory prints nothing new.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
@@ -14,8 +14,13 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+// What `npm start` runs: `node FLAGS bin/start.js`.
+const [, ...START] = (
+  JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }
+).scripts.start.split(' ');
+
 async function start(port: number) {
-  const child = spawn(process.execPath, ['src/main.ts'], {
+  const child = spawn(process.execPath, START, {
     env: { PATH: process.env.PATH, SVC_DATA_DIR: dataDir, PORT: String(port), SVC_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
