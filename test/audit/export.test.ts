@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
+import { insertEntries } from '../../src/modules/audit/audit.repository.ts';
+import { newId } from '../../src/lib/ids.ts';
 
 let svc: TestService;
 let m: TestMerchant;
@@ -86,6 +88,32 @@ describe('logs export', () => {
     }));
     expect(exported[0]).toMatchObject({ entity_type: 'audit_log', entity_id: m.merchantId });
     expect(exported[0]!.metadata).toMatchObject({ format: 'jsonl', actor: { type: 'user', id: m.userId } });
+  });
+
+  it('streams a log longer than one read (1,000 entries) whole: each entry once, newest first', async () => {
+    const start = Date.now() - 3_600_000;
+    const seeded = Array.from({ length: 2_345 }, (_, i) => {
+      const createdAt = new Date(start + i);
+      return {
+        id: newId('log', createdAt),
+        createdAt,
+        merchantId: m.merchantId,
+        mode: 'test',
+        action: 'webhook.tested',
+        entityType: 'webhook',
+        entityId: `wh_${i}`,
+        metadata: JSON.stringify({ n: i }),
+      };
+    });
+    await insertEntries(svc.ctx.db, seeded);
+    const res = await svc.app.inject({
+      url: '/api/v1/merchant/developer/logs/export?format=csv&action=webhook.tested',
+      headers: m.auth,
+    });
+    expect(res.statusCode).toBe(200);
+    const rows = parse<Entry>(res.body, { columns: true });
+    expect(rows.map((r) => r.id)).toEqual(seeded.map((e) => e.id).reverse());
+    expect(rows.at(-1)).toMatchObject({ entity_id: 'wh_0', metadata: '{"n":0}' });
   });
 
   it('refuses a bad format and needs a session', async () => {

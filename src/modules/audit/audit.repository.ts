@@ -157,16 +157,16 @@ export async function listEntries(
 }
 
 /**
- * Every entry a filter matches, newest first, read `chunk` at a time by keyset: an export of any size holds
- * one chunk in memory, and each chunk is one index range scan.
+ * Every entry a filter matches, newest first, read and handed on `chunk` at a time by keyset: an export of
+ * any size holds one chunk in memory, and each chunk is one index range scan.
  */
-export async function* eachEntry(
+export async function* eachChunk(
   db: Executor,
   scope: Scope,
   f: EntryFilter,
   chunk: number,
   max: number,
-): AsyncGenerator<EntryRow> {
+): AsyncGenerator<EntryRow[]> {
   let after: string | undefined;
   let sent = 0;
   while (sent < max) {
@@ -177,7 +177,7 @@ export async function* eachEntry(
       .orderBy('id', 'desc')
       .limit(Math.min(chunk, max - sent))
       .execute();
-    for (const row of rows) yield row;
+    if (rows.length > 0) yield rows;
     sent += rows.length;
     if (rows.length < chunk) return;
     after = rows[rows.length - 1]!.id;
