@@ -31,6 +31,7 @@ import { securityHeaders } from './http/security-headers.ts';
 import { serverTimeouts } from './http/timeouts.ts';
 import { RETRY_AFTER_SECONDS } from './db/connection-loss.ts';
 import { addSchemaRules } from './http/schema-rules.ts';
+import { addRouteHook } from './http/route-hooks.ts';
 import type { Composition } from './modules.ts';
 import { eventWebhooks } from './modules/events/index.ts';
 
@@ -98,16 +99,14 @@ function bodies(app: FastifyInstance) {
     done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE());
   });
   // A POST whose route takes no body may come with none: validate it as `{}` so that a route with an
-  // optional body sees its defaults and one with required fields names them.
-  app.addHook('preValidation', (request, _reply, done) => {
-    if (
-      request.body === undefined &&
-      WRITE_METHODS.has(request.method) &&
-      request.routeOptions.schema?.body
-    ) {
-      request.body = {};
-    }
-    done();
+  // optional body sees its defaults and one with required fields names them. On those routes alone.
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!route.schema?.body || !methods.some((m) => WRITE_METHODS.has(m))) return;
+    addRouteHook(route, 'preValidation', (request, _reply, done) => {
+      if (request.body === undefined && WRITE_METHODS.has(request.method)) request.body = {};
+      done();
+    });
   });
 }
 

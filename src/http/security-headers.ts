@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Context } from '../context.ts';
+import { addRouteHook } from './route-hooks.ts';
 
 // One year, the value HSTS preload lists ask for. No includeSubDomains: the operator's other hosts are
 // not ours to decide.
@@ -49,10 +50,14 @@ export function securityHeaders(app: FastifyInstance, ctx: Context): void {
     }
     done();
   });
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (typeof payload === 'string' && DOCS.test(request.url) && payload.includes('<script')) {
-      void reply.header('content-security-policy', docsPolicy(payload));
-    }
-    done(null, payload);
+  // The policy of a page with inline scripts is known only from the page: an onSend hook on /docs alone.
+  app.addHook('onRoute', (route) => {
+    if (!DOCS.test(route.url)) return;
+    addRouteHook(route, 'onSend', (_request, reply, payload, done) => {
+      if (typeof payload === 'string' && payload.includes('<script')) {
+        void reply.header('content-security-policy', docsPolicy(payload));
+      }
+      done(null, payload);
+    });
   });
 }

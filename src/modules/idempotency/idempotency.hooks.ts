@@ -14,6 +14,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../../context.ts';
 import { sameHash } from '../../lib/credentials.ts';
 import { AppError } from '../../lib/errors.ts';
+import { addRouteHook } from '../../http/route-hooks.ts';
 import { decryptSecret, encryptSecret } from '../../lib/secrets.ts';
 import * as repo from './idempotency.repository.ts';
 
@@ -143,10 +144,6 @@ async function storeAnswer(request: FastifyRequest, reply: FastifyReply, payload
   return payload;
 }
 
-type Hook = typeof claimKey | typeof storeAnswer;
-const withHook = (existing: Hook | Hook[] | undefined, hook: Hook): Hook[] =>
-  existing === undefined ? [hook] : [...(Array.isArray(existing) ? existing : [existing]), hook];
-
 /**
  * Installs the hooks on the POST routes of a scope (both interfaces). Per route rather than per scope: the
  * read routes, the hot path, then run no idempotency code at all. Routes that need no credential (sign-up,
@@ -157,8 +154,8 @@ export function registerIdempotency(scope: FastifyInstance): void {
   scope.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (!methods.includes('POST') || route.config?.anonymous === true) return;
-    route.preValidation = withHook(route.preValidation as Hook | Hook[] | undefined, claimKey);
-    route.onSend = withHook(route.onSend as Hook | Hook[] | undefined, storeAnswer);
+    addRouteHook(route, 'preValidation', claimKey);
+    addRouteHook(route, 'onSend', storeAnswer);
   });
 }
 
