@@ -157,16 +157,16 @@ export async function listEntries(
 }
 
 /**
- * Every entry a filter matches, newest first, read and handed on `chunk` at a time by keyset: an export of
- * any size holds one chunk in memory, and each chunk is one index range scan.
+ * Every entry a filter matches, newest first, read `chunk` at a time by keyset: an export of any size holds
+ * one chunk in memory, and each chunk is one index range scan.
  */
-export async function* eachChunk(
+export async function* eachEntry(
   db: Executor,
   scope: Scope,
   f: EntryFilter,
   chunk: number,
   max: number,
-): AsyncGenerator<EntryRow[]> {
+): AsyncGenerator<EntryRow> {
   let after: string | undefined;
   let sent = 0;
   while (sent < max) {
@@ -177,7 +177,7 @@ export async function* eachChunk(
       .orderBy('id', 'desc')
       .limit(Math.min(chunk, max - sent))
       .execute();
-    if (rows.length > 0) yield rows;
+    for (const row of rows) yield row;
     sent += rows.length;
     if (rows.length < chunk) return;
     after = rows[rows.length - 1]!.id;
