@@ -45,6 +45,15 @@ export async function paginate<R extends { readonly id: string }>(
     source.rows(input.startingAfter, input.limit + 1),
     source.count(),
   ]);
+  return toPage(input, rows, count);
+}
+
+/** The page of `rows`, read with one row more than the limit, and the count over all pages. */
+export function toPage<R extends { readonly id: string }>(
+  input: PageInput,
+  rows: R[],
+  count: number,
+): Page<R> {
   const hasMore = rows.length > input.limit;
   const items = hasMore ? rows.slice(0, input.limit) : rows;
   return { items, count, has_more: hasMore, next_cursor: hasMore ? items[items.length - 1]!.id : null };

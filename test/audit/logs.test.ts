@@ -102,6 +102,9 @@ describe('developer logs', () => {
     expect(seen).toHaveLength(123);
     expect(new Set(seen).size).toBe(123);
     expect([...seen].sort().reverse()).toEqual(seen);
+    // past the oldest entry: no item, and still the count over all pages
+    const past = (await logs(`?starting_after=${seen.at(-1)}`)).json().data;
+    expect(past).toEqual({ items: [], count: 123, has_more: false, next_cursor: null });
   });
 
   it('filters by family, exact action, entity type and entity id', async () => {

@@ -2,7 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { AuditLogsTable } from './audit.table.ts';
 import { idFloor } from '../../lib/ids.ts';
-import { paginate, type Page, type PageInput, type Scope } from '../../lib/scope.ts';
+import { paginate, toPage, type Page, type PageInput, type Scope } from '../../lib/scope.ts';
 
 const SHARDS = 16;
 
@@ -78,16 +78,10 @@ function counterKey(f: EntryFilter): string | undefined {
   return filters[0] ?? '*';
 }
 
-async function countByCounter(db: Executor, scope: Scope, key: string): Promise<number> {
-  const row = await db
-    .selectFrom('audit_counts')
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n'))
-    .where('merchant_id', '=', scope.merchantId)
-    .where('mode', '=', scope.mode)
-    .where('key', '=', key)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
+/** The sum of a counter's shards, as a scalar subquery. */
+const counterSum = (scope: Scope, key: string) =>
+  sql<string | number>`(select coalesce(sum(n), 0) from audit_counts
+    where merchant_id = ${scope.merchantId} and mode = ${scope.mode} and key = ${key})`;
 
 /** What narrows a listing or an export, besides the scope. */
 export interface EntryFilter {
@@ -138,22 +132,35 @@ export async function listEntries(
   page: PageInput,
 ): Promise<Page<EntryRow>> {
   const q = filtered(db, scope, f);
+  const rows = (after: string | undefined, take: number) =>
+    (after ? q.where('id', '<', after) : q)
+      .select(['id', 'action', 'entity_type', 'entity_id', 'metadata', 'created_at'])
+      .orderBy('merchant_id')
+      .orderBy('id', 'desc')
+      .limit(take);
   const key = counterKey(f);
-  return paginate(page, {
-    rows: (after, take) =>
-      (after ? q.where('id', '<', after) : q)
-        .select(['id', 'action', 'entity_type', 'entity_id', 'metadata', 'created_at'])
-        .orderBy('merchant_id')
-        .orderBy('id', 'desc')
-        .limit(take)
-        .execute(),
-    count: async () =>
-      key === undefined
-        ? Number(
-            (await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
-          )
-        : countByCounter(db, scope, key),
-  });
+  if (key === undefined) {
+    return paginate(page, {
+      rows: (after, take) => rows(after, take).execute(),
+      count: async () =>
+        Number(
+          (await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
+        ),
+    });
+  }
+  // One round trip when a counter answers: its sum comes with every row (PostgreSQL computes the uncorrelated
+  // subquery once). A page past the last entry has no row to carry it, and asks for it alone.
+  const read = await rows(page.startingAfter, page.limit + 1)
+    .select(counterSum(scope, key).as('total'))
+    .execute();
+  const count = read[0]
+    ? read[0].total
+    : (await db.selectNoFrom(counterSum(scope, key).as('n')).executeTakeFirstOrThrow()).n;
+  return toPage(
+    page,
+    read.map(({ total: _, ...row }) => row),
+    Number(count),
+  );
 }
 
 /**
