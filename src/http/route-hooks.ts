@@ -10,7 +10,6 @@ export function addRouteHook<P extends Phase>(
   phase: P,
   hook: NonNullable<RouteOptions[P]>,
 ): void {
-  const existing = route[phase] as unknown;
-  const list = existing === undefined ? [] : Array.isArray(existing) ? existing : [existing];
-  (route as Record<Phase, unknown>)[phase] = [...list, ...(Array.isArray(hook) ? hook : [hook])];
+  const asList = (h: unknown): unknown[] => (h === undefined ? [] : Array.isArray(h) ? h : [h]);
+  (route as Record<Phase, unknown>)[phase] = [...asList(route[phase]), ...asList(hook)];
 }
