@@ -31,7 +31,7 @@ import { securityHeaders } from './http/security-headers.ts';
 import { serverTimeouts } from './http/timeouts.ts';
 import { RETRY_AFTER_SECONDS } from './db/connection-loss.ts';
 import { addSchemaRules } from './http/schema-rules.ts';
-import { addRouteHook } from './http/route-hooks.ts';
+import { addRouteHook, methodsOf } from './http/route-hooks.ts';
 import type { Composition } from './modules.ts';
 import { eventWebhooks } from './modules/events/index.ts';
 
@@ -101,7 +101,7 @@ function bodies(app: FastifyInstance) {
   // A POST whose route takes no body may come with none: validate it as `{}` so that a route with an
   // optional body sees its defaults and one with required fields names them. On those routes alone.
   app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const methods = methodsOf(route);
     if (!route.schema?.body || !methods.some((m) => WRITE_METHODS.has(m))) return;
     addRouteHook(route, 'preValidation', (request, _reply, done) => {
       if (request.body === undefined && WRITE_METHODS.has(request.method)) request.body = {};
@@ -133,7 +133,7 @@ function notFoundAndMethods(app: FastifyInstance) {
         part.startsWith(':') ? '[^/]+' : part === '*' ? '.*' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
       )
       .join('/');
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const methods = methodsOf(route);
     if (route.url === '*') return; // the CORS preflight catch-all (src/http/cors.ts) allows no method
     routes.push({
       url: route.url,

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { sleep } from './stats.ts';
+import { START_ARGS } from '../../test/support/start-command.ts';
 
 export interface RunningService {
   url: string;
@@ -53,15 +54,11 @@ export async function startService(
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const internalToken = randomBytes(24).toString('base64url');
-  // What `npm start` runs (`node FLAGS ENTRY`), so the service runs here as it runs in production.
-  const [, ...START] = (
-    JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }
-  ).scripts.start.split(' ');
   const root = fileURLToPath(new URL('../../', import.meta.url));
   const profile = options.profileDir
     ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`, '--import', './bench/tools/memory-probe.ts']
     : [];
-  const proc: ChildProcess = spawn(process.execPath, [...profile, ...START], {
+  const proc: ChildProcess = spawn(process.execPath, [...profile, ...START_ARGS], {
     cwd: root,
     env: {
       ...process.env,

@@ -12,6 +12,7 @@ import type { Context } from '../context.ts';
 import { ERROR_STATUS } from '../lib/errors.ts';
 import { neededScope } from '../lib/scopes.ts';
 import { OPERATIONS, openApiPath } from './openapi-operations.ts';
+import { methodsOf } from './route-hooks.ts';
 
 type Json = Record<string, unknown>;
 type Operation = Json & { parameters?: Json[]; responses?: Record<string, Json>; requestBody?: Json };
@@ -46,7 +47,7 @@ function describeRoutes(app: FastifyInstance, optionalBodies: Set<string>): void
     // Routes may share one schema object (the two well-known paths): give each its own.
     const schema = (route.schema = { ...route.schema }) as Json;
     if (schema.hide) return;
-    const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter((m) => m !== 'HEAD');
+    const methods = methodsOf(route).filter((m) => m !== 'HEAD');
     for (const method of methods) {
       const key = `${method} ${openApiPath(route.url)}`;
       const doc = OPERATIONS[key];

@@ -1,11 +1,12 @@
 // The README's start command on a fresh data directory: it serves, prints the demo sign-in once, the sign-in
 // works over HTTP, and SIGTERM stops it cleanly. A second start on the same directory prints nothing new.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { freePort } from '../support/processes.ts';
+import { START_ARGS } from '../support/start-command.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-start-'));
 const children: ChildProcess[] = [];
@@ -14,13 +15,8 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-// What `npm start` runs: `node FLAGS bin/start.js`.
-const [, ...START] = (
-  JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }
-).scripts.start.split(' ');
-
 async function start(port: number) {
-  const child = spawn(process.execPath, START, {
+  const child = spawn(process.execPath, START_ARGS, {
     env: { PATH: process.env.PATH, SVC_DATA_DIR: dataDir, PORT: String(port), SVC_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -14,7 +14,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../../context.ts';
 import { sameHash } from '../../lib/credentials.ts';
 import { AppError } from '../../lib/errors.ts';
-import { addRouteHook } from '../../http/route-hooks.ts';
+import { addRouteHook, methodsOf } from '../../http/route-hooks.ts';
 import { decryptSecret, encryptSecret } from '../../lib/secrets.ts';
 import * as repo from './idempotency.repository.ts';
 
@@ -152,7 +152,7 @@ async function storeAnswer(request: FastifyRequest, reply: FastifyReply, payload
 export function registerIdempotency(scope: FastifyInstance): void {
   scope.decorateRequest('idempotencyClaim', null);
   scope.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const methods = methodsOf(route);
     if (!methods.includes('POST') || route.config?.anonymous === true) return;
     addRouteHook(route, 'preValidation', claimKey);
     addRouteHook(route, 'onSend', storeAnswer);
