@@ -261,7 +261,6 @@ export async function buildApp(ctx: Context, composition: Composition): Promise<
   everyRequest(app);
   securityHeaders(app, ctx);
 
-  await app.register(cookie);
   if (ctx.config.rateLimit) {
     await app.register(rateLimit, {
       global: false,
@@ -290,6 +289,7 @@ export async function buildApp(ctx: Context, composition: Composition): Promise<
 
   await app.register(
     async (merchant) => {
+      await merchant.register(cookie);
       merchant.addHook('onRequest', merchantAuth(composition.session));
       for (const m of modules) m.interfaceHooks?.(merchant);
       for (const m of modules) if (m.merchantRoutes) await merchant.register(m.merchantRoutes);
@@ -307,7 +307,13 @@ export async function buildApp(ctx: Context, composition: Composition): Promise<
     { prefix: '/api/public/v1' },
   );
 
-  for (const m of modules) if (m.routes) await app.register(m.routes);
+  // Cookies (the session, the sign-in device) belong to the merchant interface above and to the pages here
+  // (consent, dashboard). The public interface takes bearer credentials only, so its calls skip the cookie
+  // plugin's two hooks.
+  await app.register(async (site) => {
+    await site.register(cookie);
+    for (const m of modules) if (m.routes) await site.register(m.routes);
+  });
 
   return app;
 }
