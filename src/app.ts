@@ -10,7 +10,6 @@ import Fastify, {
 } from 'fastify';
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
-import apiReference from '@scalar/fastify-api-reference';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -187,21 +186,53 @@ function everyRequest(app: FastifyInstance) {
   });
 }
 
+// What a /docs answer carries over from the reference: its body's type, a download's file name, a redirect.
+const REFERENCE_HEADERS = ['content-type', 'content-disposition', 'location', 'access-control-allow-origin'];
+
+/**
+ * /docs, the API reference (Scalar): its 4 MB script held in memory is about 20 MB of the process's resident
+ * set, so it is loaded on the first visit, into a Fastify instance of its own that /docs answers from.
+ */
+function lazyReference(app: FastifyInstance) {
+  let reference: Promise<FastifyInstance> | undefined;
+  const load = async () => {
+    const { default: apiReference } = await import('@scalar/fastify-api-reference');
+    const docs = Fastify({ logger: false });
+    await docs.register(apiReference, {
+      routePrefix: '/docs',
+      configuration: {
+        pageTitle: 'svc API reference',
+        content: () => app.swagger(),
+        // Everything from this service: no web fonts, no hosted client, nothing fetched from elsewhere.
+        withDefaultFonts: false,
+        hideClientButton: true,
+        showDeveloperTools: 'never',
+        mcp: { disabled: true },
+        agent: { disabled: true },
+        telemetry: false,
+      },
+    });
+    await docs.ready();
+    return docs;
+  };
+  const answer = async (request: FastifyRequest, reply: FastifyReply) => {
+    reference ??= load();
+    const res = await (await reference).inject({ method: 'GET', url: request.url });
+    if (res.statusCode === 404) throw new AppError('not_found', 'No such path.');
+    for (const name of REFERENCE_HEADERS) {
+      const value = res.headers[name];
+      if (value !== undefined) void reply.header(name, value);
+    }
+    return reply.code(res.statusCode).send(res.body);
+  };
+  const hidden = { schema: { hide: true } };
+  app.get('/docs', hidden, answer);
+  app.get('/docs/*', hidden, answer);
+}
+
 async function docs(app: FastifyInstance, ctx: Context) {
   await registerOpenApi(app, ctx, eventWebhooks());
-  await app.register(apiReference, {
-    routePrefix: '/docs',
-    configuration: {
-      pageTitle: 'svc API reference',
-      // Everything from this service: no web fonts, no hosted client, nothing fetched from elsewhere.
-      withDefaultFonts: false,
-      hideClientButton: true,
-      showDeveloperTools: 'never',
-      mcp: { disabled: true },
-      agent: { disabled: true },
-      telemetry: false,
-    },
-  });
+  lazyReference(app);
   app.get(
     '/api/openapi.json',
     {

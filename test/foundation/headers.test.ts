@@ -80,6 +80,17 @@ describe('/docs', () => {
       expect(scriptSrc).toContain(`'sha256-${hash}'`);
     }
   });
+  it('serves the reference loaded on first use, and answers a path it lacks in the envelope', async () => {
+    const script = await svc.app.inject({ url: '/docs/js/scalar.js' });
+    expect(script.statusCode).toBe(200);
+    expect(script.headers['content-type']).toMatch(/^application\/javascript/);
+    expect(script.body.length).toBeGreaterThan(1_000_000);
+    const document = await svc.app.inject({ url: '/docs/openapi.json' });
+    expect(document.json<{ openapi: string }>().openapi).toMatch(/^3\./);
+    const missing = await svc.app.inject({ url: '/docs/no-such-file' });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json<{ error: { code: string } }>().error.code).toBe('not_found');
+  });
   it('sends the policy with its script and the redirect too', async () => {
     for (const url of ['/docs', '/docs/js/scalar.js']) {
       const res = await svc.app.inject({ url });
