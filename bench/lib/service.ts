@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { sleep } from './stats.ts';
-import { START_ARGS } from '../../test/support/start-command.ts';
+import { START_ARGS, START_ENV } from '../../test/support/start-command.ts';
 
 export interface RunningService {
   url: string;
@@ -62,6 +62,7 @@ export async function startService(
     cwd: root,
     env: {
       ...process.env,
+      ...START_ENV,
       DATABASE_URL: databaseUrl,
       PORT: String(port),
       HOST: '127.0.0.1',

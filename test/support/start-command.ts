@@ -1,5 +1,6 @@
-// What `npm start` runs after `node` (its flags and the entry), read from package.json: the bench and the
-// start test run the service exactly as the README's first command does.
+// What `npm start` runs, read from package.json: the variables it sets (`NAME=value` before `node`), then
+// `node`'s flags and the entry. The bench and the start test run the service exactly as the README's first
+// command does.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -7,4 +8,10 @@ const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'packa
   scripts: { start: string };
 };
 
-export const START_ARGS: readonly string[] = pkg.scripts.start.split(' ').slice(1);
+const words = pkg.scripts.start.split(' ');
+const node = words.indexOf('node');
+
+export const START_ENV: Readonly<Record<string, string>> = Object.fromEntries(
+  words.slice(0, node).map((word) => word.split('=', 2) as [string, string]),
+);
+export const START_ARGS: readonly string[] = words.slice(node + 1);

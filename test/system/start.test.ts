@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { freePort } from '../support/processes.ts';
-import { START_ARGS } from '../support/start-command.ts';
+import { START_ARGS, START_ENV } from '../support/start-command.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-start-'));
 const children: ChildProcess[] = [];
@@ -17,7 +17,13 @@ afterAll(() => {
 
 async function start(port: number) {
   const child = spawn(process.execPath, START_ARGS, {
-    env: { PATH: process.env.PATH, SVC_DATA_DIR: dataDir, PORT: String(port), SVC_LOG_LEVEL: 'info' },
+    env: {
+      ...START_ENV,
+      PATH: process.env.PATH,
+      SVC_DATA_DIR: dataDir,
+      PORT: String(port),
+      SVC_LOG_LEVEL: 'info',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
