@@ -1,9 +1,9 @@
 // A real local HTTP receiver for delivery tests: records every request, answers as the test says, and
-// tracks requests in flight per webhook-id (an attempt sent twice at once would show up as 2).
+// records requests of one webhook-id in flight at once (an attempt sent twice at once).
 // How it answers is fixed when it starts: a test that needs other answers starts a receiver of its own
 // (`withReceiver`), so a test that fails half-way cannot leave its answers to the tests after it.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { eventually } from '../support/eventually.ts';
 
 export interface Received {
@@ -20,23 +20,49 @@ export interface Answer {
   delayMs?: number;
 }
 
+export interface Overlap {
+  webhookId: string;
+  arrivedAt: number[];
+}
+
 export interface Receiver {
   url: string;
   received: Received[];
-  /** The highest number of requests with one webhook-id in flight at the same time. */
-  maxConcurrentPerId: number;
+  /** Each time requests with one webhook-id were in flight at once: the id, and when each arrived here. */
+  overlaps: Overlap[];
   waitFor(count: number, timeoutMs?: number, filter?: (r: Received) => boolean): Promise<Received[]>;
   close(): Promise<void>;
+}
+
+interface Unanswered {
+  socket: Socket;
+  at: number;
 }
 
 export async function startReceiver(
   respond: (req: Received) => Answer = () => ({ status: 200 }),
 ): Promise<Receiver> {
-  const inFlight = new Map<string, number>();
+  // The requests not answered yet, by webhook-id: their connection and when they arrived.
+  const unanswered = new Map<string, Set<Unanswered>>();
+  // A request is in flight until it is answered or its sender gives up (a timed-out attempt closes its
+  // connection). A request that arrives while others of its id are unanswered makes two at once only if
+  // their senders are still there. This side cannot tell at once: a receiver that fell behind (a stalled
+  // test process) reads a request in one turn of its loop, the close that followed it in the next, and may
+  // read the retry sent after that close in between. So the others are judged once the loop has been
+  // round twice, when every close already sent has been read.
+  const judge = (webhookId: string, at: number, others: Unanswered[]) => {
+    if (others.length === 0) return;
+    setImmediate(() =>
+      setImmediate(() => {
+        const there = others.filter(({ socket }) => !socket.readableEnded && !socket.destroyed);
+        if (there.length > 0) r.overlaps.push({ webhookId, arrivedAt: [...there.map((o) => o.at), at] });
+      }),
+    );
+  };
   const r: Receiver = {
     url: '',
     received: [],
-    maxConcurrentPerId: 0,
+    overlaps: [],
     waitFor: (count, timeoutMs = 10_000, filter = () => true) =>
       eventually(
         async () => {
@@ -62,24 +88,22 @@ export async function startReceiver(
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const id = String(req.headers['webhook-id']);
-      const n = (inFlight.get(id) ?? 0) + 1;
-      inFlight.set(id, n);
-      r.maxConcurrentPerId = Math.max(r.maxConcurrentPerId, n);
       const received = {
         path: req.url ?? '/',
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
         at: Date.now(),
       };
+      const open = unanswered.get(id) ?? new Set<Unanswered>();
+      unanswered.set(id, open);
+      judge(id, received.at, [...open]);
+      const mine: Unanswered = { socket: req.socket, at: received.at };
+      open.add(mine);
       r.received.push(received);
       const answer = respond(received);
-      // A request is in flight until it is answered or its sender gives up (a timed-out attempt closes its
-      // connection): a retry after a timeout is not a second attempt at once, even if this side saw it late.
-      let over = false;
       const end = () => {
-        if (over) return;
-        over = true;
-        inFlight.set(id, (inFlight.get(id) ?? 1) - 1);
+        open.delete(mine);
+        if (open.size === 0 && unanswered.get(id) === open) unanswered.delete(id);
       };
       res.once('close', end);
       setTimeout(() => {
