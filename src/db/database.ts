@@ -39,8 +39,17 @@ export interface DatabaseOptions {
   role?: string;
 }
 
+// PostgreSQL's default 128 MB of shared buffers is, in PGlite, WebAssembly memory that is touched and never
+// given back: `npm start` held 483-491 MB resident after its first start and 367-376 MB after later ones.
+// With 32 MB, 368-407 and 276 MB; the suite's PGlite files run as fast, and the files' pages stay in the
+// operating system's cache behind the buffers.
+const PGLITE_START = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
+
 export async function openPglite(dataDir: string | undefined): Promise<PGlite> {
-  return PGlite.create(dataDir, { parsers: { [INT8]: (value: string) => Number(value) } });
+  return PGlite.create(dataDir, {
+    parsers: { [INT8]: (value: string) => Number(value) },
+    startParams: PGLITE_START,
+  });
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { openPglite } from '../../src/db/database.ts';
 import { freePort } from '../support/processes.ts';
 import { START_ARGS, START_ENV } from '../support/start-command.ts';
 
@@ -70,4 +71,10 @@ it('starts on the embedded database, prints the demo sign-in once, and stops on 
   });
   expect(again.status).toBe(200); // sessions live in the database, not in the process
   expect(await stop(second.child)).toBe(0);
+
+  // The embedded database runs with the smaller shared buffers of openPglite (database.ts says why).
+  const pglite = await openPglite(dataDir);
+  const { rows } = await pglite.query('show shared_buffers');
+  await pglite.close();
+  expect(rows).toEqual([{ shared_buffers: '32MB' }]);
 }, 300_000);
