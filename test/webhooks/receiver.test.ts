@@ -1,4 +1,4 @@
-// The test receiver's count of attempts in flight at once, which the delivery tests assert on. A sender in
+// The test receiver's record of attempts in flight at once, which the delivery tests assert on. A sender in
 // another process sends one webhook-id twice, 400 ms apart, while this process (the receiver's) is stalled:
 // the receiver reads both requests in one go. A first request whose sender gave up before the second was
 // sent is not in flight with it; one whose sender still waits is.
@@ -13,9 +13,8 @@ import { startReceiver, type Overlap } from './receiver.ts';
 const dir = mkdtempSync(join(tmpdir(), 'svc-receiver-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// Sends the first request (abandoned after 200 ms if `give-up`), the second 400 ms later, and creates the
-// marker file 100 ms after that, when both are on the wire.
-// undici, as the service sends.
+// Sends with undici, as the service does: the first request (abandoned after 200 ms if `give-up`), the second
+// 400 ms later, and creates the marker file 100 ms after that, when both are on the wire.
 const SENDER = `
 const { request } = require(${JSON.stringify(fileURLToPath(import.meta.resolve('undici')))});
 const [url, mode, marker] = process.argv.slice(1);
