@@ -36,7 +36,7 @@ export function createModules(ctx: Context): Composition {
       signIns: merchants.signIns,
       firstStores: merchants.firstStores,
     }),
-    createWebhooks(ctx),
+    createWebhooks(ctx, { signIns: merchants.signIns }),
     createApiKeys(ctx),
     createCarts(ctx),
     createIdempotency(ctx),

@@ -101,7 +101,9 @@ use \`svc trigger\` (test mode, through the server) or POST /internal/v1/events.
       'events emit',
       'Stop the server and run the command again, or record the event through the running server: `svc trigger` (test mode) or POST /internal/v1/events.',
       async (ctx) => {
-        const webhooks = (await import('../modules/webhooks/index.ts')).createWebhooks(ctx);
+        const { createWebhooks } = await import('../modules/webhooks/index.ts');
+        const { createMerchants } = await import('../modules/merchants/index.ts');
+        const webhooks = createWebhooks(ctx, { signIns: createMerchants(ctx).signIns });
         try {
           return await webhooks.ingest(event);
         } finally {

@@ -25,6 +25,7 @@ export function registerPublicRateLimit(app: FastifyInstance): void {
     },
   };
   const limiter = createRateLimiter(ctx.config, ctx.metrics, () => app.log);
+  app.addHook('onReady', () => limiter.ready());
   app.addHook('onClose', () => limiter.close());
 
   // A callback hook: the decision is synchronous unless a shared lease must be fetched.

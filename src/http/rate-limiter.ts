@@ -5,8 +5,9 @@
 // locally, topping it up in the background when half is gone. A round trip per request cost the public read
 // about 30% here; leases cost a round trip per tenth of a second per busy owner. The price is accuracy: a
 // process may hold up to one lease unspent (under-serving by at most a lease per process), and spends a lease
-// for up to a second after taking it (see docs/decisions.md). If Redis cannot be reached the limits fall back
-// to this process's buckets until it is back; that is logged and counted (svc_rate_limit_fallbacks_total).
+// for up to a second after taking it (see docs/decisions.md). A process waits for Redis before its first
+// request; if Redis cannot be reached the limits fall back to this process's buckets until it is back; that is
+// logged and counted (svc_rate_limit_fallbacks_total).
 import { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
@@ -38,6 +39,13 @@ interface LocalBucket {
 const MAX_BUCKETS = 50_000;
 const LEASE_MS = 1000;
 const REDIS_TIMEOUT_MS = 250;
+// A process waits this long at start for its first connection to Redis: the connect timeout (1 s) and the
+// first retry (200 ms later). Unwaited, the connection was ready 50-80 ms after the server listened here (more
+// under load), and until then the process answered from a full bucket of its own, unlogged.
+const START_WAIT_MS = 2000;
+// After a command that failed on a connection still up (a timeout while Redis or this process stalled), the
+// shared buckets are tried again this much later: no 'ready' event comes to bring them back.
+const RETRY_SHARED_MS = 1000;
 
 function settle(policy: Policy, tokens: number, allowed: boolean): Decision {
   const remaining = Math.max(0, Math.floor(tokens));
@@ -113,7 +121,10 @@ type RedisWithTake = Redis & {
 export class SharedBuckets {
   private readonly leases = new Map<string, Lease>();
   private readonly redis: RedisWithTake;
-  private shared = true;
+  private shared = false; // until the connection is ready
+  /** A fallback was logged: its end is logged too. */
+  private fellBack = false;
+  private closed = false;
   private readonly local: LocalBuckets;
   private readonly metrics: Metrics;
   private readonly log: () => FastifyBaseLogger;
@@ -134,13 +145,32 @@ export class SharedBuckets {
     this.redis.defineCommand('svcTake', { numberOfKeys: 1, lua: TAKE });
     this.redis.on('error', () => this.fallBack('connection error'));
     this.redis.on('close', () => this.fallBack('connection closed'));
-    this.redis.on('ready', () => {
-      if (!this.shared) this.log().info('rate limits shared through Redis again');
-      this.shared = true;
-      this.metrics.rateLimitShared.set(1);
-    });
+    this.redis.on('ready', () => this.share());
     this.metrics.rateLimitShared.set(0);
-    this.shared = false; // until the connection is ready
+  }
+
+  /**
+   * Resolves once the first connection is ready, so that the process answers its first request from the
+   * shared buckets; or after START_WAIT_MS, the fallback logged and counted as any loss of Redis is.
+   */
+  async ready(): Promise<void> {
+    if (this.shared) return;
+    const connected = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), START_WAIT_MS);
+      this.redis.once('ready', () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+    if (!connected && !this.shared) this.noteFallback('not reachable at start');
+  }
+
+  private share(): void {
+    if (this.closed) return;
+    if (this.fellBack) this.log().info('rate limits shared through Redis again');
+    this.fellBack = false;
+    this.shared = true;
+    this.metrics.rateLimitShared.set(1);
   }
 
   private fallBack(why: string): void {
@@ -148,6 +178,16 @@ export class SharedBuckets {
     this.shared = false;
     this.leases.clear();
     this.metrics.rateLimitShared.set(0);
+    this.noteFallback(why);
+    if (this.redis.status === 'ready') {
+      setTimeout(() => {
+        if (!this.shared && this.redis.status === 'ready') this.share();
+      }, RETRY_SHARED_MS).unref();
+    }
+  }
+
+  private noteFallback(why: string): void {
+    this.fellBack = true;
     this.metrics.rateLimitFallbacks.inc();
     this.log().warn({ reason: why }, 'Redis unreachable: rate limits fall back to this process alone');
   }
@@ -207,6 +247,7 @@ export class SharedBuckets {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.shared = false;
     this.redis.disconnect();
   }
@@ -219,6 +260,8 @@ function leaseSize(policy: Policy): number {
 
 export interface RateLimiter {
   take(key: string, policy: Policy): Decision | Promise<Decision>;
+  /** Before the first request: the shared buckets' first connection (SharedBuckets.ready). */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -229,5 +272,5 @@ export function createRateLimiter(
 ): RateLimiter {
   const local = new LocalBuckets();
   if (config.redisUrl) return new SharedBuckets(config.redisUrl, local, metrics, log);
-  return { take: (key, policy) => local.take(key, policy), close: async () => {} };
+  return { take: (key, policy) => local.take(key, policy), ready: async () => {}, close: async () => {} };
 }

@@ -8,6 +8,9 @@ export interface RedisServer {
   url: string;
   /** Stops the server (a test may stop it mid-way to see the fallback). */
   stop(): Promise<void>;
+  /** Freezes the server (SIGSTOP) with its connections open, until `resume` (SIGCONT): commands time out. */
+  pause(): void;
+  resume(): void;
 }
 
 export function haveRedis(): boolean {
@@ -44,6 +47,8 @@ export async function startRedis(): Promise<RedisServer> {
   let stopped: Promise<void> | undefined;
   return {
     url,
+    pause: () => child.kill('SIGSTOP'),
+    resume: () => child.kill('SIGCONT'),
     stop: () =>
       (stopped ??= new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -24,7 +24,14 @@ import type { AuditActor, AuditContext } from '../../http/request.ts';
 export type { Actor, AuditActor, AuditContext } from '../../http/request.ts';
 
 export type EntityType =
-  'api_key' | 'developer_app' | 'oauth_grant' | 'webhook' | 'webhook_delivery' | 'audit_log' | 'event';
+  | 'api_key'
+  | 'developer_app'
+  | 'oauth_grant'
+  | 'webhook'
+  | 'webhook_delivery'
+  | 'audit_log'
+  | 'event'
+  | 'member';
 
 export interface AuditEntry {
   action: string;

@@ -4,7 +4,7 @@ import type { Executor } from '../../db/database.ts';
 import { AppError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { hashCredential, makeCredential, parseCredential, sameHash } from '../../lib/credentials.ts';
-import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../lib/passwords.ts';
+import { hashPassword } from '../../lib/passwords.ts';
 import { passwordProblem } from '../../lib/password-policy.ts';
 import { iso } from '../../lib/time.ts';
 import * as repo from './merchants.repository.ts';
@@ -89,18 +89,6 @@ export async function signup(ctx: Context, input: NewMerchant): Promise<LoginRes
   if (!ctx.config.signup) throw new AppError('not_found', 'No such path.');
   const { merchant, user } = await createMerchant(ctx, input);
   return openSession(ctx, ctx.db, user, merchant);
-}
-
-/** Re-entering the password before a sensitive step (revealing a webhook secret). */
-export async function confirmPassword(
-  ctx: Context,
-  merchantId: string,
-  userId: string,
-  password: string,
-): Promise<boolean> {
-  const user = await repo.findUser(ctx.db, merchantId, userId);
-  const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
-  return ok && user !== undefined;
 }
 
 export async function logout(ctx: Context, session: SessionPrincipal): Promise<void> {

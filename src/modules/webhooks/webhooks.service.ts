@@ -6,7 +6,7 @@ import { newId } from '../../lib/ids.ts';
 import { decryptSecret, encryptSecret } from '../../lib/secrets.ts';
 import type { Page, PageInput, Scope } from '../../lib/scope.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
-import { confirmPassword } from '../merchants/index.ts';
+import { confirmPassword, type PasswordCheck, type SignInLimits } from '../merchants/index.ts';
 import { cancelPendingDeliveries } from './deliveries.repository.ts';
 import { presentWebhook } from './webhooks.presenters.ts';
 import * as repo from './webhooks.repository.ts';
@@ -175,16 +175,18 @@ export async function rotateSecret(
 /**
  * The current signing secret, shown again after the signed-in user re-enters the password. Webhook secrets
  * are stored encrypted (the service signs with them), so unlike keys and client secrets they can be shown.
+ * The password check draws on the sign-in failure budgets and audits its failures (merchants module).
  */
 export async function revealSecret(
   ctx: Context,
-  audit: AuditContext,
+  signIns: SignInLimits,
   id: string,
-  password: string,
+  attempt: Omit<PasswordCheck, 'check'>,
 ): Promise<{ secret: string }> {
+  const { audit } = attempt;
   const row = await repo.findWebhook(ctx.db, scopeOf(audit), id);
   if (!row) throw notFound('webhook');
-  if (!(await confirmPassword(ctx, audit.merchantId, audit.actor.id, password))) {
+  if (!(await confirmPassword(signIns, ctx, { ...attempt, check: 'reveal' }))) {
     throw new AppError('forbidden', 'The password is wrong.');
   }
   await ctx.db.transaction().execute((trx) => audited(trx, audit, 'webhook.secret_revealed', id));
