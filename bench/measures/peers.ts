@@ -203,6 +203,10 @@ async function crash(b: Bench, rx: Child, p: Pipeline) {
   // A lapsed lease (or lock, or expiry) is taken again at the next poll: LEASE_MS and a margin. Events that
   // were refused (or whose answer the kill cut off) may be delivered too, so the acknowledged ones are counted.
   await waitFor(async () => acked - missingOf(await receipts()), acked, LEASE_MS + 20_000, 250);
+  // Attempts cut by the kill were read by the receiver, so all may be there before a lease lapses: wait for
+  // the lapse anyway (and a poll), so that each pipeline's second sends count in its duplicates.
+  const lapsed = killedAt + back * 1000 + LEASE_MS + 2000 - nowMs();
+  if (lapsed > 0) await sleep(lapsed);
   const lost = missingOf(await receipts());
   const d = await delivered(rx, prefix);
   b.log(`${p.name} crash: ${lost} of ${acked} acknowledged lost, ${d.duplicates} duplicates`);
