@@ -10,14 +10,14 @@ import { startRedis, type RedisServer } from '../../test/support/redis.ts';
 import type { PeerSettings, PeerWebhook } from '../baselines/peers/pipeline.ts';
 import { Api } from './api.ts';
 import type { Bench } from './bench.ts';
-import { startChild, type Child } from './child.ts';
+import type { Child } from './child.ts';
 import { processCpuMs } from './cpu.ts';
-import { PEERS, type PeerName } from './peers.ts';
+import { PEERS, startPeer, type PeerName } from './peers.ts';
 import { freePort, startService, type RunningService } from './service.ts';
 import { createWebhook, receiver } from './webhooks.ts';
 
 /** Five retries 1 s apart: short enough that retries finish within a run; pg-boss takes only a fixed delay. */
-export const SCHEDULE = [1, 1, 1, 1, 1];
+const SCHEDULE = [1, 1, 1, 1, 1];
 const TIMEOUT_MS = 5000;
 /** The service's lease for that timeout (leaseMs() of the delivery worker); the peers' lock or expiry. */
 export const LEASE_MS = 2 * TIMEOUT_MS + 2000;
@@ -117,8 +117,7 @@ async function peerPipeline(
     leaseMs: LEASE_MS,
     storeUrl: store,
   };
-  const env = { BENCH_PEER: JSON.stringify(settings) };
-  let child = await startChild(PEERS[name].script, env);
+  let child = await startPeer(name, settings);
   const redisMeter = PEERS[name].store === 'redis' ? redisCpu(store) : undefined;
   return {
     name,
@@ -132,7 +131,7 @@ async function peerPipeline(
     async crashAndRestart() {
       process.kill(child.pid, 'SIGKILL');
       await child.stop();
-      child = await startChild(PEERS[name].script, env);
+      child = await startPeer(name, settings);
     },
     async stop() {
       await redisMeter?.close();

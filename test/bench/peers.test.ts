@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { PER_WEBHOOK } from '../../src/modules/webhooks/delivery/worker.ts';
 import { mergeData, sampleData } from '../../src/modules/events/index.ts';
-import { startChild, type Child } from '../../bench/lib/child.ts';
-import { PEERS, type PeerName } from '../../bench/lib/peers.ts';
+import type { Child } from '../../bench/lib/child.ts';
+import { PEERS, startPeer, type PeerName } from '../../bench/lib/peers.ts';
 import type { PeerSettings } from '../../bench/baselines/peers/pipeline.ts';
 import { DB_KIND, freshDatabase, startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
@@ -68,7 +68,7 @@ describe.skipIf(DB_KIND !== 'pg')('job-queue peers of the bench', () => {
     return db.url!;
   }
 
-  async function startPeer(peer: PeerName): Promise<string> {
+  async function startPipeline(peer: PeerName): Promise<string> {
     const settings: PeerSettings = {
       port: await freePort(),
       internalToken: INTERNAL_TOKEN,
@@ -88,7 +88,7 @@ describe.skipIf(DB_KIND !== 'pg')('job-queue peers of the bench', () => {
       leaseMs: 12_000,
       storeUrl: await storeOf(peer),
     };
-    const child = await startChild(PEERS[peer].script, { BENCH_PEER: JSON.stringify(settings) });
+    const child = await startPeer(peer, settings);
     children.push(child);
     return `http://127.0.0.1:${settings.port}`;
   }
@@ -135,7 +135,7 @@ describe.skipIf(DB_KIND !== 'pg')('job-queue peers of the bench', () => {
 
   it('delivers every event as the service signs it, on each peer, with the failing one retried', async () => {
     const names: PeerName[] = ['graphile-worker', 'pg-boss', ...(redis ? (['bullmq'] as const) : [])];
-    const urls = await Promise.all(names.map(startPeer));
+    const urls = await Promise.all(names.map(startPipeline));
     await Promise.all([ingest(svc.url, 'service'), ...names.map((name, i) => ingest(urls[i]!, name))]);
     // Each pipeline: every event once, and the failing one a second time.
     for (const name of ['service', ...names]) {
