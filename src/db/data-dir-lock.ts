@@ -5,6 +5,7 @@
 // no longer alive is stale (the owner was killed) and is taken over.
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { systemClock } from '../lib/time.ts';
 
 export const LOCK_FILE = 'svc.lock';
 
@@ -52,7 +53,7 @@ function readOwner(path: string): LockOwner | undefined {
 export function lockDataDir(dataDir: string, role: string): () => void {
   mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, LOCK_FILE);
-  const me: LockOwner = { pid: process.pid, role, started_at: new Date().toISOString() };
+  const me: LockOwner = { pid: process.pid, role, started_at: new Date(systemClock.now()).toISOString() };
   for (let tries = 0; ; tries++) {
     try {
       const fd = openSync(path, 'wx', 0o644);

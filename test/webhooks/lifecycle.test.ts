@@ -133,8 +133,8 @@ describe('retention', () => {
     const old = new Date(Date.now() - 32 * 86_400_000);
     const db = svc.ctx.db;
     const make = async (at: Date) => {
-      const eventId = newId('evt', at);
-      const id = newId('dlv', at);
+      const eventId = newId('evt', at.getTime());
+      const id = newId('dlv', at.getTime());
       await db
         .insertInto('events')
         .values({

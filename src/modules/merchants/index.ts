@@ -40,7 +40,7 @@ export interface MerchantsModule extends Module {
 }
 
 export function createMerchants(ctx: Context): MerchantsModule {
-  const signIns = createSignInLimits(ctx.config);
+  const signIns = createSignInLimits(ctx.config, ctx.clock);
   const firstStores = createFirstStores();
   // Expired sessions are refused by their expiry alone; the purge only keeps the table from growing.
   const purge = new Loop({

@@ -18,6 +18,7 @@ import type { Context } from '../../context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { createFailureLimiter, retryAfterSeconds, type FailureLimiter } from '../../lib/failure-limiter.ts';
 import { DUMMY_PASSWORD_HASH, verifyPassword } from '../../lib/passwords.ts';
+import type { Clock } from '../../lib/time.ts';
 import * as repo from './merchants.repository.ts';
 import { openSession, type LoginResult } from './merchants.service.ts';
 
@@ -44,10 +45,10 @@ export interface SignInLimits {
   readonly deviceKey: Buffer;
 }
 
-export function createSignInLimits(config: Config): SignInLimits {
+export function createSignInLimits(config: Config, clock: Clock): SignInLimits {
   return {
-    accounts: createFailureLimiter(ACCOUNT),
-    addresses: createFailureLimiter(ADDRESS),
+    accounts: createFailureLimiter(ACCOUNT, clock),
+    addresses: createFailureLimiter(ADDRESS, clock),
     known: new Map(),
     // Derived from the master key: every process signs and checks alike, and nothing new to configure.
     deviceKey: createHmac('sha256', config.masterKey).update('svc sign-in device cookie').digest(),
