@@ -89,6 +89,7 @@ export async function startCluster(
     url: (database) => `${baseUrl}${database}`,
     async restart(downMs = 0) {
       await runAsync('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+      // eslint-disable-next-line no-restricted-syntax -- the outage's length: the database stays down this long
       await new Promise((r) => setTimeout(r, downMs));
       await runAsync('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', 'start']);
     },
