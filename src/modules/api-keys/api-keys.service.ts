@@ -123,11 +123,7 @@ export async function rotateKey(
     const made = await insertPair(
       trx,
       audit,
-      {
-        name: old.name,
-        scopes: scopesOf(old),
-        rotatedFrom: old.id,
-      },
+      { name: old.name, scopes: scopesOf(old), rotatedFrom: old.id },
       now,
     );
     const expired = await repo.updateKey(trx, old.id, {

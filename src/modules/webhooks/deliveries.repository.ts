@@ -8,8 +8,17 @@ import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryStatus } from './w
 export type DeliveryRow = Selectable<DeliveriesTable>;
 export type AttemptRow = Selectable<DeliveryAttemptsTable>;
 
-export async function insertDelivery(db: Executor, row: Insertable<DeliveriesTable>): Promise<DeliveryRow> {
-  return db.insertInto('deliveries').values(row).returningAll().executeTakeFirstOrThrow();
+/** Made at `now` (the service's clock): the retention purge reads `created_at`. */
+export async function insertDelivery(
+  db: Executor,
+  row: Insertable<DeliveriesTable>,
+  now: Date,
+): Promise<DeliveryRow> {
+  return db
+    .insertInto('deliveries')
+    .values({ ...row, created_at: now, updated_at: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** Scoped by webhook, which the caller found within the merchant and mode. */

@@ -95,20 +95,22 @@ export async function testWebhook(
       new Date(now),
     );
     const leaseEnd = new Date(now + leaseMs(ctx));
-    const delivery = await repo.insertDelivery(trx, {
-      id: newId('dlv', now),
-      webhook_id: webhook.id,
-      merchant_id: audit.merchantId,
-      mode: audit.mode,
-      event_id: ev.id,
-      event_type: type,
-      test: true,
-      next_attempt_at: leaseEnd,
-      locked_until: leaseEnd,
-      locked_by: holder,
-      created_at: new Date(now),
-      updated_at: new Date(now),
-    });
+    const delivery = await repo.insertDelivery(
+      trx,
+      {
+        id: newId('dlv', now),
+        webhook_id: webhook.id,
+        merchant_id: audit.merchantId,
+        mode: audit.mode,
+        event_id: ev.id,
+        event_type: type,
+        test: true,
+        next_attempt_at: leaseEnd,
+        locked_until: leaseEnd,
+        locked_by: holder,
+      },
+      new Date(now),
+    );
     await writeAudit(trx, audit, {
       action: 'webhook.tested',
       entityType: 'webhook',
@@ -177,17 +179,19 @@ export async function resendEvent(ctx: Context, audit: AuditContext, eventId: st
     const webhook = await findOwnEndpoint(trx, audit, webhookId);
     if (webhook.status !== 'enabled') throw new AppError('conflict', 'Enable the webhook before resending.');
     const now = ctx.clock.now();
-    const delivery = await repo.insertDelivery(trx, {
-      id: newId('dlv', now),
-      webhook_id: webhook.id,
-      merchant_id: audit.merchantId,
-      mode: audit.mode,
-      event_id: event.id,
-      event_type: event.type,
-      next_attempt_at: new Date(now),
-      created_at: new Date(now),
-      updated_at: new Date(now),
-    });
+    const delivery = await repo.insertDelivery(
+      trx,
+      {
+        id: newId('dlv', now),
+        webhook_id: webhook.id,
+        merchant_id: audit.merchantId,
+        mode: audit.mode,
+        event_id: event.id,
+        event_type: event.type,
+        next_attempt_at: new Date(now),
+      },
+      new Date(now),
+    );
     await writeAudit(trx, audit, {
       action: 'webhook.event_resent',
       entityType: 'webhook_delivery',
