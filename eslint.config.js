@@ -2,8 +2,8 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 // No module-level mutable state in src/ (issue 11): state belongs to what a module's `create` makes, passed
-// explicitly. Constant lookup tables are typed ReadonlyMap/ReadonlySet, which the compiler keeps constant; the
-// few process-wide exceptions say why where they stand.
+// explicitly. Constant lookup tables are typed ReadonlyMap/ReadonlySet, which the compiler keeps constant;
+// the few process-wide exceptions say why where they stand.
 const moduleState = [
   {
     selector:
@@ -33,8 +33,8 @@ const oneClock = [
 ];
 
 // A fixed sleep: a promise that a timer resolves, `new Promise((r) => setTimeout(r, ms))` or
-// `setTimeout(() => r(), ms)` inside it. (A timer that does something else, a kill after a grace period, is not
-// one.)
+// `setTimeout(() => r(), ms)` inside it. (A timer that does something else, a kill after a grace period,
+// is not one.)
 const noSleep = [
   {
     selector: [
@@ -78,7 +78,7 @@ export default tseslint.config(
     },
   },
   {
-    // No module-level mutable state in src/ (issue 11), and one clock (issue 26): see the selector lists above.
+    // No module-level mutable state in src/ (issue 11), and one clock (issue 26): the selectors above.
     files: ['src/**/*.ts'],
     rules: { 'no-restricted-syntax': ['error', ...moduleState, ...oneClock] },
   },
@@ -100,8 +100,8 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': ['error', ...moduleState] },
   },
   {
-    // No fixed sleeps in tests (issue 26): a test waits for a condition (`eventually`, test/support/eventually.ts)
-    // or moves its service's clock (test/support/clock.ts). An exception says why, inline.
+    // No fixed sleeps in tests (issue 26): a test waits for a condition (test/support/eventually.ts) or
+    // moves its service's clock (test/support/clock.ts). An exception says why, inline.
     files: ['test/**'],
     rules: {
       'no-restricted-syntax': ['error', ...noSleep],
@@ -109,7 +109,10 @@ export default tseslint.config(
         'error',
         {
           paths: [
-            { name: 'node:timers/promises', message: 'A fixed sleep: poll with eventually(), or move the clock.' },
+            {
+              name: 'node:timers/promises',
+              message: 'A fixed sleep: poll with eventually(), or move the clock.',
+            },
             { name: 'timers/promises', message: 'A fixed sleep: poll with eventually(), or move the clock.' },
           ],
         },

@@ -126,7 +126,13 @@ export class SharedBuckets {
   private readonly log: () => FastifyBaseLogger;
   private readonly clock: Clock;
 
-  constructor(url: string, local: LocalBuckets, metrics: Metrics, clock: Clock, log: () => FastifyBaseLogger) {
+  constructor(
+    url: string,
+    local: LocalBuckets,
+    metrics: Metrics,
+    clock: Clock,
+    log: () => FastifyBaseLogger,
+  ) {
     this.local = local;
     this.metrics = metrics;
     this.clock = clock;

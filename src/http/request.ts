@@ -16,7 +16,7 @@ export interface AuditActor {
   ip: string | null;
   userAgent: string | null;
   requestId: string | null;
-  /** The service's clock, which stamps each entry when it is made (a listener's close, hours after its open). */
+  /** The service's clock: it stamps each entry when it is made (a listener's close, hours after its open). */
   clock: Clock;
 }
 

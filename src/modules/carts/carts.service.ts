@@ -44,7 +44,7 @@ export async function createCart(ctx: Context, principal: PublicPrincipal, store
 // One batch per transaction keeps each transaction short; the loop drains a backlog in one sweep.
 const BATCH = 200;
 
-/** Abandons every cart idle since before `cartAbandonAfter` seconds ago on the service's clock; returns how many. */
+/** Abandons every cart idle for `cartAbandonAfter` seconds of the service's clock; returns how many. */
 export async function sweepAbandonedCarts(ctx: Context): Promise<number> {
   const now = new Date(ctx.clock.now());
   const idleSince = new Date(now.getTime() - ctx.config.cartAbandonAfter * 1000);
@@ -55,12 +55,16 @@ export async function sweepAbandonedCarts(ctx: Context): Promise<number> {
       const carts = await repo.abandonIdleCarts(trx, idleSince, now, BATCH);
       enqueued = 0;
       for (const cart of carts) {
-        const emitted = await emitEvent(trx, {
-          merchantId: cart.merchant_id,
-          mode: cart.mode,
-          type: 'cart.abandoned',
-          data: presentCart(cart),
-        }, now);
+        const emitted = await emitEvent(
+          trx,
+          {
+            merchantId: cart.merchant_id,
+            mode: cart.mode,
+            type: 'cart.abandoned',
+            data: presentCart(cart),
+          },
+          now,
+        );
         enqueued += emitted.deliveries;
       }
       return carts.length;

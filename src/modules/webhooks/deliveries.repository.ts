@@ -77,7 +77,7 @@ export async function requeueDelivery(
     .executeTakeFirstOrThrow();
 }
 
-/** Pending deliveries of a webhook that no worker holds at `now` are cancelled; one in flight finishes its attempt. */
+/** Pending deliveries of a webhook that no worker holds at `now` are cancelled; one in flight finishes. */
 export async function cancelPendingDeliveries(db: Executor, webhookId: string, now: Date): Promise<number> {
   const result = await db
     .updateTable('deliveries')

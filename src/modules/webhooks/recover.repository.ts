@@ -33,9 +33,9 @@ export async function countRecoverable(
 }
 
 /**
- * Makes them due at `now`, a microsecond apart in id (creation) order so that workers send them in time order; a
- * delivery that had given up gets one more attempt (`step` past the schedule), a scheduled one keeps its
- * place in the schedule.
+ * Makes them due at `now`, a microsecond apart in id (creation) order so that workers send them in time
+ * order; a delivery that had given up gets one more attempt (`step` past the schedule), a scheduled one keeps
+ * its place in the schedule.
  */
 export async function recoverDeliveries(
   db: Executor,

@@ -3,7 +3,7 @@
 import type { Executor } from '../../../db/database.ts';
 import { systemClock } from '../../../lib/time.ts';
 
-/** `now`: the service's time, stamped as the rows' `updated_at` (the system clock until the worker passes it). */
+/** `now`: the service's time, the rows' `updated_at` (the system clock until the worker passes it). */
 export async function releaseLeases(
   db: Executor,
   worker: string,
