@@ -40,7 +40,7 @@ export interface ClaimOptions {
   /**
    * The service's time (`ctx.clock`) that what is due and what a lease covers are decided against, and the
    * lease starts from. The worker does not pass it yet (worker.ts still reads the system's time for its
-   * timers): until it does, the system clock, as before.
+   * timers): until it does, the system clock.
    */
   now?: Date;
 }
