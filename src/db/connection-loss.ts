@@ -71,7 +71,8 @@ export function isConnectionLoss(err: unknown): boolean {
 /**
  * Exponential back-off for a background loop while the database is away: 250 ms doubling to 10 s, reset by
  * the first success. `ready()` says whether the loop may try now, so a 1 s poll does not hammer a database
- * that is restarting (nor fill the log with one warning a second).
+ * that is restarting (nor fill the log with one warning a second). Its times are a timer's, on the monotonic
+ * clock: they decide when to look again, not what is due.
  */
 export class Backoff {
   private delay = 0;
@@ -82,11 +83,11 @@ export class Backoff {
     this.first = first;
     this.max = max;
   }
-  ready(now = Date.now()): boolean {
+  ready(now = performance.now()): boolean {
     return now >= this.until;
   }
   /** The delay before the next try, after a failure. */
-  failed(now = Date.now()): number {
+  failed(now = performance.now()): number {
     this.delay = this.delay === 0 ? this.first : Math.min(this.delay * 2, this.max);
     this.until = now + this.delay;
     return this.delay;

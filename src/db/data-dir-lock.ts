@@ -22,6 +22,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { systemClock } from '../lib/time.ts';
 
 export const LOCK_FILE = 'svc.lock';
 
@@ -154,7 +155,7 @@ export function lockDataDir(dataDir: string, role: string): () => void {
   const me: LockOwner = {
     pid: process.pid,
     role,
-    started_at: new Date().toISOString(),
+    started_at: new Date(systemClock.now()).toISOString(),
     token: randomBytes(8).toString('hex'),
   };
   for (let tries = 0; ; tries++) {

@@ -12,6 +12,7 @@ import { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Metrics } from '../lib/metrics.ts';
+import type { Clock } from '../lib/time.ts';
 
 export interface Decision {
   allowed: boolean;
@@ -60,8 +61,14 @@ function settle(policy: Policy, tokens: number, allowed: boolean): Decision {
 /** Token buckets of this process alone. */
 export class LocalBuckets {
   private readonly buckets = new Map<string, LocalBucket>();
+  private readonly clock: Clock;
 
-  take(key: string, policy: Policy, now = Date.now()): Decision {
+  constructor(clock: Clock) {
+    this.clock = clock;
+  }
+
+  take(key: string, policy: Policy): Decision {
+    const now = this.clock.now();
     let bucket = this.buckets.get(key);
     if (!bucket) {
       if (this.buckets.size >= MAX_BUCKETS) this.sweep(now, policy);
@@ -128,10 +135,18 @@ export class SharedBuckets {
   private readonly local: LocalBuckets;
   private readonly metrics: Metrics;
   private readonly log: () => FastifyBaseLogger;
+  private readonly clock: Clock;
 
-  constructor(url: string, local: LocalBuckets, metrics: Metrics, log: () => FastifyBaseLogger) {
+  constructor(
+    url: string,
+    local: LocalBuckets,
+    metrics: Metrics,
+    clock: Clock,
+    log: () => FastifyBaseLogger,
+  ) {
     this.local = local;
     this.metrics = metrics;
+    this.clock = clock;
     this.log = log;
     this.redis = new Redis(url, {
       // Fail at once while disconnected rather than queueing: a request must not wait for Redis.
@@ -194,7 +209,7 @@ export class SharedBuckets {
 
   take(key: string, policy: Policy): Decision | Promise<Decision> {
     if (!this.shared) return this.local.take(key, policy);
-    const now = Date.now();
+    const now = this.clock.now();
     let lease = this.leases.get(key);
     if (!lease) {
       if (this.leases.size >= MAX_BUCKETS) this.leases.clear();
@@ -223,7 +238,7 @@ export class SharedBuckets {
       lease.tokens -= 1;
       return settle(policy, lease.tokens + lease.left, true);
     }
-    if (lease.deniedUntil <= Date.now() && tries > 1) return this.wait(key, lease, policy, tries - 1);
+    if (lease.deniedUntil <= this.clock.now() && tries > 1) return this.wait(key, lease, policy, tries - 1);
     return settle(policy, lease.left, false);
   }
 
@@ -232,7 +247,7 @@ export class SharedBuckets {
       .svcTake(`svc:rl:${key}`, policy.rate, policy.capacity, leaseSize(policy))
       .then(
         ([got, left]) => {
-          const now = Date.now();
+          const now = this.clock.now();
           lease.tokens = (lease.expires > now ? lease.tokens : 0) + got;
           lease.expires = now + LEASE_MS;
           lease.left = Number(left);
@@ -268,9 +283,10 @@ export interface RateLimiter {
 export function createRateLimiter(
   config: Config,
   metrics: Metrics,
+  clock: Clock,
   log: () => FastifyBaseLogger,
 ): RateLimiter {
-  const local = new LocalBuckets();
-  if (config.redisUrl) return new SharedBuckets(config.redisUrl, local, metrics, log);
+  const local = new LocalBuckets(clock);
+  if (config.redisUrl) return new SharedBuckets(config.redisUrl, local, metrics, clock, log);
   return { take: (key, policy) => local.take(key, policy), ready: async () => {}, close: async () => {} };
 }

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Mode } from '../lib/credentials.ts';
 import { AppError } from '../lib/errors.ts';
 import type { Scope } from '../lib/scope.ts';
+import type { Clock } from '../lib/time.ts';
 
 export interface Actor {
   type: 'user' | 'app' | 'system';
@@ -15,6 +16,8 @@ export interface AuditActor {
   ip: string | null;
   userAgent: string | null;
   requestId: string | null;
+  /** The service's clock: it stamps each entry when it is made (a listener's close, hours after its open). */
+  clock: Clock;
 }
 
 /** Who acts, for which merchant and mode, and the request it came in on: what an audit entry records. */
@@ -78,6 +81,7 @@ export function auditContext(request: FastifyRequest): AuditContext {
     mode: request.mode,
     actor: { type: 'user', id: merchant.userId },
     ...requestMeta(request),
+    clock: request.server.ctx.clock,
   };
 }
 

@@ -253,7 +253,7 @@ export class Metrics {
 
   private async readQueue(): Promise<QueueDepth | undefined> {
     if (!this.queueProbe) return undefined;
-    const now = Date.now();
+    const now = performance.now(); // an interval of this process's, not a time of day
     if (!this.queueRead || now - this.queueRead.at > QUEUE_CACHE_MS) {
       this.queueRead = { at: now, value: this.queueProbe() };
     }

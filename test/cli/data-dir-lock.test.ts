@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { LOCK_FILE } from '../../src/db/data-dir-lock.ts';
 import { DB_KIND, MASTER_KEY } from '../support/service.ts';
 import { call, freePort, runSvc } from '../support/processes.ts';
+import { eventually } from '../support/eventually.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-lock-'));
@@ -47,19 +48,17 @@ function server(port: number) {
 }
 
 async function ready(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 300_000; // a first start on a loaded CI machine took 94 s
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited: ${stderrOf.get(child) ?? ''}`);
-    if (Date.now() > deadline) throw new Error('the server did not become ready');
-    if (
-      await fetch(`${url}/readyz`).then(
+  await eventually(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`the server exited: ${stderrOf.get(child) ?? ''}`);
+      return fetch(`${url}/readyz`).then(
         (r) => r.ok,
         () => false,
-      )
-    )
-      return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+      );
+    },
+    // a first start on a loaded CI machine took 94 s
+    { timeoutMs: 300_000, intervalMs: 200, what: 'the server to become ready' },
+  );
 }
 
 async function stop(child: ChildProcess, exited: Promise<number | null>): Promise<void> {

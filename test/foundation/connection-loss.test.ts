@@ -127,7 +127,10 @@ describe.skipIf(DB_KIND !== 'pg')('behind a proxy that is cut', () => {
 
     // requests in flight when the connections drop, on every connection the pool holds
     const inFlight = Array.from({ length: 20 }, () => me());
-    await new Promise((r) => setTimeout(r, 5));
+    await eventually(async () => (svc.database.poolStats?.().inUse ?? 0) > 0, {
+      intervalMs: 1,
+      what: 'queries in flight on the pool',
+    });
     proxy.cut();
     for (const res of await Promise.all(inFlight)) expect([200, 503]).toContain(res.statusCode);
 

@@ -97,6 +97,7 @@ export async function startCluster(
     socketUrl: (database) => `postgres://postgres@/${database}?host=${encodeURIComponent(dir)}&port=${port}`,
     async restart(downMs = 0) {
       await down();
+      // eslint-disable-next-line no-restricted-syntax -- the outage's length: the database stays down this long
       await new Promise((r) => setTimeout(r, downMs));
       await up();
     },

@@ -11,6 +11,7 @@ import { createAgent, sendOnce } from '../../../src/modules/webhooks/sender.ts';
 import { signedHeaders, signingKey } from '../../../src/modules/webhooks/signing.ts';
 import { decide } from '../../../src/modules/webhooks/delivery/retry-schedule.ts';
 import { newId } from '../../../src/lib/ids.ts';
+import { systemClock } from '../../../src/lib/time.ts';
 import { serveCalls } from '../../lib/child.ts';
 
 export interface PeerWebhook {
@@ -66,7 +67,7 @@ export function attempts(s: PeerSettings) {
       const hook = hooks.get(d.webhookId);
       if (!hook) throw new Error(`unknown webhook ${d.webhookId}`);
       const headers = signedHeaders([hook.key], d.eventId, d.payload, new Date());
-      const result = await sendOnce(agent, hook.url, { ...headers }, d.payload, s.timeoutMs);
+      const result = await sendOnce(agent, hook.url, { ...headers }, d.payload, s.timeoutMs, systemClock);
       const now = new Date();
       const decision = decide(s.schedule, d.step, result, now);
       if (decision.status === 'succeeded') return { ok: true };
@@ -114,7 +115,7 @@ export async function servePeer(
       const hooks = s.webhooks.filter((w) => w.merchantId === b.merchant_id);
       if (hooks.length === 0) return reply.code(400).send({ error: { code: 'validation_failed' } });
       const now = new Date();
-      const id = b.id ?? newId('evt', now);
+      const id = b.id ?? newId('evt', now.getTime());
       // The service's payload, field for field (outbox.service.ts buildEvent), serialised once for every attempt.
       const payload = JSON.stringify({
         id,

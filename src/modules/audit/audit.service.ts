@@ -50,8 +50,15 @@ export interface PreparedAudit {
   readonly metadata: string;
 }
 
-export function systemContext(merchantId: string, mode: Mode, requestId: string | null = null): AuditContext {
-  return { merchantId, mode, actor: { type: 'system', id: 'svc' }, ip: null, userAgent: null, requestId };
+/** The service itself acting (a worker, a sweep), stamped by its clock. */
+export function systemContext(
+  ctx: Pick<Context, 'clock'>,
+  merchantId: string,
+  mode: Mode,
+  requestId: string | null = null,
+): AuditContext {
+  const actor = { type: 'system', id: 'svc' } as const;
+  return { merchantId, mode, actor, ip: null, userAgent: null, requestId, clock: ctx.clock };
 }
 
 /**
@@ -74,10 +81,10 @@ export function prepareAudit(who: AuditActor, entry: Omit<AuditEntry, 'entityId'
       'The request holds something shaped like a secret credential; secrets do not belong there.',
     );
   }
-  const createdAt = new Date();
+  const at = who.clock.now();
   return {
-    id: newId('log', createdAt),
-    createdAt,
+    id: newId('log', at),
+    createdAt: new Date(at),
     action: entry.action,
     entityType: entry.entityType,
     metadata,

@@ -47,17 +47,18 @@ export function checkPassword(password: string, email: string | undefined, field
 export async function createMerchant(ctx: Context, input: NewMerchant) {
   checkPassword(input.password, input.email);
   const passwordHash = await hashPassword(input.password);
+  const now = ctx.clock.now();
   return ctx.db.transaction().execute(async (trx) => {
-    const merchant = await repo.insertMerchant(trx, { id: newId('mer'), name: input.merchantName });
+    const merchant = await repo.insertMerchant(trx, { id: newId('mer', now), name: input.merchantName });
     const user = await repo.insertUser(trx, {
-      id: newId('usr'),
+      id: newId('usr', now),
       merchant_id: merchant.id,
       email: input.email,
       password_hash: passwordHash,
     });
     if (!user) throw new AppError('conflict', 'An account with this email already exists.');
     const store = await repo.insertStore(trx, {
-      id: newId('store'),
+      id: newId('store', now),
       merchant_id: merchant.id,
       name: input.storeName ?? input.merchantName,
     });
@@ -67,9 +68,10 @@ export async function createMerchant(ctx: Context, input: NewMerchant) {
 
 export async function openSession(ctx: Context, db: Executor, user: UserRow, merchant: MerchantRow) {
   const credential = makeCredential('merchant_session');
-  const expiresAt = new Date(Date.now() + ctx.config.sessionTtlSeconds * 1000);
+  const now = ctx.clock.now();
+  const expiresAt = new Date(now + ctx.config.sessionTtlSeconds * 1000);
   await repo.insertSession(db, {
-    id: newId('ses'),
+    id: newId('ses', now),
     token_hash: credential.hash,
     user_id: user.id,
     merchant_id: merchant.id,
@@ -101,7 +103,7 @@ export async function authenticateSession(
 ): Promise<SessionPrincipal | undefined> {
   if (parseCredential(token)?.kind !== 'merchant_session') return undefined;
   const hash = hashCredential(token);
-  const row = await repo.findLiveSession(ctx.db, hash, new Date());
+  const row = await repo.findLiveSession(ctx.db, hash, new Date(ctx.clock.now()));
   if (!row || !sameHash(row.token_hash, hash)) return undefined;
   return { merchantId: row.merchant_id, userId: row.user_id, sessionId: row.id };
 }
@@ -131,7 +133,7 @@ export async function merchantName(db: Executor, merchantId: string): Promise<st
 }
 
 export async function purgeExpiredSessions(ctx: Context): Promise<void> {
-  await repo.deleteExpiredSessions(ctx.db, new Date());
+  await repo.deleteExpiredSessions(ctx.db, new Date(ctx.clock.now()));
 }
 
 export const isEmptyDatabase = async (ctx: Context) => (await repo.countMerchants(ctx.db)) === 0;

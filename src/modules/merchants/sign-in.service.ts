@@ -48,10 +48,9 @@ export interface SignInLimits {
 }
 
 export function createSignInLimits(ctx: Context): SignInLimits {
-  const now = () => ctx.clock.now();
   return {
-    accounts: createFailureLimiter(ACCOUNT, { now }),
-    addresses: createFailureLimiter(ADDRESS, { now }),
+    accounts: createFailureLimiter(ACCOUNT, ctx.clock),
+    addresses: createFailureLimiter(ADDRESS, ctx.clock),
     known: new Map(),
     // Derived from the master key: every process signs and checks alike, and nothing new to configure.
     deviceKey: createHmac('sha256', ctx.config.masterKey).update('svc sign-in device cookie').digest(),

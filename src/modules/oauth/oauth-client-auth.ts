@@ -4,6 +4,7 @@ import type { Context } from '../../context.ts';
 import { parseCredential } from '../../lib/credentials.ts';
 import { storableText } from '../../http/text-guard.ts';
 import { createFailureLimiter, retryAfterSeconds, type FailureLimiter } from '../../lib/failure-limiter.ts';
+import type { Clock } from '../../lib/time.ts';
 import { clientById, secretMatches, type AppsCache, type ClientApp } from '../oauth-apps/index.ts';
 import { OAuthError, invalidClient } from './oauth.errors.ts';
 
@@ -67,10 +68,10 @@ export interface ClientAuthLimits {
   readonly apps: AppsCache;
 }
 
-export function clientAuthLimits(apps: AppsCache): ClientAuthLimits {
+export function clientAuthLimits(apps: AppsCache, clock: Clock): ClientAuthLimits {
   return {
-    clients: createFailureLimiter(PER_CLIENT),
-    addresses: createFailureLimiter(PER_ADDRESS),
+    clients: createFailureLimiter(PER_CLIENT, clock),
+    addresses: createFailureLimiter(PER_ADDRESS, clock),
     apps,
   };
 }

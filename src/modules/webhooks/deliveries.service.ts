@@ -51,11 +51,11 @@ export async function retryDelivery(ctx: Context, audit: AuditContext, webhookId
     const row = await repo.findDelivery(trx, webhook.id, id);
     if (!row) throw notFound('delivery');
     if (webhook.status !== 'enabled') throw new AppError('conflict', 'Enable the webhook before retrying.');
-    const now = new Date();
+    const now = new Date(ctx.clock.now());
     if (row.status === 'pending' && row.locked_until && row.locked_until > now) return presentDelivery(row);
     // A delivery that had finished gets one more attempt; a pending one keeps its place in the schedule.
     const step = row.status === 'pending' ? row.step : ctx.config.webhookRetrySchedule.length;
-    const updated = await repo.requeueDelivery(trx, row.id, step);
+    const updated = await repo.requeueDelivery(trx, row.id, step, now);
     await writeAudit(trx, audit, {
       action: 'webhook.delivery_retried',
       entityType: 'webhook_delivery',
@@ -88,25 +88,29 @@ export async function testWebhook(
         details: [{ field: 'event', issue: 'is not an event of the catalog' }],
       });
     }
-    const ev = await recordEvent(trx, {
-      merchantId: audit.merchantId,
-      mode: audit.mode,
-      type,
-      data: sampleData(type),
-    });
-    const leaseEnd = new Date(Date.now() + leaseMs(ctx));
-    const delivery = await repo.insertDelivery(trx, {
-      id: newId('dlv'),
-      webhook_id: webhook.id,
-      merchant_id: audit.merchantId,
-      mode: audit.mode,
-      event_id: ev.id,
-      event_type: type,
-      test: true,
-      next_attempt_at: leaseEnd,
-      locked_until: leaseEnd,
-      locked_by: holder,
-    });
+    const now = ctx.clock.now();
+    const ev = await recordEvent(
+      trx,
+      { merchantId: audit.merchantId, mode: audit.mode, type, data: sampleData(type) },
+      new Date(now),
+    );
+    const leaseEnd = new Date(now + leaseMs(ctx));
+    const delivery = await repo.insertDelivery(
+      trx,
+      {
+        id: newId('dlv', now),
+        webhook_id: webhook.id,
+        merchant_id: audit.merchantId,
+        mode: audit.mode,
+        event_id: ev.id,
+        event_type: type,
+        test: true,
+        next_attempt_at: leaseEnd,
+        locked_until: leaseEnd,
+        locked_by: holder,
+      },
+      new Date(now),
+    );
     await writeAudit(trx, audit, {
       action: 'webhook.tested',
       entityType: 'webhook',
@@ -138,7 +142,7 @@ export async function testWebhook(
 /** How many failed deliveries of this endpoint since `since` a recovery would enqueue (up to the bound). */
 export async function previewRecovery(ctx: Context, audit: AuditContext, webhookId: string, since: Date) {
   const webhook = await findOwnWebhook(ctx.db, audit, webhookId);
-  const n = await countRecoverable(ctx.db, webhook.id, since);
+  const n = await countRecoverable(ctx.db, webhook.id, since, new Date(ctx.clock.now()));
   return { count: Math.min(n, RECOVER_MAX), has_more: n > RECOVER_MAX };
 }
 
@@ -147,8 +151,15 @@ export async function recoverFailed(ctx: Context, audit: AuditContext, webhookId
   return ctx.db.transaction().execute(async (trx) => {
     const webhook = await findOwnEndpoint(trx, audit, webhookId);
     if (webhook.status !== 'enabled') throw new AppError('conflict', 'Enable the webhook before recovering.');
-    const count = await recoverDeliveries(trx, webhook.id, since, ctx.config.webhookRetrySchedule.length);
-    const left = count === RECOVER_MAX ? await countRecoverable(trx, webhook.id, since) : 0;
+    const now = new Date(ctx.clock.now());
+    const count = await recoverDeliveries(
+      trx,
+      webhook.id,
+      since,
+      ctx.config.webhookRetrySchedule.length,
+      now,
+    );
+    const left = count === RECOVER_MAX ? await countRecoverable(trx, webhook.id, since, now) : 0;
     await writeAudit(trx, audit, {
       action: 'webhook.recovered',
       entityType: 'webhook',
@@ -167,15 +178,20 @@ export async function resendEvent(ctx: Context, audit: AuditContext, eventId: st
     if (!event) throw notFound('event');
     const webhook = await findOwnEndpoint(trx, audit, webhookId);
     if (webhook.status !== 'enabled') throw new AppError('conflict', 'Enable the webhook before resending.');
-    const delivery = await repo.insertDelivery(trx, {
-      id: newId('dlv'),
-      webhook_id: webhook.id,
-      merchant_id: audit.merchantId,
-      mode: audit.mode,
-      event_id: event.id,
-      event_type: event.type,
-      next_attempt_at: new Date(),
-    });
+    const now = ctx.clock.now();
+    const delivery = await repo.insertDelivery(
+      trx,
+      {
+        id: newId('dlv', now),
+        webhook_id: webhook.id,
+        merchant_id: audit.merchantId,
+        mode: audit.mode,
+        event_id: event.id,
+        event_type: event.type,
+        next_attempt_at: new Date(now),
+      },
+      new Date(now),
+    );
     await writeAudit(trx, audit, {
       action: 'webhook.event_resent',
       entityType: 'webhook_delivery',

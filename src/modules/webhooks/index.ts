@@ -31,7 +31,7 @@ const INGEST_BATCH = 200;
 
 /** The delivery queue now, for the metrics scrape. */
 export async function readQueueDepth(ctx: Context): Promise<QueueDepth> {
-  const row = await queueDepth(ctx.db);
+  const row = await queueDepth(ctx.db, new Date(ctx.clock.now()));
   return {
     due: row.due,
     scheduled: row.scheduled,
