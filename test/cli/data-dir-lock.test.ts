@@ -197,19 +197,27 @@ describe.skipIf(DB_KIND !== 'pglite')('a stale lock taken over by two processes 
     // The owner that was killed: a process that has exited, its pid no longer alive.
     const dead = spawnSync(process.execPath, ['-e', '']).pid;
     const stale = JSON.stringify({ pid: dead, role: 'server', started_at: '2026-01-01T00:00:00.000Z' });
-    const dirs = Array.from({ length: 1000 }, (_, i) => {
-      const dir = join(dataDir, 'race', String(i));
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, LOCK_FILE), stale);
-      return dir;
-    });
-    const at = Date.now() + 20;
-    const [a, b] = await Promise.all(racers.map((r) => r.race(dirs, at)));
-    expect([...a!, ...b!].filter((answer) => answer !== 'won' && answer !== 'lost')).toEqual([]);
-    const winners = dirs.map((_, i) => [a![i], b![i]].filter((answer) => answer === 'won').length);
-    expect(winners.filter((n) => n !== 1)).toEqual([]);
-    // Each took some over: they did race.
-    expect(a!.includes('won') && b!.includes('won')).toBe(true);
+    // A loaded machine can deschedule one racer until the other has taken every lock: such a round proves
+    // nothing about the race (though it must still give each directory one owner), so rounds go on until one
+    // where both took some over, at most five.
+    let raced = false;
+    let dirs: string[] = [];
+    for (let round = 0; round < 5 && !raced; round++) {
+      dirs = Array.from({ length: 1000 }, (_, i) => {
+        const dir = join(dataDir, 'race', String(round), String(i));
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(join(dir, LOCK_FILE), stale);
+        return dir;
+      });
+      const at = Date.now() + 20;
+      const [a, b] = await Promise.all(racers.map((r) => r.race(dirs, at)));
+      expect([...a!, ...b!].filter((answer) => answer !== 'won' && answer !== 'lost')).toEqual([]);
+      const winners = dirs.map((_, i) => [a![i], b![i]].filter((answer) => answer === 'won').length);
+      expect(winners.filter((n) => n !== 1)).toEqual([]);
+      raced = a!.includes('won') && b!.includes('won');
+    }
+    // Each took some over in one round at least: they did race.
+    expect(raced).toBe(true);
     // Nothing left beside the lock: claims and staged files are cleaned up.
     expect(readdirSync(dirs[0]!)).toEqual([LOCK_FILE]);
   });
