@@ -28,7 +28,13 @@ export async function triggerEvent(
   checkPayload(type, data);
   // The outbox: the event, its deliveries and the audit entry commit together; the commit wakes the workers.
   const emitted = await ctx.db.transaction().execute(async (trx) => {
-    const event = await emitEvent(trx, { merchantId: audit.merchantId, mode: audit.mode, type, data });
+    const event = await emitEvent(trx, {
+      merchantId: audit.merchantId,
+      mode: audit.mode,
+      type,
+      data,
+      requestId: audit.requestId,
+    });
     await writeAudit(trx, audit, {
       action: 'webhook.event_triggered',
       entityType: 'event',
