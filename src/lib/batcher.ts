@@ -39,6 +39,8 @@ export class Batcher<I, O> {
   private inFlight = 0;
   private idle: (() => void)[] = [];
   private lingering: NodeJS.Timeout | undefined;
+  /** A flush is waiting: nothing lingers until all is written. */
+  private flushing = 0;
   private readonly options: BatcherOptions<I, O>;
 
   constructor(options: BatcherOptions<I, O>) {
@@ -75,11 +77,14 @@ export class Batcher<I, O> {
   }
 
   /** Writes what waits now, without waiting out a linger (a stop), and resolves once all is written. */
-  flush(): Promise<void> {
-    clearTimeout(this.lingering);
-    this.lingering = undefined;
-    this.pump();
-    return this.drained();
+  async flush(): Promise<void> {
+    this.flushing++;
+    try {
+      this.next();
+      await this.drained();
+    } finally {
+      this.flushing--;
+    }
   }
 
   private take(): Pending<I, O>[] {
@@ -101,7 +106,7 @@ export class Batcher<I, O> {
 
   /** Pumps now, or once the linger of the next batch is over; a full batch does not wait for company. */
   private next(): void {
-    if (!this.options.lingerMs || this.queue.length >= this.options.maxBatch) {
+    if (!this.options.lingerMs || this.flushing > 0 || this.queue.length >= this.options.maxBatch) {
       clearTimeout(this.lingering);
       this.lingering = undefined;
       return this.pump();
