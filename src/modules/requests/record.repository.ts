@@ -197,7 +197,7 @@ const nextDay = (day: string) => dayOf(Date.parse(`${day}T00:00:00Z`) + 86_400_0
 
 // A partition made at the same moment by another process: PostgreSQL reports the race as a duplicate table
 // (42P07), a duplicate type (23505) or an overlap with the partition just made (42P17).
-const MADE_ELSEWHERE = new Set(['42P07', '23505', '42P17']);
+const MADE_ELSEWHERE: ReadonlySet<string> = new Set(['42P07', '23505', '42P17']);
 
 /** Makes the day partitions that do not exist yet (days as YYYY-MM-DD, UTC). */
 export async function makePartitions(db: Executor, days: readonly string[]): Promise<void> {
