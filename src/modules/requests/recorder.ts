@@ -30,7 +30,9 @@ export const CAPACITY = 20_000;
 const MAX_PATH = 1024;
 const MAX_USER_AGENT = 512;
 const MAX_IDEMPOTENCY_KEY = 255;
-const MAX_ERROR = 16 * 1024;
+// Error envelopes are a few hundred bytes; a validation error listing many fields is cut here (a 20,000-entry
+// buffer of the largest entries stays near 120 MB).
+const MAX_ERROR = 4 * 1024;
 
 export type RequestBatch = Batcher<RequestEntry, void>;
 

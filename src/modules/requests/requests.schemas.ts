@@ -49,7 +49,8 @@ const requestFields = {
   idempotency_key: Type.Union([Type.String(), Type.Null()]),
   idempotent_replayed: Type.Boolean(),
   error: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
-    description: 'The error body the call answered with (status 400 and above); null otherwise.',
+    description:
+      'The error body the call answered with (status 400 and above; its first 4 KiB); null otherwise.',
   }),
 };
 
