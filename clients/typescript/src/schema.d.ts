@@ -1718,7 +1718,7 @@ export interface components {
             user_agent: string | null;
             idempotency_key: string | null;
             idempotent_replayed: boolean;
-            /** @description The error body the call answered with (status 400 and above); null otherwise. */
+            /** @description The error body the call answered with (status 400 and above; its first 4 KiB); null otherwise. */
             error: {
                 [key: string]: unknown;
             } | null;
@@ -1755,7 +1755,7 @@ export interface components {
             user_agent: string | null;
             idempotency_key: string | null;
             idempotent_replayed: boolean;
-            /** @description The error body the call answered with (status 400 and above); null otherwise. */
+            /** @description The error body the call answered with (status 400 and above; its first 4 KiB); null otherwise. */
             error: {
                 [key: string]: unknown;
             } | null;
