@@ -5,7 +5,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freshDatabase } from '../support/service.ts';
-import { call, killAll, startProcess } from '../support/processes.ts';
+import { call, killAll, startProcess, stopAll } from '../support/processes.ts';
 import { FLUSH_EVERY_MS } from '../../src/modules/requests/index.ts';
 
 let database: Awaited<ReturnType<typeof freshDatabase>>;
@@ -21,16 +21,44 @@ afterAll(async () => {
   await database?.drop();
 });
 
+async function merchantWithKey(url: string, email: string) {
+  const signup = await call(url, '/api/v1/merchant/auth/signup', {
+    method: 'POST',
+    body: { merchant_name: 'Recorded', email, password: 'correct horse battery' },
+  });
+  const key = await call(url, '/api/v1/merchant/api-keys', {
+    method: 'POST',
+    token: signup.data.token,
+    body: {},
+  });
+  return { merchantId: signup.data.merchant.id as string, secret: key.data.secret_key as string };
+}
+
+async function recorded(merchantId: string): Promise<Set<string>> {
+  const { rows } = await client.query<{ request_id: string }>(
+    'select request_id from request_logs where merchant_id = $1',
+    [merchantId],
+  );
+  return new Set(rows.map((r) => r.request_id));
+}
+
+it('a stop (SIGTERM) writes what the buffer holds before the process exits', async () => {
+  const b = await startProcess(database.url!);
+  const { merchantId, secret } = await merchantWithKey(b.url, 'stop@example.com');
+  const ids = Array.from({ length: 20 }, (_, i) => `req_stop_${i}`);
+  for (const id of ids) {
+    const res = await fetch(`${b.url}/api/public/v1/stores`, {
+      headers: { authorization: `Bearer ${secret}`, 'x-request-id': id },
+    });
+    expect(res.status).toBe(200);
+  }
+  await stopAll();
+  expect([...(await recorded(merchantId))].sort()).toEqual([...ids].sort());
+});
+
 it('a SIGKILL loses only the newest entries, those of about the last second', async () => {
   const a = await startProcess(database.url!);
-  const signup = await call(a.url, '/api/v1/merchant/auth/signup', {
-    method: 'POST',
-    body: { merchant_name: 'Crashing', email: 'crash@example.com', password: 'correct horse battery' },
-  });
-  const session = signup.data.token as string;
-  const merchantId = signup.data.merchant.id as string;
-  const key = await call(a.url, '/api/v1/merchant/api-keys', { method: 'POST', token: session, body: {} });
-  const secret = key.data.secret_key as string;
+  const { merchantId, secret } = await merchantWithKey(a.url, 'crash@example.com');
 
   // Calls one after another for three seconds, each answered at a known time; then the kill, at once.
   const answered: { id: string; at: number }[] = [];
@@ -48,11 +76,7 @@ it('a SIGKILL loses only the newest entries, those of about the last second', as
   a.child.kill('SIGKILL');
   await new Promise((r) => a.child.once('exit', r));
 
-  const { rows } = await client.query<{ request_id: string }>(
-    'select request_id from request_logs where merchant_id = $1',
-    [merchantId],
-  );
-  const kept = new Set(rows.map((r) => r.request_id));
+  const kept = await recorded(merchantId);
   const lost = answered.filter((c) => !kept.has(c.id));
   // What was written survives whole, and what is lost is the tail: no entry older than a lost one is missing.
   expect(kept.size).toBe(answered.length - lost.length);
