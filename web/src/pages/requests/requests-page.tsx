@@ -165,7 +165,7 @@ export function RequestsPage() {
     <section aria-labelledby="section-title">
       <PageHeader
         title="Requests"
-        description="Every call to the public API made with this account's keys, access tokens and app secrets, kept 7 days. New calls appear within seconds."
+        description="Every call to the public API made with this account's keys, access tokens and app secrets in this mode, kept 7 days by default. New calls appear within seconds."
         actions={
           <button type="button" className="btn" onClick={() => reload()}>
             Refresh
