@@ -4,7 +4,7 @@
 // arrays. A batch whose day has no partition yet makes it and is written again, once.
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Executor } from '../../db/database.ts';
@@ -14,26 +14,28 @@ import { counterKeys, dayOf, errorCodeOf, type RequestEntry } from './request-en
 /** Where batches go: the module's pg pool (COPY), or the service's database (PGlite). */
 export type WriteTarget = { readonly pool: pg.Pool } | { readonly db: Executor };
 
+// The columns in the order of every row, with the type of each as PGlite's INSERT of arrays casts it.
 const COLUMNS = [
-  'created_at',
-  'merchant_id',
-  'mode',
-  'request_id',
-  'method',
-  'path',
-  'route',
-  'status',
-  'error_code',
-  'duration_ms',
-  'credential_type',
-  'credential_id',
-  'credential_last4',
-  'ip',
-  'user_agent',
-  'idempotency_key',
-  'idempotent_replayed',
-  'error',
+  ['created_at', 'timestamptz'],
+  ['merchant_id', 'text'],
+  ['mode', 'text'],
+  ['request_id', 'text'],
+  ['method', 'text'],
+  ['path', 'text'],
+  ['route', 'text'],
+  ['status', 'smallint'],
+  ['error_code', 'text'],
+  ['duration_ms', 'real'],
+  ['credential_type', 'text'],
+  ['credential_id', 'text'],
+  ['credential_last4', 'text'],
+  ['ip', 'text'],
+  ['user_agent', 'text'],
+  ['idempotency_key', 'text'],
+  ['idempotent_replayed', 'boolean'],
+  ['error', 'text'],
 ] as const;
+const NAMES = COLUMNS.map(([name]) => name).join(', ');
 
 type Value = string | number | boolean | null;
 type Row = readonly Value[];
@@ -46,7 +48,8 @@ const clean = (text: string) =>
  * Rows in COLUMNS' order, and the day counters they bump. What the client chose (path, user agent,
  * idempotency key) and the error body are cleared of anything shaped like a credential here, off the request
  * path: never a credential in clear. Entries are counted by what their counters depend on first, so the
- * counter keys are made once per group rather than once per entry (5 us of Node per entry before, measured).
+ * counter keys are made once per group rather than once per entry (Node's part of an entry fell from 4.7 to
+ * 3.6 us with it, measured).
  */
 function toRows(entries: readonly RequestEntry[]): { rows: Row[]; counts: Map<string, number> } {
   const groups = new Map<string, { entry: RequestEntry; day: string; errorCode: string | null; n: number }>();
@@ -111,7 +114,7 @@ function copyText(rows: readonly Row[]): string {
   return text;
 }
 
-const COPY_SQL = `copy request_logs (${COLUMNS.join(', ')}) from stdin`;
+const COPY_SQL = `copy request_logs (${NAMES}) from stdin`;
 
 // Counter rows in one order in every writer (merchant, mode, key, day: the primary key's), so that two
 // processes bumping overlapping counters queue rather than deadlock.
@@ -149,41 +152,11 @@ async function copyBatch(pool: pg.Pool, rows: readonly Row[], counts: Map<string
   }
 }
 
-const CASTS = [
-  'timestamptz',
-  'text',
-  'text',
-  'text',
-  'text',
-  'text',
-  'text',
-  'smallint',
-  'text',
-  'real',
-  'text',
-  'text',
-  'text',
-  'text',
-  'text',
-  'text',
-  'boolean',
-  'text',
-] as const;
-
 async function insertBatch(db: Executor, rows: readonly Row[], counts: Map<string, number>): Promise<void> {
-  const arrays = COLUMNS.map((_, i) => rows.map((r) => r[i]));
-  const unnest = sql.join(arrays.map((a, i) => sql`${a}::${sql.raw(CASTS[i]!)}[]`));
-  const [days, merchants, modes, keys, ns] = countColumns(counts);
+  const unnest = sql.join(COLUMNS.map(([, type], i) => sql`${rows.map((r) => r[i])}::${sql.raw(type)}[]`));
   await db.transaction().execute(async (trx) => {
-    await sql`insert into request_logs (${sql.raw(COLUMNS.join(', '))}) select * from unnest(${unnest})`.execute(
-      trx,
-    );
-    await sql`insert into request_log_counts (day, merchant_id, mode, key, n)
-      select * from unnest(${days}::date[], ${merchants}::text[], ${modes}::text[], ${keys}::text[], ${ns}::bigint[])
-      order by 2, 3, 4, 1
-      on conflict (merchant_id, mode, key, day) do update set n = request_log_counts.n + excluded.n`.execute(
-      trx,
-    );
+    await sql`insert into request_logs (${sql.raw(NAMES)}) select * from unnest(${unnest})`.execute(trx);
+    await trx.executeQuery(CompiledQuery.raw(COUNTS_SQL, countColumns(counts)));
   });
 }
 
