@@ -187,6 +187,21 @@ describe('what a call records', () => {
     expect((await detail('req_wrong_secret')).statusCode).toBe(404);
   });
 
+  it('answers the newest of two calls that carried the same request id', async () => {
+    now += 1000;
+    await call('GET', '/api/public/v1/stores', key.secret_key, { 'x-request-id': 'req_sent_twice' });
+    now += 1000;
+    await call('POST', '/api/public/v1/stores/store_nope/cart', key.secret_key, {
+      'x-request-id': 'req_sent_twice',
+    });
+    await flush();
+    expect((await detail('req_sent_twice')).json().data).toMatchObject({ method: 'POST', status: 404 });
+    const both = (await requests('?limit=200'))
+      .json()
+      .data.items.filter((e: { id: string }) => e.id === 'req_sent_twice');
+    expect(both.map((e: { status: number }) => e.status)).toEqual([404, 200]);
+  });
+
   it("records a call for its credential's merchant and mode, and no one else sees it", async () => {
     const other = await signupMerchant(svc.app, 'Other merchant');
     const live = await createKey(svc.app, m, { mode: 'live' });
