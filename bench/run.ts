@@ -19,6 +19,7 @@ import { enableStatements, STATEMENT_SETTINGS, topStatements, type StatementLine
 import { publicRead } from './measures/public-read.ts';
 import { publicReadLimited } from './measures/public-read-limited.ts';
 import { publicWrite } from './measures/public-write.ts';
+import { requestLogs } from './measures/request-logs.ts';
 import { introspection } from './measures/introspection.ts';
 import { token } from './measures/token.ts';
 import { audit } from './measures/audit.ts';
@@ -37,6 +38,7 @@ const MEASURES: readonly Measure[] = [
   publicRead,
   publicReadLimited,
   publicWrite,
+  requestLogs,
   introspection,
   token,
   audit,

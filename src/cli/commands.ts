@@ -4,6 +4,7 @@
 import { AppError } from '../lib/errors.ts';
 import { printResult, withDatabase, type Command, type Values } from './command.ts';
 import { listenCommand } from './listen.ts';
+import { logsTailCommand } from './logs-tail.ts';
 import { loginCommand, logoutCommand, triggerCommand } from './remote.ts';
 
 function required(values: Values, name: string): string {
@@ -160,6 +161,7 @@ export const COMMANDS: Command[] = [
   loginCommand,
   logoutCommand,
   listenCommand,
+  logsTailCommand,
   triggerCommand,
   merchantCreate,
   eventsEmit,

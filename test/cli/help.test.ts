@@ -16,6 +16,7 @@ it('svc --help lists every command, each with its own --help, each in the README
     'login',
     'logout',
     'listen',
+    'logs tail',
     'trigger',
     'merchant create',
     'events emit',

@@ -13,6 +13,7 @@ import { iso } from '../../lib/time.ts';
 import { mapPage, type PageInput, type Scope } from '../../lib/scope.ts';
 import {
   eachEntry,
+  entriesOfRequest,
   insertEntries,
   listEntries,
   type EntryFilter,
@@ -104,6 +105,19 @@ export interface LogQuery extends PageInput, EntryFilter {}
 export async function listLogs(ctx: Context, scope: Scope, input: LogQuery) {
   const { limit, startingAfter, ...filter } = input;
   return mapPage(await listEntries(ctx.db, scope, filter, { limit, startingAfter }), (r) => ({
+    ...r,
+    created_at: iso(r.created_at),
+  }));
+}
+
+/** The entries a request wrote in this merchant's log (the request log's detail). */
+export async function logsOfRequest(
+  ctx: Context,
+  scope: Scope,
+  requestId: string,
+  window: { from: Date; to: Date },
+) {
+  return (await entriesOfRequest(ctx.db, scope, requestId, window)).map((r) => ({
     ...r,
     created_at: iso(r.created_at),
   }));

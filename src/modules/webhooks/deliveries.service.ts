@@ -7,13 +7,19 @@ import { newId } from '../../lib/ids.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
 import { isEventType, sampleData } from '../events/index.ts';
 import { iso } from '../../lib/time.ts';
-import { mapPage, type PageInput } from '../../lib/scope.ts';
+import { mapPage, type PageInput, type Scope } from '../../lib/scope.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import { RECOVER_MAX, countRecoverable, recoverDeliveries } from './recover.repository.ts';
 import * as repo from './deliveries.repository.ts';
 import { applyOutcomes, runAttempt, type Sending } from './delivery/attempt.ts';
 import { leaseMs } from './delivery/worker.ts';
-import { findEvent, listEvents, type EventFilter, type StoredEvent } from './events.repository.ts';
+import {
+  eventIdsOfRequest,
+  findEvent,
+  listEvents,
+  type EventFilter,
+  type StoredEvent,
+} from './events.repository.ts';
 import { recordEvent } from './outbox.service.ts';
 import { DELIVERY_CHANNEL } from './signal.ts';
 import { presentAttempt, presentDelivery } from './webhooks.presenters.ts';
@@ -91,7 +97,13 @@ export async function testWebhook(
     const now = ctx.clock.now();
     const ev = await recordEvent(
       trx,
-      { merchantId: audit.merchantId, mode: audit.mode, type, data: sampleData(type) },
+      {
+        merchantId: audit.merchantId,
+        mode: audit.mode,
+        type,
+        data: sampleData(type),
+        requestId: audit.requestId,
+      },
       new Date(now),
     );
     const leaseEnd = new Date(now + leaseMs(ctx));
@@ -244,4 +256,15 @@ export async function getMerchantEvent(ctx: Context, audit: AuditContext, eventI
   if (!event) throw notFound('event');
   const deliveries = await repo.deliveriesOfEvents(ctx.db, audit, [event.id]);
   return { ...presentEvent(event), deliveries: deliveries.map(presentDelivery) };
+}
+
+/** The deliveries a request caused: those of the events recorded during it (the request log's detail). */
+export async function deliveriesOfRequest(
+  ctx: Context,
+  scope: Scope,
+  requestId: string,
+  window: { from: Date; to: Date },
+) {
+  const eventIds = await eventIdsOfRequest(ctx.db, scope, requestId, window);
+  return (await repo.deliveriesOfEvents(ctx.db, scope, eventIds)).map(presentDelivery);
 }

@@ -24,6 +24,8 @@ import { webhookRoutes } from './webhooks.routes.ts';
 
 export { resealWebhookBatch, webhookSecretsUnreadable, webhooksLeftToReseal } from './master-keys.ts';
 export { emitEvent, type EmittedEvent, type NewEvent } from './outbox.service.ts';
+export { deliveriesOfRequest } from './deliveries.service.ts';
+export { Delivery } from './webhooks.schemas.ts';
 
 // Events of concurrent ingestion requests written by one statement: at 16 requests in flight this cut the
 // database time per event by about half here (one parse, one executor start and one commit per batch).

@@ -23,6 +23,11 @@ export interface NewEvent {
   data: unknown;
   /** Given by the caller for idempotent ingestion; `evt_` + 1-64 of [A-Za-z0-9_-]. */
   id?: string;
+  /**
+   * The X-Request-Id of the call that records it, so that the request log links the call to the deliveries it
+   * caused (API.md section 11.6). Absent for events no call makes (the cart sweep).
+   */
+  requestId?: string | null;
 }
 
 export interface EmittedEvent {
@@ -45,7 +50,15 @@ function buildEvent(event: NewEvent, now: Date): EventRow {
     merchant_id: event.merchantId,
     data: event.data,
   });
-  return { id, merchantId: event.merchantId, mode: event.mode, type: event.type, payload, createdAt: now };
+  return {
+    id,
+    merchantId: event.merchantId,
+    mode: event.mode,
+    type: event.type,
+    payload,
+    createdAt: now,
+    requestId: event.requestId ?? null,
+  };
 }
 
 /**

@@ -29,7 +29,11 @@ export async function triggerEvent(
   // The outbox: the event, its deliveries and the audit entry commit together; the commit wakes the workers.
   const emitted = await ctx.db.transaction().execute(async (trx) => {
     const at = new Date(ctx.clock.now());
-    const event = await emitEvent(trx, { merchantId: audit.merchantId, mode: audit.mode, type, data }, at);
+    const event = await emitEvent(
+      trx,
+      { merchantId: audit.merchantId, mode: audit.mode, type, data, requestId: audit.requestId },
+      at,
+    );
     await writeAudit(trx, audit, {
       action: 'webhook.event_triggered',
       entityType: 'event',

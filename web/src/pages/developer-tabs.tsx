@@ -7,6 +7,7 @@ const TABS: { id: Tab; label: string }[] = [
   { id: 'webhooks', label: 'Webhooks' },
   { id: 'events', label: 'Events' },
   { id: 'logs', label: 'Logs' },
+  { id: 'requests', label: 'Requests' },
 ];
 
 /** The tabs are links (each view has its own URL), so they are a navigation, not an ARIA tablist. */
