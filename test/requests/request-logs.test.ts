@@ -41,7 +41,11 @@ function call(method: 'GET' | 'POST', url: string, token: string, headers: Recor
 }
 
 beforeAll(async () => {
-  svc = await startTestService({ clock, env: { SVC_INTERNAL_TOKEN: INTERNAL_TOKEN } });
+  // Sessions outlive the retention test's clock, moved eight days on (their own expiry is tested elsewhere).
+  svc = await startTestService({
+    clock,
+    env: { SVC_INTERNAL_TOKEN: INTERNAL_TOKEN, SVC_SESSION_TTL: String(30 * 86_400) },
+  });
   m = await signupMerchant(svc.app, 'Logged merchant');
   key = await createKey(svc.app, m);
   client = await createApp(svc.app, m);
