@@ -42,8 +42,9 @@ function encodeTime(ms: number): string {
 let lastTime = -1;
 const lastRandom: number[] = new Array<number>(RANDOM_CHARS).fill(0);
 
+// Any other millisecond starts afresh, a past one included: ids are made at the time a caller passes (a test's
+// clock beside the system's, a clock stepped back), and a burst at that time must still list in order.
 function nextRandom(ms: number): number[] {
-  if (ms < lastTime) return fresh(new Array<number>(RANDOM_CHARS)); // an explicit past time, or a clock step back
   if (ms === lastTime) {
     for (let i = RANDOM_CHARS - 1; i >= 0; i--) {
       if (lastRandom[i]! < 31) {
