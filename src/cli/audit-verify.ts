@@ -104,6 +104,8 @@ interface Outcome {
   broken: string | undefined;
   /** The line and hash of the checkpoint's entry, when the export holds it. */
   atCheckpoint: { line: number; hash: string } | undefined;
+  /** The line of the highest sequence. */
+  newestLine: number;
   lines: number;
 }
 
@@ -113,7 +115,13 @@ interface Outcome {
  */
 async function walkFile(path: string, checkpointSequence: number | undefined): Promise<Outcome> {
   const input = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
-  const o: Outcome = { walk: new ChainWalk(), broken: undefined, atCheckpoint: undefined, lines: 0 };
+  const o: Outcome = {
+    walk: new ChainWalk(),
+    broken: undefined,
+    atCheckpoint: undefined,
+    newestLine: 0,
+    lines: 0,
+  };
   let filtered: boolean | undefined;
   let blank: number | undefined;
   let gap: { sequence: number; issue: string; line: number } | undefined;
@@ -152,8 +160,10 @@ async function walkFile(path: string, checkpointSequence: number | undefined): P
     else if (broken) {
       o.broken = `line ${n}: ${broken.issue}`;
       break;
-    } else if (line.entry.sequence === checkpointSequence)
-      o.atCheckpoint = { line: n, hash: line.entry.hash };
+    } else {
+      if (line.entry.sequence === o.walk.range?.[1]) o.newestLine = n;
+      if (line.entry.sequence === checkpointSequence) o.atCheckpoint = { line: n, hash: line.entry.hash };
+    }
   }
   input.close();
   if (gap && !o.broken) {
@@ -176,7 +186,7 @@ function checkReach(c: Checkpoint, o: Outcome): string | undefined {
   if (o.walk.narrowed) return undefined;
   if (!range || c.sequence > range[1]) {
     return (
-      `the export ends at sequence ${range?.[1] ?? 0} (line ${o.lines}), before the checkpoint's sequence ` +
+      `the export ends at sequence ${range?.[1] ?? 0} (line ${o.newestLine}), before the checkpoint's sequence ` +
       `${c.sequence}: entries ${(range?.[1] ?? 0) + 1} to ${c.sequence} are missing (a truncated export)`
     );
   }

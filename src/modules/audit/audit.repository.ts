@@ -1,4 +1,5 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
+import type { DB } from '../../schema.ts';
 import type { Executor } from '../../db/database.ts';
 import type { AuditLogsTable } from './audit.table.ts';
 import { idFloor } from '../../lib/ids.ts';
@@ -115,11 +116,18 @@ export interface EntryRow extends Pick<
  * order, whatever the statistics say.
  */
 function filtered(db: Executor, scope: Scope, f: EntryFilter) {
-  let q = db
-    .selectFrom('audit_logs')
-    .where('audit_logs.merchant_id', '>=', scope.merchantId)
-    .where('audit_logs.merchant_id', '<=', scope.merchantId)
-    .where('audit_logs.mode', '=', scope.mode);
+  return narrowed(
+    db
+      .selectFrom('audit_logs')
+      .where('audit_logs.merchant_id', '>=', scope.merchantId)
+      .where('audit_logs.merchant_id', '<=', scope.merchantId)
+      .where('audit_logs.mode', '=', scope.mode),
+    f,
+  );
+}
+
+/** A filter's conditions on audit_logs. */
+export function narrowed(q: SelectQueryBuilder<DB, 'audit_logs', object>, f: EntryFilter) {
   if (f.action?.endsWith('.*')) q = q.where('audit_logs.family', '=', f.action.slice(0, -2));
   else if (f.action) q = q.where('audit_logs.action', '=', f.action);
   if (f.entityType) q = q.where('audit_logs.entity_type', '=', f.entityType);
@@ -191,37 +199,4 @@ export async function listEntries(
     read.map(({ total: _, ...row }) => row),
     Number(count),
   );
-}
-
-/**
- * The sealed entries a filter matches up to sequence `upTo`, newest first in sequence order (the order of the
- * chain, which an auditor's verify checks), read `chunk` at a time by keyset on the sequence: an export of
- * any size holds one chunk in memory, and each chunk walks the chain's primary key backwards, reaching each
- * entry by its own.
- */
-export async function* eachSealedEntry(
-  db: Executor,
-  scope: Scope,
-  f: EntryFilter,
-  upTo: number,
-  chunk: number,
-  max: number,
-): AsyncGenerator<EntryRow> {
-  let below = upTo + 1;
-  let sent = 0;
-  while (sent < max) {
-    const rows = await filtered(db, scope, f)
-      .innerJoin('audit_chain as c', 'c.log_id', 'audit_logs.id')
-      .where('c.merchant_id', '=', scope.merchantId)
-      .where('c.mode', '=', scope.mode)
-      .where('c.sequence', '<', below)
-      .select(ENTRY_COLUMNS)
-      .orderBy('c.sequence', 'desc')
-      .limit(Math.min(chunk, max - sent))
-      .execute();
-    for (const row of rows) yield row;
-    sent += rows.length;
-    if (rows.length < chunk) return;
-    below = rows[rows.length - 1]!.sequence!;
-  }
 }

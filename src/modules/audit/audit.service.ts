@@ -11,15 +11,9 @@ import { Readable } from 'node:stream';
 import type { Context } from '../../context.ts';
 import { iso } from '../../lib/time.ts';
 import { mapPage, type PageInput, type Scope } from '../../lib/scope.ts';
-import { chainTip } from './chain.repository.ts';
+import { chainTip, eachSealedEntry } from './chain.repository.ts';
 import type { Sealer } from './sealer.service.ts';
-import {
-  eachSealedEntry,
-  insertEntries,
-  listEntries,
-  type EntryFilter,
-  type EntryRow,
-} from './audit.repository.ts';
+import { insertEntries, listEntries, type EntryFilter, type EntryRow } from './audit.repository.ts';
 
 // Who acts is known where the request is: the http/ toolkit defines it, every module reads it.
 import type { AuditActor, AuditContext } from '../../http/request.ts';

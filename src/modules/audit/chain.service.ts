@@ -5,7 +5,7 @@ import { ChainWalk, checkpointMessage, GENESIS_HASH } from '../../lib/audit-chai
 import { signingKey, signText, type SigningKey } from '../../lib/signing-keys.ts';
 import type { Scope } from '../../lib/scope.ts';
 import { iso } from '../../lib/time.ts';
-import { chainRows, chainTip, unsealedCount, type ChainRow } from './chain.repository.ts';
+import { chainTip, sealedChunk, unsealedCount, type SealedRow } from './chain.repository.ts';
 import type { Sealer } from './sealer.service.ts';
 
 /** Entries read per round trip by the chain check. */
@@ -53,19 +53,19 @@ export interface ChainState {
   checked_at: string;
 }
 
-const sealedEntry = (r: ChainRow) => ({ ...r, created_at: iso(r.created_at) });
+const sealedEntry = (r: SealedRow) => ({ ...r, created_at: iso(r.created_at) });
 
 /**
  * Recomputes the whole chain from its first entry, as `svc audit verify` does over an export: every hash,
  * every link, no gap. Reads CHECK_CHUNK entries per round trip; its cost grows with the chain (measured in
- * docs/performance.md), so concurrent checks of one chain in a process share one run (`checks`).
+ * docs/performance.md), so concurrent checks of one chain in a process share one run (`sharedChecks`).
  */
 export async function checkChain(ctx: Context, scope: Scope): Promise<ChainState> {
   const walk = new ChainWalk();
   let broken: ChainState['broken'] = null;
-  for (let after = 0; broken === null;) {
-    const rows = await chainRows(ctx.db, scope, after, CHECK_CHUNK);
-    for (const row of rows) {
+  for (let from: number | undefined = 0; from !== undefined && broken === null;) {
+    const chunk = await sealedChunk(ctx.db, scope, {}, 'asc', from, CHECK_CHUNK);
+    for (const row of chunk.rows) {
       const entry = sealedEntry(row);
       const found =
         walk.count === 0 && entry.sequence !== 1
@@ -76,8 +76,7 @@ export async function checkChain(ctx: Context, scope: Scope): Promise<ChainState
         break;
       }
     }
-    if (rows.length < CHECK_CHUNK) break;
-    after = rows.at(-1)!.sequence;
+    from = chunk.last;
   }
   const last = walk.last;
   return {
