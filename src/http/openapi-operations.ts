@@ -29,7 +29,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     id: 'getGuide',
     summary: 'An integrator guide, as Markdown',
     tag: 'Health',
-    description: 'quickstart.md, oauth-apps.md, api-keys.md or platform-services.md.',
+    description: 'quickstart.md, oauth-apps.md, api-keys.md, platform-services.md or audit.md.',
   },
   'GET /healthz': { id: 'getHealth', summary: 'Whether the process is up', tag: 'Health' },
   'GET /readyz': {

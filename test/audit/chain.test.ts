@@ -83,7 +83,9 @@ describe('the audit chain', () => {
     expect(before).toHaveLength(3);
     for (const e of before) expect(e).toMatchObject({ sequence: null, hash: null, prev_hash: null });
     const waiting = await svc.app.inject({ url: '/api/v1/merchant/developer/logs/chain', headers: m.auth });
-    expect(waiting.json()).toMatchObject({ data: { state: 'verified', verified_through: null, unsealed: 3 } });
+    expect(waiting.json()).toMatchObject({
+      data: { state: 'verified', verified_through: null, unsealed: 3 },
+    });
 
     await sealAll(svc);
     await write(m.merchantId, 'test', 2);
