@@ -224,9 +224,14 @@ async function verify(file: string, checkpointFile?: string, keysSource?: string
     );
   }
   if (c) {
+    const held = o.atCheckpoint
+      ? `matches line ${o.atCheckpoint.line}`
+      : c.sequence === 0
+        ? 'the empty chain'
+        : 'its entry is not in this filtered export, so only its signature was checked';
     out.push(
       `Checkpoint: sequence ${c.sequence} of ${c.merchant_id} (${c.mode}), signed at ${c.signed_at} with key ` +
-        `${c.key_id}: ${o.atCheckpoint ? `matches line ${o.atCheckpoint.line}` : c.sequence === 0 ? 'the empty chain' : 'its entry is not in this filtered export, so only its signature was checked'}.`,
+        `${c.key_id}: ${held}.`,
     );
   }
   process.stdout.write(`${out.join('\n')}\n`);

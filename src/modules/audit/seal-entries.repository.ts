@@ -37,17 +37,18 @@ export interface PendingEntry {
 }
 
 /**
- * Up to `limit` queued entries in id order (creation order; across merchants, so a merchant with a backlog
+ * Up to `limit` queued entries after id `after`, in id order (creation order; across merchants, so a merchant with a backlog
  * does not hold the others back for long), each with its chain's tip, in one round trip: the queue's
  * primary key gives the order, each entry is one primary-key probe, and each chain's tip one backward step
  * in audit_chain's primary key, taken once per chain of the batch rather than once per entry.
  */
-export async function pendingEntries(trx: Tx, limit: number): Promise<PendingEntry[]> {
+export async function pendingEntries(trx: Tx, after: string, limit: number): Promise<PendingEntry[]> {
   const { rows } = await sql<PendingEntry>`
     with pending as (
       select p.log_id, a.id, a.merchant_id, a.mode, a.action, a.entity_type, a.entity_id, a.metadata,
              a.created_at
         from audit_pending p left join audit_logs a on a.id = p.log_id
+       where p.log_id > ${after}
        order by p.log_id limit ${limit}
     ), chains as (
       select distinct merchant_id, mode from pending where id is not null
