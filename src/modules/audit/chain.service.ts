@@ -57,8 +57,9 @@ const sealedEntry = (r: SealedRow) => ({ ...r, created_at: iso(r.created_at) });
 
 /**
  * Recomputes the whole chain from its first entry, as `svc audit verify` does over an export: every hash,
- * every link, no gap. Reads CHECK_CHUNK entries per round trip; its cost grows with the chain (measured in
- * docs/performance.md), so concurrent checks of one chain in a process share one run (`sharedChecks`).
+ * every link, no gap. Reads CHECK_CHUNK entries per round trip; its cost grows with the chain, so concurrent
+ * checks of one chain in a process share one run (`sharedChecks`). Entries removed from the newest end leave
+ * no gap to find: that is what a kept checkpoint is for.
  */
 export async function checkChain(ctx: Context, scope: Scope): Promise<ChainState> {
   const walk = new ChainWalk();

@@ -1,7 +1,7 @@
-// Sealing: the committed entries that have no sequence yet, oldest first, chained onto the tip of their
-// merchant's and mode's chain. Only the sealer writes `sequence`, `hash` and `prev_hash`, and only under
-// SEALER_LOCK, so the tip it reads cannot move under it: sequences are gapless without locking a single
-// row that a writer touches, and the writers (the token endpoint's statements among them) are unchanged.
+// Sealing: the entries the writers queued (audit_pending, in the statement that writes each entry), oldest
+// first, chained onto the tip of their merchant's and mode's chain in audit_chain. Only the sealer writes
+// audit_chain and empties the queue, and only under SEALER_LOCK, so the tip it reads cannot move under it:
+// sequences are gapless without locking a single row that a writer touches.
 import { sql } from 'kysely';
 import type { Tx } from '../../db/database.ts';
 import type { Mode } from '../../lib/credentials.ts';

@@ -1,9 +1,10 @@
 // The sealer: chains committed audit entries, oldest first, under the one lock that only it takes
-// (seal-entries.repository.ts), so that every writer, the token endpoint's hot path among them, stays a plain
-// insert. It runs as a background loop in every worker process (one of them holds the lock at a time; the
-// others find it taken and wait for their next turn), polling rather than being woken: a wake-up would cost
-// each writer a NOTIFY in its transaction, and a poll of the small unsealed index costs one index probe.
-// Entries written before the chain existed are sealed by the first runs, in the order they were written.
+// (seal-entries.repository.ts), so that every writer, the token endpoint's hot path among them, only inserts
+// (the entry, and its id in the queue). It runs as a background loop in every worker process (one of them
+// holds the lock at a time; the others find it taken and wait for their next turn), polling rather than
+// being woken: a wake-up would cost each writer a NOTIFY in its transaction, and a poll of the queue, a few
+// seconds' worth of rows, costs one index probe. The entries of before the chain (queued by migration 0070)
+// are sealed by the first runs, in the order they were written.
 import type { Context } from '../../context.ts';
 import { entryHash, GENESIS_HASH } from '../../lib/audit-chain.ts';
 import { Loop, warnOnFailure } from '../../lib/loop.ts';
