@@ -23,6 +23,7 @@ import { requestLogs } from './measures/request-logs.ts';
 import { introspection } from './measures/introspection.ts';
 import { token } from './measures/token.ts';
 import { audit } from './measures/audit.ts';
+import { auditSealer } from './measures/audit-sealer.ts';
 import { deliveryThroughput } from './measures/delivery-throughput.ts';
 import { deliveryLatency } from './measures/delivery-latency.ts';
 import { fanout } from './measures/fanout.ts';
@@ -42,6 +43,7 @@ const MEASURES: readonly Measure[] = [
   introspection,
   token,
   audit,
+  auditSealer,
   deliveryThroughput,
   deliveryLatency,
   fanout,

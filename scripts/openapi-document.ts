@@ -10,6 +10,7 @@ export async function buildDocument(): Promise<Record<string, unknown>> {
     SVC_LOG_LEVEL: 'silent',
     SVC_WORKERS: 'off',
     SVC_MASTER_KEY: randomBytes(32).toString('base64'),
+    SVC_AUDIT_SIGNING_KEYS: randomBytes(32).toString('base64'),
     SVC_INTERNAL_TOKEN: 'openapi',
     SVC_PUBLIC_URL: 'http://127.0.0.1:4000',
   });

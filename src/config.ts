@@ -3,7 +3,7 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { homedir } from 'node:os';
 
 export interface Config {
@@ -16,6 +16,8 @@ export interface Config {
   readonly masterKey: Buffer;
   /** Every key that may open a stored secret, the current one first (SVC_MASTER_KEY=NEW,OLD,...). */
   readonly masterKeys: readonly Buffer[];
+  /** Ed25519 seeds of the audit checkpoints, the signing one first (SVC_AUDIT_SIGNING_KEYS=NEW,OLD,...). */
+  readonly auditSigningKeys: readonly Buffer[];
   readonly internalToken: string | undefined;
   readonly signup: boolean;
   readonly webhookAllowPrivate: boolean;
@@ -148,25 +150,51 @@ function decodeKey(raw: string, source: string): Buffer {
   return key;
 }
 
+/** A comma list of 32-byte base64 keys; a bad one is named by its place in the list. */
+function keyList(raw: string, source: string): Buffer[] {
+  const parts = raw.split(',').map((p) => p.trim());
+  return parts.map((p, i) =>
+    decodeKey(p, parts.length > 1 ? `${source} (key ${i + 1} of ${parts.length})` : source),
+  );
+}
+
 /**
  * On the embedded default the master key lives in the data dir, made once, so a first start needs no setup.
  * SVC_MASTER_KEY may list several keys, comma-separated: the first seals, all of them open (rotation).
  */
 function masterKeys(env: Env, dataDir: string, embedded: boolean): Buffer[] {
   const raw = env.SVC_MASTER_KEY;
-  if (raw) {
-    const parts = raw.split(',').map((p) => p.trim());
-    return parts.map((p, i) =>
-      decodeKey(p, parts.length > 1 ? `SVC_MASTER_KEY (key ${i + 1} of ${parts.length})` : 'SVC_MASTER_KEY'),
-    );
-  }
+  if (raw) return keyList(raw, 'SVC_MASTER_KEY');
   if (!embedded) throw new ConfigError('SVC_MASTER_KEY is required when DATABASE_URL is set');
   const file = join(dataDir, 'master.key');
+  return [decodeKey(generatedKeyFile(file), file)];
+}
+
+/** The content of a local key file, made with one random 32-byte key (base64) the first time. */
+function generatedKeyFile(file: string): string {
   if (!existsSync(file)) {
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
   }
-  return [decodeKey(readFileSync(file, 'utf8').trim(), file)];
+  return readFileSync(file, 'utf8').trim();
+}
+
+/**
+ * The Ed25519 seeds (32 bytes, base64) that sign audit checkpoints, the current one first and the retired
+ * ones after it, still published so that old checkpoints verify (docs/operations.md). With PostgreSQL they
+ * come from SVC_AUDIT_SIGNING_KEYS, which several processes share; on the embedded default from
+ * `audit-signing.key` in the data dir (made on first start; the same comma list), beside the master key.
+ */
+function auditSigningKeys(env: Env, dataDir: string, embedded: boolean): Buffer[] {
+  const name = 'SVC_AUDIT_SIGNING_KEYS';
+  let raw = env[name];
+  let source = name;
+  if (!raw) {
+    if (!embedded) throw new ConfigError(`${name} is required when DATABASE_URL is set`);
+    source = join(dataDir, 'audit-signing.key');
+    raw = generatedKeyFile(source);
+  }
+  return keyList(raw, source);
 }
 
 function optionalPort(env: Env, name: string): number | undefined {
@@ -205,6 +233,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     dataDir,
     publicUrl: publicUrl(env, host, port),
     ...keys(overrides, env, dataDir, databaseUrl === undefined),
+    auditSigningKeys: overrides.auditSigningKeys ?? auditSigningKeys(env, dataDir, databaseUrl === undefined),
     internalToken: env.SVC_INTERNAL_TOKEN || undefined,
     signup: flag(env, 'SVC_SIGNUP', true, 'on', 'off'),
     webhookAllowPrivate: flag(env, 'SVC_WEBHOOK_ALLOW_PRIVATE', false, '1', '0'),

@@ -29,7 +29,7 @@ export function createModules(ctx: Context): Composition {
   const oauthApps = createOauthApps(ctx);
   const modules: Module[] = [
     merchants,
-    createAudit(),
+    createAudit(ctx),
     oauthApps,
     createOauth(ctx, {
       credentials,

@@ -49,6 +49,7 @@ function startupSettings(config: Config, database: Database) {
       ? { ...config.publicRateLimit, shared: config.redisUrl !== undefined }
       : 'off',
     master_keys: config.masterKeys.length,
+    audit_signing_keys: config.auditSigningKeys.length,
     signup: config.signup,
     webhook_timeout_ms: config.webhookTimeoutMs,
     webhook_retry_schedule: config.webhookRetrySchedule.join(','),

@@ -73,6 +73,7 @@ export async function startService(
       HOST: '127.0.0.1',
       SVC_PUBLIC_URL: url,
       SVC_MASTER_KEY: randomBytes(32).toString('base64'),
+      SVC_AUDIT_SIGNING_KEYS: randomBytes(32).toString('base64'),
       SVC_LOG_LEVEL: 'warn',
       SVC_RATE_LIMIT: 'off',
       SVC_WEBHOOK_ALLOW_PRIVATE: '1',

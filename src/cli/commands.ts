@@ -3,6 +3,7 @@
 // that only talk HTTP start in a fraction of the time.
 import { AppError } from '../lib/errors.ts';
 import { printResult, withDatabase, type Command, type Values } from './command.ts';
+import { auditVerifyCommand } from './audit-verify.ts';
 import { listenCommand } from './listen.ts';
 import { logsTailCommand } from './logs-tail.ts';
 import { loginCommand, logoutCommand, triggerCommand } from './remote.ts';
@@ -166,4 +167,5 @@ export const COMMANDS: Command[] = [
   merchantCreate,
   eventsEmit,
   rotateMasterKeyCommand,
+  auditVerifyCommand,
 ];

@@ -29,7 +29,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     id: 'getGuide',
     summary: 'An integrator guide, as Markdown',
     tag: 'Health',
-    description: 'quickstart.md, oauth-apps.md, api-keys.md or platform-services.md.',
+    description: 'quickstart.md, oauth-apps.md, api-keys.md, platform-services.md or audit.md.',
   },
   'GET /healthz': { id: 'getHealth', summary: 'Whether the process is up', tag: 'Health' },
   'GET /readyz': {
@@ -62,7 +62,35 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     id: 'exportLogs',
     summary: 'Export the audit log as CSV or JSON Lines',
     tag: 'Logs',
-    description: 'The filters of the logs list; streamed, newest first, at most 1,000,000 entries.',
+    description:
+      'The filters of the logs list; streamed, newest first in sequence order, the chain as of the call ' +
+      '(entries committed before it are sealed first), at most 1,000,000 entries. A filtered export marks ' +
+      'its JSON lines `"export_filtered": true`.',
+  },
+  [`GET ${M}/developer/logs/checkpoint`]: {
+    id: 'getLogsCheckpoint',
+    summary: 'A signed checkpoint of the audit chain',
+    tag: 'Logs',
+    description:
+      "An Ed25519 signature over the chain's last sealed entry (entries committed before the call are " +
+      'sealed first), verifiable with GET /.well-known/svc-audit-keys. Keep it with an export taken ' +
+      'after it: `svc audit verify` checks that the export reaches it.',
+  },
+  [`GET ${M}/developer/logs/chain`]: {
+    id: 'checkLogsChain',
+    summary: 'Check the audit chain now',
+    tag: 'Logs',
+    description:
+      'Recomputes every hash and link of the chain from its first entry, as `svc audit verify` does ' +
+      'over an export, and answers how far it holds: "verified up to entry N", or where it breaks.',
+  },
+  'GET /.well-known/svc-audit-keys': {
+    id: 'getAuditKeys',
+    summary: 'The public keys of the audit checkpoints (JWKS)',
+    tag: 'Logs',
+    description:
+      'A JSON Web Key Set (RFC 7517) of Ed25519 keys (OKP, RFC 8037): the signing key and the retired ' +
+      "ones, so that checkpoints signed before a rotation still verify. A checkpoint's key_id is a kid.",
   },
   [`GET ${M}/developer/requests`]: {
     id: 'listRequests',

@@ -321,7 +321,8 @@ export async function registerOpenApi(app: FastifyInstance, ctx: Context, webhoo
             '/quickstart.md), [Building an OAuth app](' +
             GUIDES +
             '/oauth-apps.md),',
-          '[API keys](' + GUIDES + '/api-keys.md), [Platform services](' + GUIDES + '/platform-services.md).',
+          '[API keys](' + GUIDES + '/api-keys.md), [Platform services](' + GUIDES + '/platform-services.md),',
+          '[The audit log for auditors](' + GUIDES + '/audit.md).',
           'Receiving webhooks: `docs/webhooks.md` in the repository.',
           '',
           'Two interfaces share the conventions of the contract: the merchant interface (`/api/v1/merchant`,',

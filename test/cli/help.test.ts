@@ -21,6 +21,7 @@ it('svc --help lists every command, each with its own --help, each in the README
     'merchant create',
     'events emit',
     'rotate-master-key',
+    'audit verify',
   ]);
   for (const name of names) {
     const help = runSvc([...name.split(' '), '--help'], target);

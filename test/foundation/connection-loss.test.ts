@@ -11,7 +11,7 @@ import { openDatabase } from '../../src/db/database.ts';
 import { isConnectionLoss } from '../../src/db/connection-loss.ts';
 import { sampleData } from '../../src/modules/events/index.ts';
 import { createService, type Service } from '../../src/server.ts';
-import { DB_KIND, freshDatabase, MASTER_KEY } from '../support/service.ts';
+import { AUDIT_SIGNING_KEY, DB_KIND, freshDatabase, MASTER_KEY } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 import { startCluster, type Cluster } from '../support/postgres.ts';
@@ -101,6 +101,7 @@ describe.skipIf(DB_KIND !== 'pg')('behind a proxy that is cut', () => {
     const config = loadConfig({
       DATABASE_URL: url,
       SVC_MASTER_KEY: MASTER_KEY,
+      SVC_AUDIT_SIGNING_KEYS: AUDIT_SIGNING_KEY,
       SVC_LOG_LEVEL: 'silent',
       SVC_RATE_LIMIT: 'off',
       SVC_WORKERS: 'on',

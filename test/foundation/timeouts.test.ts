@@ -93,7 +93,11 @@ describe('a slow-client flood', () => {
 
 describe('configuration', () => {
   it('has defaults, and reads SVC_HTTP_*', () => {
-    const base = { SVC_MASTER_KEY: Buffer.alloc(32).toString('base64'), DATABASE_URL: 'postgres://x/y' };
+    const base = {
+      SVC_MASTER_KEY: Buffer.alloc(32).toString('base64'),
+      SVC_AUDIT_SIGNING_KEYS: Buffer.alloc(32).toString('base64'),
+      DATABASE_URL: 'postgres://x/y',
+    };
     expect(loadConfig(base).http).toEqual({
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,

@@ -13,7 +13,7 @@ import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { freePort } from '../support/processes.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
-const GUIDES = ['quickstart.md', 'api-keys.md', 'oauth-apps.md'];
+const GUIDES = ['quickstart.md', 'api-keys.md', 'oauth-apps.md', 'audit.md'];
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 
 function blocks(markdown: string): { lang: string; code: string }[] {
@@ -84,6 +84,13 @@ describe('every sh block runs against a started service', () => {
     expect(run.out).toMatch(/access-control-allow-origin: \*/i);
   });
 
+  it('audit.md: an export with its checkpoint, verified offline', async () => {
+    const run = await runGuide('audit.md', { SESSION: m.token });
+    expect(run.code, `${run.out}\n${run.err}`).toBe(0);
+    expect(run.out).toMatch(/^\d+ entries verified, sequence 1 to \d+$/m);
+    expect(run.out).toMatch(/^Checkpoint: sequence \d+ of mer_\w+ \(test\), .*: matches line 2\.$/m);
+  });
+
   it('oauth-apps.md: registering the app and starting the example', async () => {
     const run = await runGuide('oauth-apps.md', { SESSION: m.token });
     expect(run.code, `${run.out}\n${run.err}`).toBe(0);
@@ -117,7 +124,10 @@ describe('code excerpts are the examples CI runs', () => {
 describe('the guides are linked', () => {
   it('from the README, the OpenAPI description and the dashboard, and served at /guides/', async () => {
     const readme = read('README.md');
-    const tabs = read('web/src/pages/account-ids.tsx') + read('web/src/pages/apps/app-install-card.tsx');
+    const tabs =
+      read('web/src/pages/account-ids.tsx') +
+      read('web/src/pages/apps/app-install-card.tsx') +
+      read('web/src/pages/logs/logs-page.tsx');
     for (const name of GUIDES) {
       expect(readme).toContain(`docs/guides/${name}`);
       expect(tabs).toContain(`/guides/${name}`);

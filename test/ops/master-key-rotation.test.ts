@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DB_KIND, startTestService, type TestService } from '../support/service.ts';
+import { AUDIT_SIGNING_KEY, DB_KIND, startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { createWebhook, emit, INTERNAL_TOKEN, type CreatedWebhook } from '../webhooks/helpers.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
@@ -96,6 +96,7 @@ it.runIf(DB_KIND === 'pg')('runs as `svc rotate-master-key`, reporting progress'
       PATH: process.env.PATH!,
       DATABASE_URL: first.databaseUrl!,
       SVC_MASTER_KEY: `${C.toString('base64')},${B.toString('base64')}`,
+      SVC_AUDIT_SIGNING_KEYS: AUDIT_SIGNING_KEY,
     },
     encoding: 'utf8',
   });
@@ -103,7 +104,12 @@ it.runIf(DB_KIND === 'pg')('runs as `svc rotate-master-key`, reporting progress'
   expect(JSON.parse(run.stdout)).toMatchObject({ key_id: masterKeyId(C), webhooks: HOOKS });
   const missing = spawnSync(process.execPath, ['bin/svc.js', 'rotate-master-key'], {
     cwd: `${import.meta.dirname}/../..`,
-    env: { PATH: process.env.PATH!, DATABASE_URL: first.databaseUrl!, SVC_MASTER_KEY: A.toString('base64') },
+    env: {
+      PATH: process.env.PATH!,
+      DATABASE_URL: first.databaseUrl!,
+      SVC_MASTER_KEY: A.toString('base64'),
+      SVC_AUDIT_SIGNING_KEYS: AUDIT_SIGNING_KEY,
+    },
     encoding: 'utf8',
   });
   expect(missing.status).not.toBe(0);

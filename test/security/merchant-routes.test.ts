@@ -33,6 +33,8 @@ const MERCHANT_ROUTES = [
   'GET /api/v1/merchant/developer/apps/:appID/installs',
   'GET /api/v1/merchant/developer/connections',
   'GET /api/v1/merchant/developer/logs',
+  'GET /api/v1/merchant/developer/logs/chain',
+  'GET /api/v1/merchant/developer/logs/checkpoint',
   'GET /api/v1/merchant/developer/logs/export',
   'GET /api/v1/merchant/developer/requests',
   'GET /api/v1/merchant/developer/requests/:requestID',

@@ -2,7 +2,7 @@
 // free port, wait until ready, stop every child at the end (and whatever happens to the test worker).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { MASTER_KEY } from './service.ts';
+import { AUDIT_SIGNING_KEY, MASTER_KEY } from './service.ts';
 import { eventually } from './eventually.ts';
 import { freePort } from './ports.ts';
 
@@ -36,6 +36,7 @@ export async function startProcess(
       PORT: String(port),
       HOST: '127.0.0.1',
       SVC_MASTER_KEY: MASTER_KEY,
+      SVC_AUDIT_SIGNING_KEYS: AUDIT_SIGNING_KEY,
       SVC_LOG_LEVEL: 'silent',
       SVC_RATE_LIMIT: 'off',
       SVC_WEBHOOK_ALLOW_PRIVATE: '1',
@@ -107,7 +108,11 @@ export async function call<T = any>(
 
 /** Runs the `svc` command against a database URL, or an embedded data directory. */
 export function runSvc(args: string[], target: { databaseUrl?: string | undefined; dataDir: string }) {
-  const env: Record<string, string> = { PATH: process.env.PATH!, SVC_MASTER_KEY: MASTER_KEY };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH!,
+    SVC_MASTER_KEY: MASTER_KEY,
+    SVC_AUDIT_SIGNING_KEYS: AUDIT_SIGNING_KEY,
+  };
   if (target.databaseUrl) env.DATABASE_URL = target.databaseUrl;
   else env.SVC_DATA_DIR = target.dataDir;
   return spawnSync(process.execPath, ['bin/svc.js', ...args], {

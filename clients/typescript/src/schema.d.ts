@@ -152,9 +152,49 @@ export interface paths {
         };
         /**
          * Export the audit log as CSV or JSON Lines
-         * @description The filters of the logs list; streamed, newest first, at most 1,000,000 entries.
+         * @description The filters of the logs list; streamed, newest first in sequence order, the chain as of the call (entries committed before it are sealed first), at most 1,000,000 entries. A filtered export marks its JSON lines `"export_filtered": true`.
          */
         get: operations["exportLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchant/developer/logs/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A signed checkpoint of the audit chain
+         * @description An Ed25519 signature over the chain's last sealed entry (entries committed before the call are sealed first), verifiable with GET /.well-known/svc-audit-keys. Keep it with an export taken after it: `svc audit verify` checks that the export reaches it.
+         */
+        get: operations["getLogsCheckpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchant/developer/logs/chain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check the audit chain now
+         * @description Recomputes every hash and link of the chain from its first entry, as `svc audit verify` does over an export, and answers how far it holds: "verified up to entry N", or where it breaks.
+         */
+        get: operations["checkLogsChain"];
         put?: never;
         post?: never;
         delete?: never;
@@ -777,6 +817,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/svc-audit-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public keys of the audit checkpoints (JWKS)
+         * @description A JSON Web Key Set (RFC 7517) of Ed25519 keys (OKP, RFC 8037): the signing key and the retired ones, so that checkpoints signed before a rotation still verify. A checkpoint's key_id is a kid.
+         */
+        get: operations["getAuditKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/oauth-authorization-server": {
         parameters: {
             query?: never;
@@ -954,7 +1014,7 @@ export interface paths {
         };
         /**
          * An integrator guide, as Markdown
-         * @description quickstart.md, oauth-apps.md, api-keys.md or platform-services.md.
+         * @description quickstart.md, oauth-apps.md, api-keys.md, platform-services.md or audit.md.
          */
         get: operations["getGuide"];
         put?: never;
@@ -1354,6 +1414,12 @@ export interface components {
              * @example 2026-11-21T10:00:00.000Z
              */
             created_at: string;
+            /** @description 1, 2, 3, ... per merchant and mode, with no gaps; null until the entry is sealed. */
+            sequence: number | null;
+            /** @description SHA-256 (hex) of prev_hash followed by the RFC 8785 canonical JSON of id, action, entity_type, entity_id, metadata (the string), created_at and sequence; null until the entry is sealed. */
+            hash: string | null;
+            /** @description The hash of the entry before it in the chain (64 zeros for the first); null until sealed. */
+            prev_hash: string | null;
         };
         /** AuditEntryList */
         AuditEntryList: {
@@ -1363,6 +1429,49 @@ export interface components {
             has_more: boolean;
             /** @description Pass as starting_after. */
             next_cursor: string | null;
+        };
+        /** AuditCheckpoint */
+        AuditCheckpoint: {
+            merchant_id: string;
+            mode: "test" | "live";
+            /** @description The last sealed entry; 0 before the first. */
+            sequence: number;
+            /** @description Lowercase hex SHA-256. */
+            hash: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            signed_at: string;
+            /** @description The `kid` of the key in GET /.well-known/svc-audit-keys. */
+            key_id: string;
+            /** @description Ed25519, base64url, over `svc-audit-checkpoint.v1.{merchant_id}.{mode}.{sequence}.{hash}.{signed_at}`. */
+            signature: string;
+        };
+        /** AuditChainState */
+        AuditChainState: {
+            state: "verified" | "broken";
+            verified_through: {
+                sequence: number;
+                /** @description Lowercase hex SHA-256. */
+                hash: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T10:00:00.000Z
+                 */
+                created_at: string;
+            } | null;
+            broken: {
+                sequence: number;
+                id: string;
+                issue: string;
+            } | null;
+            unsealed: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            checked_at: string;
         };
         /** OAuthAppList */
         OAuthAppList: {
@@ -1816,6 +1925,21 @@ export interface components {
             has_more: boolean;
             /** @description Pass as starting_after. */
             next_cursor: string | null;
+        };
+        /** AuditKeys */
+        AuditKeys: {
+            keys: {
+                /** @enum {string} */
+                kty: "OKP";
+                /** @enum {string} */
+                crv: "Ed25519";
+                x: string;
+                kid: string;
+                /** @enum {string} */
+                alg: "EdDSA";
+                /** @enum {string} */
+                use: "sig";
+            }[];
         };
         /** Metadata */
         Metadata: {
@@ -2839,6 +2963,8 @@ export type Merchant = components['schemas']['Merchant'];
 export type Store = components['schemas']['Store'];
 export type AuditEntry = components['schemas']['AuditEntry'];
 export type AuditEntryList = components['schemas']['AuditEntryList'];
+export type AuditCheckpoint = components['schemas']['AuditCheckpoint'];
+export type AuditChainState = components['schemas']['AuditChainState'];
 export type OAuthAppList = components['schemas']['OAuthAppList'];
 export type OAuthAppWithSecret = components['schemas']['OAuthAppWithSecret'];
 export type Connection = components['schemas']['Connection'];
@@ -2866,6 +2992,7 @@ export type CartItem = components['schemas']['CartItem'];
 export type Cart = components['schemas']['Cart'];
 export type Country = components['schemas']['Country'];
 export type CountryList = components['schemas']['CountryList'];
+export type AuditKeys = components['schemas']['AuditKeys'];
 export type Metadata = components['schemas']['Metadata'];
 export type TokenResponse = components['schemas']['TokenResponse'];
 export type OAuthError = components['schemas']['OAuthError'];
@@ -3616,6 +3743,166 @@ export interface operations {
                 content: {
                     "text/csv": components["schemas"]["ErrorEnvelope"];
                     "application/x-ndjson": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getLogsCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AuditCheckpoint"];
+                    };
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    checkLogsChain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AuditChainState"];
+                    };
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Too many requests (rate_limited); wait for Retry-After. */
@@ -7693,6 +7980,72 @@ export interface operations {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAuditKeys: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditKeys"];
+                };
+            };
+            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {

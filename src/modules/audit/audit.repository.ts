@@ -1,4 +1,5 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
+import type { DB } from '../../schema.ts';
 import type { Executor } from '../../db/database.ts';
 import type { AuditLogsTable } from './audit.table.ts';
 import { idFloor } from '../../lib/ids.ts';
@@ -12,10 +13,11 @@ export const AUDIT_SOURCE_COLUMNS =
   'entity_id text, metadata text';
 
 /**
- * SQL text of two data-modifying CTEs, `audit_logged` and `audit_counted`, that write one entry per row of
- * the relation `source` (columns: AUDIT_SOURCE_COLUMNS) and bump its four counters: the only copy of the
- * counter protocol (migration 0005), for this module's own statement and for a caller's statement that
- * learns the merchant only as it runs (the refresh grant). Every writer of a transaction uses the shard of
+ * SQL text of three data-modifying CTEs, `audit_logged`, `audit_queued` and `audit_counted`, that write one
+ * entry per row of the relation `source` (columns: AUDIT_SOURCE_COLUMNS), queue it for the sealer (migration
+ * 0070) and bump its four counters: the only copy of the writers' protocol (migration 0005), for this
+ * module's own statement and for a caller's statement that learns the merchant only as it runs (the refresh
+ * grant). Every writer of a transaction uses the shard of
  * its transaction id and takes its counter rows in one order, '*' first, so two transactions either never
  * share a row or queue on '*' before anything else: no deadlock. Rows of one counter are summed first: one
  * statement may not update a row twice. Parameter-free, so it fits a named prepared statement as it is.
@@ -25,6 +27,8 @@ export function auditCtes(source: string): string {
   return `audit_logged as (
   insert into audit_logs (id, merchant_id, mode, action, entity_type, entity_id, metadata, created_at)
   select log_id, merchant_id, mode, action, entity_type, entity_id, metadata, log_at from ${source}
+), audit_queued as (
+  insert into audit_pending (log_id) select log_id from ${source}
 ), audit_counted as (
   insert into audit_counts (merchant_id, mode, key, shard, n)
   select s.merchant_id, s.mode, k.key, (txid_current() % ${SHARDS})::smallint, count(*)
@@ -93,10 +97,14 @@ export interface EntryFilter {
   until?: Date | undefined;
 }
 
-export type EntryRow = Pick<
+export interface EntryRow extends Pick<
   Selectable<AuditLogsTable>,
   'id' | 'action' | 'entity_type' | 'entity_id' | 'metadata' | 'created_at'
->;
+> {
+  sequence: number | null;
+  hash: string | null;
+  prev_hash: string | null;
+}
 
 /**
  * The entries a filter matches, before paging. The merchant is bounded by a range, not `=`, and pages are
@@ -108,22 +116,50 @@ export type EntryRow = Pick<
  * order, whatever the statistics say.
  */
 function filtered(db: Executor, scope: Scope, f: EntryFilter) {
-  let q = db
-    .selectFrom('audit_logs')
-    .where('merchant_id', '>=', scope.merchantId)
-    .where('merchant_id', '<=', scope.merchantId)
-    .where('mode', '=', scope.mode);
-  if (f.action?.endsWith('.*')) q = q.where('family', '=', f.action.slice(0, -2));
-  else if (f.action) q = q.where('action', '=', f.action);
-  if (f.entityType) q = q.where('entity_type', '=', f.entityType);
-  if (f.entityId) q = q.where('entity_id', '=', f.entityId);
+  return narrowed(
+    db
+      .selectFrom('audit_logs')
+      .where('audit_logs.merchant_id', '>=', scope.merchantId)
+      .where('audit_logs.merchant_id', '<=', scope.merchantId)
+      .where('audit_logs.mode', '=', scope.mode),
+    f,
+  );
+}
+
+/** A filter's conditions on audit_logs. */
+export function narrowed(q: SelectQueryBuilder<DB, 'audit_logs', object>, f: EntryFilter) {
+  if (f.action?.endsWith('.*')) q = q.where('audit_logs.family', '=', f.action.slice(0, -2));
+  else if (f.action) q = q.where('audit_logs.action', '=', f.action);
+  if (f.entityType) q = q.where('audit_logs.entity_type', '=', f.entityType);
+  if (f.entityId) q = q.where('audit_logs.entity_id', '=', f.entityId);
   // Ids begin with their creation time, so a time bound is also an id bound: the index range scan stops at
   // the bound instead of filtering rows one by one.
-  if (f.since) q = q.where('created_at', '>=', f.since).where('id', '>=', idFloor('log', f.since));
-  if (f.until)
-    q = q.where('created_at', '<', f.until).where('id', '<', idFloor('log', new Date(f.until.getTime() + 1)));
+  if (f.since) {
+    q = q.where('audit_logs.created_at', '>=', f.since).where('audit_logs.id', '>=', idFloor('log', f.since));
+  }
+  if (f.until) {
+    q = q
+      .where('audit_logs.created_at', '<', f.until)
+      .where('audit_logs.id', '<', idFloor('log', new Date(f.until.getTime() + 1)));
+  }
   return q;
 }
+
+/**
+ * The columns of an entry, its seal's among them (null until sealed): for a query on audit_logs that joins
+ * audit_chain as `c`. Every column is qualified, as both tables have merchant_id and mode.
+ */
+export const ENTRY_COLUMNS = [
+  'audit_logs.id',
+  'audit_logs.action',
+  'audit_logs.entity_type',
+  'audit_logs.entity_id',
+  'audit_logs.metadata',
+  'audit_logs.created_at',
+  'c.sequence',
+  'c.hash',
+  'c.prev_hash',
+] as const;
 
 export async function listEntries(
   db: Executor,
@@ -132,11 +168,13 @@ export async function listEntries(
   page: PageInput,
 ): Promise<Page<EntryRow>> {
   const q = filtered(db, scope, f);
+  // The page first, then each of its entries' seal: one probe of audit_chain_log_idx per row of the page.
   const rows = (after: string | undefined, take: number) =>
-    (after ? q.where('id', '<', after) : q)
-      .select(['id', 'action', 'entity_type', 'entity_id', 'metadata', 'created_at'])
-      .orderBy('merchant_id')
-      .orderBy('id', 'desc')
+    (after ? q.where('audit_logs.id', '<', after) : q)
+      .leftJoin('audit_chain as c', 'c.log_id', 'audit_logs.id')
+      .select(ENTRY_COLUMNS)
+      .orderBy('audit_logs.merchant_id')
+      .orderBy('audit_logs.id', 'desc')
       .limit(take);
   const key = counterKey(f);
   if (key === undefined) {
@@ -164,34 +202,6 @@ export async function listEntries(
 }
 
 /**
- * Every entry a filter matches, newest first, read `chunk` at a time by keyset: an export of any size holds
- * one chunk in memory, and each chunk is one index range scan.
- */
-export async function* eachEntry(
-  db: Executor,
-  scope: Scope,
-  f: EntryFilter,
-  chunk: number,
-  max: number,
-): AsyncGenerator<EntryRow> {
-  let after: string | undefined;
-  let sent = 0;
-  while (sent < max) {
-    const q = filtered(db, scope, f);
-    const rows = await (after ? q.where('id', '<', after) : q)
-      .select(['id', 'action', 'entity_type', 'entity_id', 'metadata', 'created_at'])
-      .orderBy('merchant_id')
-      .orderBy('id', 'desc')
-      .limit(Math.min(chunk, max - sent))
-      .execute();
-    for (const row of rows) yield row;
-    sent += rows.length;
-    if (rows.length < chunk) return;
-    after = rows[rows.length - 1]!.id;
-  }
-}
-
-/**
  * The entries written during a request (the request log's detail, API.md section 11.6): its id in their
  * metadata, among the merchant's entries of the request's few seconds (ids begin with their time, so the
  * window is one range of audit_logs_page_idx).
@@ -204,13 +214,14 @@ export async function entriesOfRequest(
 ): Promise<EntryRow[]> {
   return db
     .selectFrom('audit_logs')
-    .select(['id', 'action', 'entity_type', 'entity_id', 'metadata', 'created_at'])
-    .where('merchant_id', '=', scope.merchantId)
-    .where('mode', '=', scope.mode)
-    .where('id', '>=', idFloor('log', window.from))
-    .where('id', '<', idFloor('log', window.to))
-    .where(sql<string>`metadata::jsonb ->> 'request_id'`, '=', requestId)
-    .orderBy('id', 'desc')
+    .leftJoin('audit_chain as c', 'c.log_id', 'audit_logs.id')
+    .select(ENTRY_COLUMNS)
+    .where('audit_logs.merchant_id', '=', scope.merchantId)
+    .where('audit_logs.mode', '=', scope.mode)
+    .where('audit_logs.id', '>=', idFloor('log', window.from))
+    .where('audit_logs.id', '<', idFloor('log', window.to))
+    .where(sql<string>`audit_logs.metadata::jsonb ->> 'request_id'`, '=', requestId)
+    .orderBy('audit_logs.id', 'desc')
     .limit(100)
     .execute();
 }

@@ -2,81 +2,164 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { auditContext, merchantScope } from '../../http/request.ts';
 import { errors, pageOf } from '../../http/schemas.ts';
-import { ExportQuery, LogsPage, LogsQuery } from './audit.schemas.ts';
+import {
+  AuditChainState,
+  AuditCheckpoint,
+  AuditKeys,
+  ExportQuery,
+  LogsPage,
+  LogsQuery,
+} from './audit.schemas.ts';
 import { exportLogs, listLogs } from './audit.service.ts';
+import { checkpoint, jwks, type ChainKeys, type ChainState } from './chain.service.ts';
+import type { Sealer } from './sealer.service.ts';
+import type { Scope } from '../../lib/scope.ts';
 
-export const auditRoutes: FastifyPluginAsync = async (plugin) => {
-  const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-  app.get(
-    '/developer/logs',
-    {
-      schema: {
-        tags: ['Logs'],
-        security: [{ session: [] }],
-        querystring: LogsQuery,
-        response: { 200: LogsPage, ...errors(400, 401) },
-      },
-    },
-    async (request) => {
-      const q = request.query;
-      const logs = await listLogs(app.ctx, merchantScope(request), {
-        ...pageOf(q),
-        action: q.action,
-        entityType: q.entity_type,
-        entityId: q.entity_id,
-        since: q.since ? new Date(q.since) : undefined,
-        until: q.until ? new Date(q.until) : undefined,
-      });
-      return { data: logs };
-    },
-  );
+export interface AuditState {
+  readonly sealer: Sealer;
+  readonly keys: ChainKeys;
+  /** The chain check, one run per chain at a time in this process. */
+  readonly checkChain: (scope: Scope) => Promise<ChainState>;
+}
 
-  app.get(
-    '/developer/logs/export',
-    {
-      schema: {
-        tags: ['Logs'],
-        security: [{ session: [] }],
-        summary: 'Download the log, as CSV or JSON Lines, with the filters of the logs page.',
-        querystring: ExportQuery,
-        produces: ['text/csv', 'application/x-ndjson'],
-        response: {
-          200: {
-            description: 'The matching entries, newest first, streamed (at most 1,000,000).',
-            content: {
-              'text/csv': { schema: { type: 'string' } },
-              'application/x-ndjson': { schema: { type: 'string' } },
-            },
-          },
-          ...errors(400, 401),
+export const auditRoutes =
+  (state: AuditState): FastifyPluginAsync =>
+  async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    app.get(
+      '/developer/logs',
+      {
+        schema: {
+          tags: ['Logs'],
+          security: [{ session: [] }],
+          querystring: LogsQuery,
+          response: { 200: LogsPage, ...errors(400, 401) },
         },
       },
-    },
-    async (request, reply) => {
-      const q = request.query;
-      const format = q.format ?? 'csv';
-      const audit = auditContext(request);
-      const stream = await exportLogs(
-        app.ctx,
-        audit,
-        {
+      async (request) => {
+        const q = request.query;
+        const logs = await listLogs(app.ctx, merchantScope(request), {
+          ...pageOf(q),
           action: q.action,
           entityType: q.entity_type,
           entityId: q.entity_id,
           since: q.since ? new Date(q.since) : undefined,
           until: q.until ? new Date(q.until) : undefined,
+        });
+        return { data: logs };
+      },
+    );
+
+    app.get(
+      '/developer/logs/export',
+      {
+        schema: {
+          tags: ['Logs'],
+          security: [{ session: [] }],
+          summary: 'Download the log, as CSV or JSON Lines, with the filters of the logs page.',
+          querystring: ExportQuery,
+          produces: ['text/csv', 'application/x-ndjson'],
+          response: {
+            200: {
+              description: 'The matching entries, newest first, streamed (at most 1,000,000).',
+              content: {
+                'text/csv': { schema: { type: 'string' } },
+                'application/x-ndjson': { schema: { type: 'string' } },
+              },
+            },
+            ...errors(400, 401),
+          },
         },
-        format,
-      );
-      const day = new Date(app.ctx.clock.now()).toISOString().slice(0, 10);
-      return (
-        reply
-          .header('cache-control', 'no-store')
-          .header('content-disposition', `attachment; filename="svc-logs-${audit.mode}-${day}.${format}"`)
-          .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
-          // a stream of the documented text, which the schema can only describe as a string
-          .send(stream as unknown as string)
-      );
-    },
-  );
-};
+      },
+      async (request, reply) => {
+        const q = request.query;
+        const format = q.format ?? 'csv';
+        const audit = auditContext(request);
+        const stream = await exportLogs(
+          app.ctx,
+          state.sealer,
+          audit,
+          {
+            action: q.action,
+            entityType: q.entity_type,
+            entityId: q.entity_id,
+            since: q.since ? new Date(q.since) : undefined,
+            until: q.until ? new Date(q.until) : undefined,
+          },
+          format,
+        );
+        const day = new Date(app.ctx.clock.now()).toISOString().slice(0, 10);
+        return (
+          reply
+            .header('cache-control', 'no-store')
+            .header('content-disposition', `attachment; filename="svc-logs-${audit.mode}-${day}.${format}"`)
+            .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
+            // a stream of the documented text, which the schema can only describe as a string
+            .send(stream as unknown as string)
+        );
+      },
+    );
+
+    app.get(
+      '/developer/logs/checkpoint',
+      {
+        schema: {
+          operationId: 'getLogsCheckpoint',
+          summary: 'A signed checkpoint of the audit chain',
+          tags: ['Logs'],
+          description:
+            "An Ed25519 signature over the chain's last sealed entry (entries committed before the call are " +
+            'sealed first), verifiable with GET /.well-known/svc-audit-keys. Keep it with an export taken ' +
+            'after it: `svc audit verify` checks that the export reaches it.',
+          security: [{ session: [] }],
+          response: { 200: AuditCheckpoint, ...errors(400, 401) },
+        },
+      },
+      async (request, reply) => {
+        void reply.header('cache-control', 'no-store');
+        return { data: await checkpoint(app.ctx, state.sealer, state.keys, merchantScope(request)) };
+      },
+    );
+
+    app.get(
+      '/developer/logs/chain',
+      {
+        schema: {
+          operationId: 'checkLogsChain',
+          summary: 'Check the audit chain now',
+          tags: ['Logs'],
+          description:
+            'Recomputes every hash and link of the chain from its first entry, as `svc audit verify` does ' +
+            'over an export, and answers how far it holds: "verified up to entry N", or where it breaks.',
+          security: [{ session: [] }],
+          response: { 200: AuditChainState, ...errors(400, 401) },
+        },
+      },
+      async (request) => ({ data: await state.checkChain(merchantScope(request)) }),
+    );
+  };
+
+/** The checkpoints' public keys, at the root: auditors fetch them without a session. */
+export const auditKeyRoutes =
+  (keys: ChainKeys): FastifyPluginAsync =>
+  async (app) => {
+    const document = jwks(keys);
+    app.get(
+      '/.well-known/svc-audit-keys',
+      {
+        schema: {
+          operationId: 'getAuditKeys',
+          summary: 'The public keys of the audit checkpoints (JWKS)',
+          tags: ['Logs'],
+          description:
+            'A JSON Web Key Set (RFC 7517) of Ed25519 keys (OKP, RFC 8037): the signing key and the retired ' +
+            "ones, so that checkpoints signed before a rotation still verify. A checkpoint's key_id is a kid.",
+          response: { 200: AuditKeys },
+        },
+      },
+      async (_request, reply) => {
+        void reply.header('cache-control', 'public, max-age=300');
+        return document;
+      },
+    );
+  };

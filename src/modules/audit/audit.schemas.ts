@@ -1,5 +1,8 @@
 import { Type } from 'typebox';
-import { List, PageQuery, Timestamp } from '../../http/schemas.ts';
+import { Data, List, Mode, PageQuery, Timestamp } from '../../http/schemas.ts';
+
+const Hash = Type.String({ pattern: '^[0-9a-f]{64}$', description: 'Lowercase hex SHA-256.' });
+const Sequence = Type.Integer({ minimum: 1 });
 
 export const AuditEntry = Type.Object(
   {
@@ -12,6 +15,18 @@ export const AuditEntry = Type.Object(
         'A JSON object serialised as a string: actor, ip, user_agent, request_id and the fields of the action.',
     }),
     created_at: Timestamp,
+    sequence: Type.Union([Sequence, Type.Null()], {
+      description: '1, 2, 3, ... per merchant and mode, with no gaps; null until the entry is sealed.',
+    }),
+    hash: Type.Union([Hash, Type.Null()], {
+      description:
+        'SHA-256 (hex) of prev_hash followed by the RFC 8785 canonical JSON of id, action, entity_type, ' +
+        'entity_id, metadata (the string), created_at and sequence; null until the entry is sealed.',
+    }),
+    prev_hash: Type.Union([Hash, Type.Null()], {
+      description:
+        'The hash of the entry before it in the chain (64 zeros for the first); null until sealed.',
+    }),
   },
   { title: 'AuditEntry' },
 );
@@ -44,3 +59,56 @@ export const ExportQuery = Type.Object({
     }),
   ),
 });
+
+export const AuditCheckpoint = Data(
+  Type.Object(
+    {
+      merchant_id: Type.String(),
+      mode: Mode,
+      sequence: Type.Integer({ minimum: 0, description: 'The last sealed entry; 0 before the first.' }),
+      hash: Hash,
+      signed_at: Timestamp,
+      key_id: Type.String({ description: 'The `kid` of the key in GET /.well-known/svc-audit-keys.' }),
+      signature: Type.String({
+        description:
+          'Ed25519, base64url, over `svc-audit-checkpoint.v1.{merchant_id}.{mode}.{sequence}.{hash}.{signed_at}`.',
+      }),
+    },
+    { title: 'AuditCheckpoint' },
+  ),
+);
+
+export const AuditChainState = Data(
+  Type.Object(
+    {
+      state: Type.Union([Type.Literal('verified'), Type.Literal('broken')]),
+      verified_through: Type.Union([
+        Type.Object({ sequence: Sequence, hash: Hash, created_at: Timestamp }),
+        Type.Null(),
+      ]),
+      broken: Type.Union([
+        Type.Object({ sequence: Sequence, id: Type.String(), issue: Type.String() }),
+        Type.Null(),
+      ]),
+      unsealed: Type.Integer({ minimum: 0 }),
+      checked_at: Timestamp,
+    },
+    { title: 'AuditChainState' },
+  ),
+);
+
+export const AuditKeys = Type.Object(
+  {
+    keys: Type.Array(
+      Type.Object({
+        kty: Type.Literal('OKP'),
+        crv: Type.Literal('Ed25519'),
+        x: Type.String(),
+        kid: Type.String(),
+        alg: Type.Literal('EdDSA'),
+        use: Type.Literal('sig'),
+      }),
+    ),
+  },
+  { title: 'AuditKeys' },
+);

@@ -11,8 +11,9 @@ import { Readable } from 'node:stream';
 import type { Context } from '../../context.ts';
 import { iso } from '../../lib/time.ts';
 import { mapPage, type PageInput, type Scope } from '../../lib/scope.ts';
+import { chainTip, eachSealedEntry } from './chain.repository.ts';
+import type { Sealer } from './sealer.service.ts';
 import {
-  eachEntry,
   entriesOfRequest,
   insertEntries,
   listEntries,
@@ -129,12 +130,30 @@ export type ExportFilter = EntryFilter;
 /** One export reads at most this many entries; a longer history is exported by time range. */
 export const EXPORT_MAX = 1_000_000;
 const EXPORT_CHUNK = 1_000;
-const CSV_COLUMNS = ['id', 'created_at', 'action', 'entity_type', 'entity_id', 'metadata'] as const;
+const CSV_COLUMNS = [
+  'id',
+  'created_at',
+  'action',
+  'entity_type',
+  'entity_id',
+  'metadata',
+  'sequence',
+  'hash',
+  'prev_hash',
+] as const;
 
 /** RFC 4180: a field with a comma, a quote or a line break is quoted, and its quotes doubled. */
-const csvField = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
+const csvField = (value: string | number) =>
+  typeof value === 'string' && /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : String(value);
 
-async function* exportLines(rows: AsyncIterable<EntryRow>, format: ExportFormat): AsyncGenerator<string> {
+const narrowedBy = (f: ExportFilter) =>
+  [f.action, f.entityType, f.entityId, f.since, f.until].some((v) => v !== undefined);
+
+async function* exportLines(
+  rows: AsyncIterable<EntryRow>,
+  format: ExportFormat,
+  narrowed: boolean,
+): AsyncGenerator<string> {
   if (format === 'csv') yield `${CSV_COLUMNS.join(',')}\r\n`;
   let batch = '';
   let n = 0;
@@ -142,8 +161,8 @@ async function* exportLines(rows: AsyncIterable<EntryRow>, format: ExportFormat)
     const entry = { ...row, created_at: iso(row.created_at) };
     batch +=
       format === 'csv'
-        ? `${CSV_COLUMNS.map((c) => csvField(entry[c])).join(',')}\r\n`
-        : `${JSON.stringify(entry)}\n`;
+        ? `${CSV_COLUMNS.map((c) => csvField(entry[c] ?? '')).join(',')}\r\n`
+        : `${JSON.stringify(narrowed ? { ...entry, export_filtered: true } : entry)}\n`;
     // one write per hundred entries rather than per entry
     if (++n % 100 === 0) {
       yield batch;
@@ -155,10 +174,15 @@ async function* exportLines(rows: AsyncIterable<EntryRow>, format: ExportFormat)
 
 /**
  * The log as a file, streamed: the export is audited first (in its own transaction, so a failed stream is
- * still on record), then the entries are read a chunk at a time and written as they come.
+ * still on record), what was committed before it is sealed, then the chain is read from its tip downwards
+ * a chunk at a time and written as it comes. Entries sealed while it streams come after that tip and are
+ * left to the next export, so the file is the chain as of its start: newest first, in sequence order,
+ * without a gap. A filtered export holds only some of the chain's entries: its JSON lines say so
+ * (`"export_filtered": true`), for `svc audit verify`, which can then prove each entry on its own only.
  */
 export async function exportLogs(
   ctx: Context,
+  sealer: Sealer,
   audit: AuditContext,
   filter: ExportFilter,
   format: ExportFormat,
@@ -178,8 +202,10 @@ export async function exportLogs(
       },
     }),
   );
-  const rows = eachEntry(ctx.db, audit, filter, EXPORT_CHUNK, EXPORT_MAX);
-  return Readable.from(exportLines(rows, format));
+  await sealer.catchUp();
+  const tip = (await chainTip(ctx.db, audit))?.sequence ?? 0;
+  const rows = eachSealedEntry(ctx.db, audit, filter, tip, EXPORT_CHUNK, EXPORT_MAX);
+  return Readable.from(exportLines(rows, format, narrowedBy(filter)));
 }
 
 /**

@@ -1,4 +1,4 @@
-// Row types of the audit module's tables (migrations 0001 and 0005).
+// Row types of the audit module's tables (migrations 0001, 0005 and 0070).
 import type { Generated } from 'kysely';
 import type { Mode } from '../../lib/credentials.ts';
 
@@ -22,7 +22,24 @@ export interface AuditCountsTable {
   n: number;
 }
 
+/** Entries the sealer has yet to chain (migration 0070). */
+export interface AuditPendingTable {
+  log_id: string;
+}
+
+/** An entry's place in its merchant's and mode's chain (migration 0070). */
+export interface AuditChainTable {
+  merchant_id: string;
+  mode: Mode;
+  sequence: number;
+  log_id: string;
+  hash: string;
+  prev_hash: string;
+}
+
 export interface AuditTables {
   audit_logs: AuditLogsTable;
   audit_counts: AuditCountsTable;
+  audit_pending: AuditPendingTable;
+  audit_chain: AuditChainTable;
 }

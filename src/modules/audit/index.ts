@@ -1,5 +1,8 @@
+import type { Context } from '../../context.ts';
 import type { Module } from '../module.ts';
-import { auditRoutes } from './audit.routes.ts';
+import { auditKeyRoutes, auditRoutes, type AuditState } from './audit.routes.ts';
+import { chainKeys, sharedChecks } from './chain.service.ts';
+import { createSealer } from './sealer.service.ts';
 
 export { auditCtes, AUDIT_SOURCE_COLUMNS } from './audit.repository.ts';
 export { AuditEntry as AuditEntryObject } from './audit.schemas.ts';
@@ -16,7 +19,21 @@ export {
   type EntityType,
   type PreparedAudit,
 } from './audit.service.ts';
+export type { AuditState } from './audit.routes.ts';
 
-export function createAudit(): Module {
-  return { name: 'audit', merchantRoutes: auditRoutes };
+export interface AuditModule extends Module {
+  /** The sealer (its loop, and the catch-up of a reader), the signing keys and the chain check. */
+  readonly state: AuditState;
+}
+
+export function createAudit(ctx: Context): AuditModule {
+  const sealer = createSealer(ctx);
+  const state: AuditState = { sealer, keys: chainKeys(ctx), checkChain: sharedChecks(ctx) };
+  return {
+    name: 'audit',
+    state,
+    merchantRoutes: auditRoutes(state),
+    routes: auditKeyRoutes(state.keys),
+    background: [sealer.loop],
+  };
 }

@@ -8,7 +8,13 @@ import { notFound } from '../../lib/errors.ts';
 import { errors } from '../../http/schemas.ts';
 
 const DIR = join(import.meta.dirname, '../../../docs/guides');
-export const GUIDES = ['quickstart.md', 'oauth-apps.md', 'api-keys.md', 'platform-services.md'] as const;
+export const GUIDES = [
+  'quickstart.md',
+  'oauth-apps.md',
+  'api-keys.md',
+  'platform-services.md',
+  'audit.md',
+] as const;
 
 export const guideRoutes: FastifyPluginAsync = async (app) => {
   // Read once at start: the guides change with a release, not while the process runs.
@@ -19,7 +25,8 @@ export const guideRoutes: FastifyPluginAsync = async (app) => {
       schema: {
         tags: ['Docs'],
         summary:
-          'An integrator guide (Markdown): quickstart.md, oauth-apps.md, api-keys.md or platform-services.md.',
+          'An integrator guide (Markdown): quickstart.md, oauth-apps.md, api-keys.md, platform-services.md or ' +
+          'audit.md.',
         params: Type.Object({ name: Type.String({ maxLength: 64 }) }),
         response: { 200: Type.String(), ...errors(404) },
       },

@@ -100,7 +100,12 @@ export async function download(path: string, filename: string): Promise<void> {
       body.error?.request_id ?? res.headers.get('x-request-id'),
     );
   }
-  const url = URL.createObjectURL(await res.blob());
+  saveFile(await res.blob(), filename);
+}
+
+/** Saves data the page holds as a file, through the browser's download. */
+export function saveFile(blob: Blob, filename: string): void {
+  const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;
   a.download = filename;

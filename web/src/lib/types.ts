@@ -131,6 +131,18 @@ export interface LogEntry {
   entity_id: string;
   metadata: string;
   created_at: string;
+  /** The audit chain: null until the entry is sealed, a few seconds after it is written. */
+  sequence: number | null;
+  hash: string | null;
+  prev_hash: string | null;
+}
+
+export interface ChainState {
+  state: 'verified' | 'broken';
+  verified_through: { sequence: number; hash: string; created_at: string } | null;
+  broken: { sequence: number; id: string; issue: string } | null;
+  unsealed: number;
+  checked_at: string;
 }
 
 /** A call to the public interface, as its request log recorded it (API.md section 11.6). */

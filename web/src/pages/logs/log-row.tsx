@@ -78,6 +78,15 @@ export function LogRow({ entry, actors }: { entry: LogEntry; actors: ActorNames 
             <span aria-hidden="true">{open ? '▾' : '▸'}</span>
           </button>
         </td>
+        <td className="nowrap" data-label="#">
+          {entry.sequence === null ? (
+            <span className="muted" title="Sealing: the entry joins the chain within seconds">
+              …
+            </span>
+          ) : (
+            <span title={entry.hash ?? undefined}>{entry.sequence}</span>
+          )}
+        </td>
         <td className="nowrap" data-label="Time">
           <TimeText value={entry.created_at} />
         </td>
@@ -100,10 +109,18 @@ export function LogRow({ entry, actors }: { entry: LogEntry; actors: ActorNames 
       </tr>
       {open && (
         <tr className="row-detail" id={detailId}>
-          <td colSpan={5}>
+          <td colSpan={6}>
             <pre className="code-block" tabIndex={0} aria-label={`Metadata of ${entry.id}`}>
               {prettyJson(entry.metadata)}
             </pre>
+            <dl className="props props-compact chain-props">
+              <dt>Sequence</dt>
+              <dd>{entry.sequence ?? 'not sealed yet'}</dd>
+              <dt>Hash</dt>
+              <dd className="mono-small">{entry.hash ?? '—'}</dd>
+              <dt>Previous hash</dt>
+              <dd className="mono-small">{entry.prev_hash ?? '—'}</dd>
+            </dl>
           </td>
         </tr>
       )}

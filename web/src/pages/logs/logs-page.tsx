@@ -1,13 +1,14 @@
 import { useState } from 'react';
-import { api, download, query } from '../../lib/api.ts';
+import { api, download, query, saveFile } from '../../lib/api.ts';
 import { getMode } from '../../lib/mode.ts';
 import { navigate, useSearch } from '../../lib/router.ts';
-import type { App, Connection, ListPage, LogEntry, Me } from '../../lib/types.ts';
+import type { App, ChainState, Connection, ListPage, LogEntry, Me } from '../../lib/types.ts';
 import { useAsync } from '../../lib/use-async.ts';
 import { AsyncView } from '../../components/async-view.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
 import { ErrorBox } from '../../components/error-box.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
+import { ChainStateLine } from './chain-state.tsx';
 import { LogRow, type ActorNames } from './log-row.tsx';
 import { LogsFilters, type LogFilters } from './logs-filters.tsx';
 
@@ -76,14 +77,25 @@ export function LogsPage({ me }: { me: Me }) {
   const setFilters = (f: LogFilters) => navigate(`${HERE}${toUrl(f)}`);
   const actors = useActorNames(me);
   const [exportError, setExportError] = useState<unknown>(null);
+  // The checkpoint is signed before the export starts, so the export reaches it (`svc audit verify`); it is
+  // saved after the export, so that the export is the first file the browser receives.
   const exportAs = (format: 'csv' | 'jsonl') => {
     setExportError(null);
-    const day = new Date().toISOString().slice(0, 10);
-    download(
-      `/developer/logs/export${query({ ...apiFilters(filters), format })}`,
-      `svc-logs-${getMode()}-${day}.${format}`,
-    ).catch(setExportError);
+    const name = `svc-logs-${getMode()}-${new Date().toISOString().slice(0, 10)}`;
+    api<unknown>('GET', '/developer/logs/checkpoint')
+      .then(async (checkpoint) => {
+        await download(
+          `/developer/logs/export${query({ ...apiFilters(filters), format })}`,
+          `${name}.${format}`,
+        );
+        saveFile(
+          new Blob([`${JSON.stringify(checkpoint, null, 2)}\n`], { type: 'application/json' }),
+          `${name}.checkpoint.json`,
+        );
+      })
+      .catch(setExportError);
   };
+  const chain = useAsync(() => api<ChainState>('GET', '/developer/logs/chain'), []);
   const [more, setMore] = useState<{
     items: LogEntry[];
     cursor: string | null;
@@ -120,7 +132,12 @@ export function LogsPage({ me }: { me: Me }) {
     <section aria-labelledby="section-title">
       <PageHeader
         title="Logs"
-        description="Every change to apps, keys, webhooks and OAuth connections, with who made it. Read-only."
+        description={
+          <>
+            Every change to apps, keys, webhooks and OAuth connections, with who made it. Read-only, and
+            provably so: <a href="/guides/audit.md">verify an export</a>.
+          </>
+        }
         actions={
           <>
             <button type="button" className="btn" onClick={() => exportAs('csv')}>
@@ -129,7 +146,14 @@ export function LogsPage({ me }: { me: Me }) {
             <button type="button" className="btn" onClick={() => exportAs('jsonl')}>
               Export JSON Lines
             </button>
-            <button type="button" className="btn" onClick={() => reload()}>
+            <button
+              type="button"
+              className="btn"
+              onClick={() => {
+                reload();
+                chain.reload();
+              }}
+            >
               Refresh
             </button>
           </>
@@ -140,6 +164,7 @@ export function LogsPage({ me }: { me: Me }) {
         <LogsFilters key={key} value={filters} onApply={setFilters} />
       </div>
       <div className="card">
+        <ChainStateLine state={chain.state} onRetry={() => chain.reload()} />
         <AsyncView state={state} onRetry={reload} label="logs">
           {(page) => {
             const items = [...page.items, ...more.items];
@@ -153,6 +178,9 @@ export function LogsPage({ me }: { me: Me }) {
                       <tr>
                         <th scope="col">
                           <span className="sr-only">Details</span>
+                        </th>
+                        <th scope="col">
+                          <abbr title="Sequence in the audit chain">#</abbr>
                         </th>
                         <th scope="col">Time</th>
                         <th scope="col">Action</th>
