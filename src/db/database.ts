@@ -118,7 +118,10 @@ async function openPg(url: string, options: DatabaseOptions): Promise<Database> 
     }),
     async close() {
       await bus.close();
+      // Kysely ends the pool only if it ran a query: one that served the migration alone kept its
+      // connection for the 30 s idle timeout (and a copy of the database, as the tests' template, waited on it).
       await db.destroy();
+      if (!pool.ending) await pool.end();
     },
   };
 }
