@@ -19,6 +19,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: ['test/system/**', 'test/e2e/**'],
           env: { SVC_TEST_DB: 'pglite' },
+          globalSetup: ['test/support/global-setup-pglite.ts'],
         },
       },
       {
@@ -40,7 +41,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           env: { SVC_TEST_DB: 'pglite' },
-          globalSetup: ['test/e2e/support/global-setup.ts'],
+          globalSetup: ['test/support/global-setup-pglite.ts', 'test/e2e/support/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
