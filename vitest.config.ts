@@ -9,8 +9,12 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     // Two files at a time on the two-core CI machine: most of a file's time is spent waiting on PostgreSQL,
-    // child processes and timers, and one at a time the suite takes about 27 minutes of CI's 30.
+    // child processes, browsers and timers.
     maxWorkers: 2,
+    // A worker runs file after file of its project in one process: no module-level state is left in src/ (a
+    // lint rule), the tests mock nothing, and each file's services and databases are its own. A process per
+    // file paid every file's imports again.
+    isolate: false,
     projects: [
       {
         extends: true,
@@ -33,9 +37,8 @@ export default defineConfig({
         },
       },
       {
-        // The dashboard in a real browser (Debian's Chromium) against a listening service on PGlite: one
-        // process is all a browser walk needs, and the files run one at a time so two Chromiums never
-        // compete for the machine's cores.
+        // The dashboard in a real browser (Debian's Chromium) against a listening service on PGlite, in the
+        // same two workers as the database projects; a worker launches one Chromium for its files.
         extends: true,
         test: {
           name: 'e2e',
@@ -44,7 +47,6 @@ export default defineConfig({
           globalSetup: ['test/support/global-setup-pglite.ts', 'test/e2e/support/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          fileParallelism: false,
           // A loaded CI machine renders slower than a laptop: polls wait as long as a browser action (10 s).
           expect: { poll: { timeout: 10_000 } },
         },
