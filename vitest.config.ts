@@ -3,8 +3,9 @@ import { defineConfig } from 'vitest/config';
 // Every test file runs on a throwaway PostgreSQL cluster (the `pg` project). The files below run on embedded
 // PGlite as well (the `pglite` project): those about the embedded path, and those that run the statements of
 // the repositories, so that every repository statement the suite runs also runs on PGlite at least once
-// (`node scripts/pglite-coverage.ts` checks it). The rest (the HTTP edge, limits, OAuth client libraries,
-// commands, guides, pure units) runs on PostgreSQL only. docs/decisions.md, "The suite in minutes".
+// (`node scripts/pglite-coverage.ts` checks it, with the browser tests, whose services are on PGlite too).
+// The rest (the HTTP edge, limits, OAuth client libraries, commands, guides, pure units) runs on PostgreSQL
+// only. docs/decisions.md, "The suite in minutes".
 const ON_PGLITE_TOO = [
   // the embedded path: data directory, its lock, the one connection, the in-process bus
   'test/cli/data-dir-lock.test.ts', // one process per data directory, the lock named to the second

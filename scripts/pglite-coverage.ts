@@ -1,7 +1,8 @@
 // The rule of vitest.config.ts, checked: every statement of a repository (src/**/*.repository.ts) that the
-// suite runs on PostgreSQL also runs on PGlite. Runs the `pg` and the `pglite` projects with V8 coverage of the
-// repositories (two runs of the suite: minutes), then lists each statement run on PostgreSQL only, and exits 1
-// if there is one. `--compare` compares the reports of an earlier run without running the tests again.
+// suite runs on PostgreSQL also runs on PGlite. Runs the `pg` project, then the `pglite` and `e2e` projects
+// (the browser tests' services are on PGlite too), with V8 coverage of the repositories (two runs of the
+// suite: minutes), then lists each statement run on PostgreSQL only, and exits 1 if there is one.
+// `--compare` compares the reports of an earlier run without running the tests again.
 //
 //   node scripts/pglite-coverage.ts
 import { spawnSync } from 'node:child_process';
@@ -10,8 +11,9 @@ import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 
 const ROOT = join(import.meta.dirname, '..');
-const PROJECTS = ['pg', 'pglite'] as const;
-type Project = (typeof PROJECTS)[number];
+/** Each side of the comparison, and the Vitest projects that run it. */
+const SIDES = { pg: ['pg'], pglite: ['pglite', 'e2e'] } as const;
+type Side = keyof typeof SIDES;
 
 interface Location {
   start: { line: number; column: number };
@@ -23,33 +25,32 @@ interface FileCoverage {
   s: Record<string, number>;
 }
 
-const reportDir = (project: Project) => join(ROOT, 'test-results', `coverage-${project}`);
+const reportDir = (side: Side) => join(ROOT, 'test-results', `coverage-${side}`);
 
-function runProject(project: Project): void {
+function runSide(side: Side): void {
   // test/system's services are other processes, which the coverage of the test's own process does not see
   const files = globSync('test/**/*.test.ts', { cwd: ROOT }).filter((f) => !f.startsWith('test/system/'));
   const result = spawnSync(
     join(ROOT, 'node_modules/.bin/vitest'),
     [
       'run',
-      '--project',
-      project,
+      ...SIDES[side].flatMap((project) => ['--project', project]),
       ...files,
       '--coverage.enabled',
       '--coverage.provider=v8',
       '--coverage.include=src/**/*.repository.ts',
       '--coverage.reporter=json',
-      `--coverage.reportsDirectory=${reportDir(project)}`,
+      `--coverage.reportsDirectory=${reportDir(side)}`,
     ],
     { cwd: ROOT, stdio: 'inherit' },
   );
   // a failing test fails the check too: its statements may not have run
-  if (result.status !== 0) throw new Error(`the ${project} project failed (exit ${result.status})`);
+  if (result.status !== 0) throw new Error(`the ${side} side failed (exit ${result.status})`);
 }
 
 /** Per repository file, the places of the statements that ran at least once. */
-function ranStatements(project: Project): Map<string, { all: Set<string>; ran: Set<string> }> {
-  const report = JSON.parse(readFileSync(join(reportDir(project), 'coverage-final.json'), 'utf8')) as Record<
+function ranStatements(side: Side): Map<string, { all: Set<string>; ran: Set<string> }> {
+  const report = JSON.parse(readFileSync(join(reportDir(side), 'coverage-final.json'), 'utf8')) as Record<
     string,
     FileCoverage
   >;
@@ -68,7 +69,7 @@ function ranStatements(project: Project): Map<string, { all: Set<string>; ran: S
 }
 
 const { values } = parseArgs({ options: { compare: { type: 'boolean', default: false } } });
-if (!values.compare) for (const project of PROJECTS) runProject(project);
+if (!values.compare) for (const side of Object.keys(SIDES) as Side[]) runSide(side);
 
 const pg = ranStatements('pg');
 const pglite = ranStatements('pglite');
