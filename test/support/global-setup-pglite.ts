@@ -1,7 +1,7 @@
 // Vitest global setup of the projects on PGlite: the migrated template, built once for the run and dumped to
-// a file that every test database starts from (test/support/service.ts). Building it (initdb, then the
-// migrations) in each test file took 2-4 s, and a clone of it (a dump, then a start from the dump) 2 s more
-// per service; a start from the run's dump alone takes about 1 s.
+// a file that every test database starts from (test/support/service.ts). Each test file built its own
+// (initdb, then the migrations: 5-10 s on a loaded machine), and each service cloned it (a dump, 0.3-0.5 s,
+// then a start from the dump, 1.2-1.7 s).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ export default async function setup(project: TestProject) {
   const file = join(dir, 'template.tar');
   const pglite = await openPglite(undefined);
   const database = await openDatabase({ pglite }); // migrates
-  // uncompressed: gzip makes the 40 MB file 5 MB, and each start half a second slower
+  // uncompressed, 40 MB (gzip's 5 MB started no faster)
   const dump = await pglite.dumpDataDir('none');
   await database.close();
   writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
