@@ -1,27 +1,72 @@
 import { defineConfig } from 'vitest/config';
 
-// Every test file runs twice: on embedded PGlite and on a throwaway PostgreSQL cluster. Tests that need
-// several operating-system processes sharing one database (test/system) run on PostgreSQL only: PGlite is
-// an in-process database that a second process cannot open.
+// Every test file runs on a throwaway PostgreSQL cluster (the `pg` project). The files below run on embedded
+// PGlite as well (the `pglite` project): those about the embedded path, and those that run the statements of
+// the repositories, so that every repository statement the suite runs also runs on PGlite at least once
+// (`node scripts/pglite-coverage.ts` checks it, with the browser tests, whose services are on PGlite too).
+// The rest (the HTTP edge, limits, OAuth client libraries, commands, guides, pure units) runs on PostgreSQL
+// only. docs/decisions.md, "The suite in minutes".
+const ON_PGLITE_TOO = [
+  // the embedded path: data directory, its lock, the one connection, the in-process bus
+  'test/cli/data-dir-lock.test.ts', // one process per data directory, the lock named to the second
+  'test/cli/merchant-create.test.ts', // a command opening, migrating and writing a data directory
+  'test/lib/bus-cache.test.ts', // notifications on PGlite's own connection
+  'test/lib/bus-cache-channels.test.ts', // two channels on that connection
+  'test/api-keys/invalidation.test.ts', // two services on one PGlite, as two processes on one database
+  'test/oauth/shared.test.ts', // a revocation crossing two services on one PGlite
+  'test/foundation/failures.test.ts', // what a client sees when the embedded driver is gone
+  'test/security/edge-input.test.ts', // text a database cannot store (NUL, lone surrogates, year 0)
+  // the statements of each repository
+  'test/api-keys/api-keys.test.ts', // api-keys
+  'test/audit/audit-writer.test.ts', // audit: entries, guard, counters
+  'test/audit/logs.test.ts', // audit: pages, filters, counts
+  'test/audit/export.test.ts', // audit: the export's stream
+  'test/public/carts.test.ts', // carts
+  'test/public/abandonment.test.ts', // carts: the abandonment sweep, by services sharing a database
+  'test/journeys/idempotency.test.ts', // idempotency
+  'test/merchants/auth.test.ts', // merchants and sessions
+  'test/oauth/apps.test.ts', // oauth-apps
+  'test/oauth/authorize.test.ts', // oauth: codes and consents
+  'test/oauth/token.test.ts', // oauth: exchange, rotation, revocation
+  'test/oauth/introspect.test.ts', // oauth: introspection's reads
+  'test/oauth/refresh-siblings.test.ts', // oauth: siblings and tombstones
+  'test/oauth/metadata-housekeeping.test.ts', // oauth: the purge of expired codes and tokens
+  'test/ops/master-key-rotation.test.ts', // webhooks' master keys: the re-sealing
+  'test/webhooks/subscriptions.test.ts', // webhooks
+  'test/webhooks/delivery.test.ts', // deliveries: claim and outcomes
+  'test/webhooks/worker-lease.test.ts', // deliveries: leases given back
+  'test/webhooks/lifecycle.test.ts', // deliveries: cancel, disable, purge
+  'test/webhooks/recovery.test.ts', // events page, health, resend, recover
+  'test/events/trigger.test.ts', // events of a test trigger
+  'test/cli/listen.test.ts', // listeners and their streams
+  'test/ops/metrics.test.ts', // the queue's depth
+];
+
 export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
     // Two files at a time on the two-core CI machine: most of a file's time is spent waiting on PostgreSQL,
-    // child processes and timers, and one at a time the suite takes about 27 minutes of CI's 30.
+    // child processes, browsers and timers.
     maxWorkers: 2,
+    // A worker runs file after file of its project in one process: no module-level state is left in src/ (a
+    // lint rule), the tests mock nothing, and each file's services and databases are its own. A process per
+    // file paid every file's imports again.
+    isolate: false,
     projects: [
       {
         extends: true,
         test: {
           name: 'pglite',
-          include: ['test/**/*.test.ts'],
-          exclude: ['test/system/**', 'test/e2e/**'],
+          include: ON_PGLITE_TOO,
           env: { SVC_TEST_DB: 'pglite' },
+          globalSetup: ['test/support/global-setup-pglite.ts'],
         },
       },
       {
+        // test/system runs several operating-system processes on one database: PostgreSQL only, as a
+        // second process cannot open an in-process PGlite.
         extends: true,
         test: {
           name: 'pg',
@@ -32,18 +77,16 @@ export default defineConfig({
         },
       },
       {
-        // The dashboard in a real browser (Debian's Chromium) against a listening service on PGlite: one
-        // process is all a browser walk needs, and the files run one at a time so two Chromiums never
-        // compete for the machine's cores.
+        // The dashboard in a real browser (Debian's Chromium) against a listening service on PGlite, in the
+        // same two workers as the database projects; a worker launches one Chromium for its files.
         extends: true,
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           env: { SVC_TEST_DB: 'pglite' },
-          globalSetup: ['test/e2e/support/global-setup.ts'],
+          globalSetup: ['test/support/global-setup-pglite.ts', 'test/e2e/support/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          fileParallelism: false,
           // A loaded CI machine renders slower than a laptop: polls wait as long as a browser action (10 s).
           expect: { poll: { timeout: 10_000 } },
         },

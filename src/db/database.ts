@@ -45,10 +45,12 @@ export interface DatabaseOptions {
 // operating system's cache behind the buffers.
 const PGLITE_START = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
 
-export async function openPglite(dataDir: string | undefined): Promise<PGlite> {
+/** An embedded database: on `dataDir`, in memory when it is `undefined`, started from a dump when given one. */
+export async function openPglite(dataDir: string | undefined, dump?: Blob): Promise<PGlite> {
   return PGlite.create(dataDir, {
     parsers: { [INT8]: (value: string) => Number(value) },
     startParams: PGLITE_START,
+    ...(dump && { loadDataDir: dump }),
   });
 }
 
@@ -118,7 +120,10 @@ async function openPg(url: string, options: DatabaseOptions): Promise<Database> 
     }),
     async close() {
       await bus.close();
+      // Kysely ends the pool only if it ran a query: one that served the migration alone kept its
+      // connection for the 30 s idle timeout (and a copy of the database, as the tests' template, waited on it).
       await db.destroy();
+      if (!pool.ending) await pool.end();
     },
   };
 }

@@ -6,8 +6,10 @@
 // every answer is our envelope (or the RFC form on the OAuth endpoints, or a page or redirect where that is
 // the contract), with its request id.
 //
-// Bounded in time: FUZZ_BUDGET_MS (default 60 s per database) and FUZZ_RUNS (default unbounded within the
-// budget). FUZZ_SEED replays a run; the seed is printed at the start and in any failure report.
+// Once per run of the suite, on PostgreSQL (vitest.config.ts), bounded in time: SVC_FUZZ_SECONDS (default
+// 20) at a fixed seed, so that every run sends the same requests in the same order as far as its time
+// goes, and a failure replays. SVC_FUZZ_SEED sets another seed, `random` draws one (a longer search:
+// SVC_FUZZ_SECONDS=600 SVC_FUZZ_SEED=random); the seed is printed at the start and in any failure report.
 import fc from 'fast-check';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,9 +17,9 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { createFixtures, type Fixtures } from './fixtures.ts';
 
-const BUDGET_MS = Number(process.env.FUZZ_BUDGET_MS ?? 60_000);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 1_000_000);
-const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const BUDGET_MS = Number(process.env.SVC_FUZZ_SECONDS ?? 20) * 1000;
+const SEED_SETTING = process.env.SVC_FUZZ_SEED ?? '20260101';
+const SEED = SEED_SETTING === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(SEED_SETTING);
 const INTERNAL_TOKEN = 'fuzz-internal-token';
 
 let svc: TestService;
@@ -72,6 +74,10 @@ function targets(): Target[] {
     if (route.url.startsWith('/docs')) continue; // the reference page's static files
     // logging out would end the session every other request uses; edge-input covers it
     if (route.url.endsWith('/auth/logout')) continue;
+    // the listen stream answers an event stream that ends only when its client goes, and inject waits for
+    // the end: the first stream opened held every run until its budget was spent (99 requests in 20 or
+    // 60 s at one seed). The security suite checks its credentials; test/cli/listen.test.ts what it sends.
+    if (route.url.endsWith('/webhooks/listen')) continue;
     const openApiPath = route.url.replace(/:([A-Za-z]+)/g, '{$1}');
     for (const method of route.methods) {
       if (method === 'HEAD' || method === 'OPTIONS') continue;
@@ -304,7 +310,7 @@ describe('fuzzing the route table', () => {
       expect(all.length).toBeGreaterThan(40);
       const kinds = ['/api/v1/merchant/', '/api/public/v1/oauth/', '/api/public/v1/', '/internal/'];
       for (const k of kinds) expect(all.some((t) => t.url.startsWith(k))).toBe(true);
-      console.log(`fuzz: seed ${SEED} (FUZZ_SEED), ${all.length} routes, budget ${BUDGET_MS} ms`);
+      console.log(`fuzz: seed ${SEED} (SVC_FUZZ_SEED), ${all.length} routes, budget ${BUDGET_MS} ms`);
       let runs = 0;
       const property = fc.asyncProperty(
         fc.constantFrom(...all).chain((t) => requestArb(t).map((g) => [t, g] as const)),
@@ -319,7 +325,7 @@ describe('fuzzing the route table', () => {
       const started = Date.now();
       await fc.assert(property, {
         seed: SEED,
-        numRuns: RUNS,
+        numRuns: Number.MAX_SAFE_INTEGER, // as many as the budget allows
         interruptAfterTimeLimit: BUDGET_MS,
         markInterruptAsFailure: false,
         endOnFailure: false,

@@ -1,7 +1,8 @@
-// Test services on a real database: the `pglite` project clones a migrated in-memory template per service
-// (about 0.5 s, against 1-2 s to start and migrate a new one); the `pg` project copies the migrated template
-// database of the throwaway cluster (test/support/global-setup-pg.ts).
+// Test services on a real database: on PGlite each service starts from the run's migrated template
+// (test/support/global-setup-pglite.ts); on PostgreSQL each copies the migrated template database of the
+// throwaway cluster (test/support/global-setup-pg.ts).
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { DestinationStream } from 'pino';
@@ -16,21 +17,19 @@ export const MASTER_KEY = randomBytes(32).toString('base64');
 /** The audit checkpoints' signing key of every test service and process (an Ed25519 seed). */
 export const AUDIT_SIGNING_KEY = randomBytes(32).toString('base64');
 
-let template: Promise<PGlite> | undefined;
+// The template's dump, read once per worker: the files of a worker share this module (isolate: false).
+let template: { file: string; dump: Promise<Blob> } | undefined;
 
-async function pgliteTemplate(): Promise<PGlite> {
-  template ??= (async () => {
-    const pglite = await openPglite(undefined);
-    await openDatabase({ pglite }); // migrates; the handle stays open for the worker's lifetime
-    return pglite;
-  })();
-  return template;
+function pgliteTemplate(): Promise<Blob> {
+  const file = inject('pgliteTemplate');
+  if (template?.file !== file) template = { file, dump: readFile(file).then((bytes) => new Blob([bytes])) };
+  return template.dump;
 }
 
-/** A new, migrated, empty database: its URL on PostgreSQL, a clone of the template on PGlite. */
+/** A new, migrated, empty database: its URL on PostgreSQL, a start from the template's dump on PGlite. */
 export async function freshDatabase(): Promise<{ url?: string; pglite?: PGlite; drop(): Promise<void> }> {
   if (DB_KIND === 'pglite') {
-    const pglite = (await (await pgliteTemplate()).clone()) as PGlite;
+    const pglite = await openPglite(undefined, await pgliteTemplate());
     return { pglite, drop: async () => {} };
   }
   const base = inject('pgBaseUrl');

@@ -1,5 +1,6 @@
-// Debian's Chromium driven by playwright-core (the machine cannot download Playwright's browsers), a fresh
-// profile per launch (Playwright makes a temporary one), and every console error or page error collected so a test can fail on it.
+// Debian's Chromium driven by playwright-core (the machine cannot download Playwright's browsers), one per
+// Vitest worker, a fresh context per session, and every console error or page error collected so a test can
+// fail on it.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -24,26 +25,49 @@ export interface Launched {
   close(): Promise<void>;
 }
 
+// The worker's Chromium: launched by its first browser test and shared by the files after it (the worker
+// keeps this module from file to file, isolate: false). A launch per file cost each file a second or two of
+// the two cores. Playwright ends it with the worker's process (and Chromium ends when its pipe closes).
+let workerBrowser: Promise<Browser> | undefined;
+
+function launchOnce(): Promise<Browser> {
+  workerBrowser ??= chromium
+    .launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    })
+    .then((browser) => {
+      browser.on('disconnected', () => (workerBrowser = undefined));
+      return browser;
+    })
+    .catch((err: unknown) => {
+      workerBrowser = undefined;
+      throw err;
+    });
+  return workerBrowser;
+}
+
+/** The worker's Chromium for one test file: close() closes the contexts the file opened, not the browser. */
 export async function launchBrowser(): Promise<Launched> {
   if (!existsSync(CHROMIUM))
     throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await launchOnce();
+  const contexts = new Set<BrowserContext>();
   return {
     browser,
     async open(options = {}) {
       const context = await browser.newContext({ viewport: options.viewport ?? DESKTOP, locale: 'en-US' });
+      contexts.add(context);
+      context.on('close', () => contexts.delete(context));
       await context.grantPermissions(['clipboard-read', 'clipboard-write']);
       context.setDefaultTimeout(10_000);
       const page = await context.newPage();
@@ -55,7 +79,7 @@ export async function launchBrowser(): Promise<Launched> {
       return { context, page, errors, close: () => context.close() };
     },
     async close() {
-      await browser.close();
+      await Promise.all([...contexts].map((c) => c.close()));
     },
   };
 }
