@@ -40,6 +40,10 @@ const ON_PGLITE_TOO = [
   'test/events/trigger.test.ts', // events of a test trigger
   'test/cli/listen.test.ts', // listeners and their streams
   'test/ops/metrics.test.ts', // the queue's depth
+  'test/audit/chain.test.ts', // audit: the sealer's queue and seals
+  'test/audit/checkpoint.test.ts', // audit: the chain's tip and the service's check of it
+  'test/requests/request-logs.test.ts', // requests: the recorder's writes, pages, filters, day partitions
+  'test/merchants/password-check.test.ts', // merchants: the password check's budget and its audit
 ];
 
 export default defineConfig({
