@@ -11,8 +11,9 @@ export const auditRoutes: FastifyPluginAsync = async (plugin) => {
     '/developer/logs',
     {
       schema: {
+        operationId: 'listLogs',
+        summary: 'List audit log entries',
         tags: ['Logs'],
-        security: [{ session: [] }],
         querystring: LogsQuery,
         response: { 200: LogsPage, ...errors(400, 401) },
       },
@@ -35,9 +36,10 @@ export const auditRoutes: FastifyPluginAsync = async (plugin) => {
     '/developer/logs/export',
     {
       schema: {
+        operationId: 'exportLogs',
+        summary: 'Export the audit log as CSV or JSON Lines',
         tags: ['Logs'],
-        security: [{ session: [] }],
-        summary: 'Download the log, as CSV or JSON Lines, with the filters of the logs page.',
+        description: 'The filters of the logs list; streamed, newest first, at most 1,000,000 entries.',
         querystring: ExportQuery,
         produces: ['text/csv', 'application/x-ndjson'],
         response: {

@@ -17,9 +17,10 @@ export const guideRoutes: FastifyPluginAsync = async (app) => {
     '/guides/:name',
     {
       schema: {
-        tags: ['Docs'],
-        summary:
-          'An integrator guide (Markdown): quickstart.md, oauth-apps.md, api-keys.md or platform-services.md.',
+        operationId: 'getGuide',
+        summary: 'An integrator guide, as Markdown',
+        tags: ['Health'],
+        description: 'quickstart.md, oauth-apps.md, api-keys.md or platform-services.md.',
         params: Type.Object({ name: Type.String({ maxLength: 64 }) }),
         response: { 200: Type.String(), ...errors(404) },
       },

@@ -13,12 +13,11 @@ export const storeRoutes: FastifyPluginAsync = async (plugin) => {
     '/stores',
     {
       schema: {
-        tags: ['Stores'],
-        summary: 'List the stores the credential may act on',
+        operationId: 'listStores',
+        summary: 'The stores the credential may act on',
+        tags: ['Public'],
         description:
-          'Any credential with public:read: secret key, publishable key or access token. One store per ' +
-          'merchant today, all in one page. Its `id` is the `storeID` of the cart route.',
-        security: [{ credential: [] }],
+          'Any credential kind: an installed app learns its store here (or from the token response).',
         response: { 200: PublicStoreList, ...errors(400, 401, 403) },
       },
     },
