@@ -57,10 +57,12 @@ export async function findUsableKeyByHash(
     .executeTakeFirst();
 }
 
-/** One statement for a whole batch of last-use times; never moves a time backwards. */
-export async function recordLastUse(db: Executor, uses: ReadonlyMap<string, Date>): Promise<void> {
+/** One statement for a whole batch of last-use times (epoch ms by key id); never moves a time backwards. */
+export async function recordLastUse(db: Executor, uses: ReadonlyMap<string, number>): Promise<void> {
   if (uses.size === 0) return;
-  const values = sql.join([...uses].map(([id, at]) => sql`(${id}::text, ${at.toISOString()}::timestamptz)`));
+  const values = sql.join(
+    [...uses].map(([id, at]) => sql`(${id}::text, ${new Date(at).toISOString()}::timestamptz)`),
+  );
   await sql`
     update api_keys as k set last_used_at = greatest(k.last_used_at, u.at)
     from (values ${values}) as u (id, at)

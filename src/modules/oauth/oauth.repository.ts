@@ -105,13 +105,16 @@ export async function deleteGrant(db: Executor, merchantId: string, mode: Mode, 
     .executeTakeFirst();
 }
 
-export async function touchGrants(db: Executor, grantIds: string[]): Promise<void> {
-  if (grantIds.length === 0) return;
-  await db
-    .updateTable('oauth_grants')
-    .set({ last_used_at: sql<Date>`now()` })
-    .where('id', 'in', grantIds)
-    .execute();
+/** One statement for a whole batch of last-use times (epoch ms by grant id); never moves a time backwards. */
+export async function recordGrantUses(db: Executor, uses: ReadonlyMap<string, number>): Promise<void> {
+  if (uses.size === 0) return;
+  const values = sql.join(
+    [...uses].map(([id, at]) => sql`(${id}::text, ${new Date(at).toISOString()}::timestamptz)`),
+  );
+  await sql`
+    update oauth_grants as g set last_used_at = greatest(g.last_used_at, u.at)
+    from (values ${values}) as u (id, at)
+    where g.id = u.id`.execute(db);
 }
 
 // ---- codes ----------------------------------------------------------------------------------------------
