@@ -92,9 +92,9 @@ export async function createKey(keys: KeyState, ctx: Context, audit: AuditContex
   return { ...presentKey(keys, row, now), secret_key: secretKey };
 }
 
-export async function listKeys(keys: KeyState, ctx: Context, scope: Scope, page: PageInput) {
+export async function listKeys(keys: KeyState, ctx: Context, scope: Scope, input: PageInput) {
   const now = ctx.clock.now();
-  return mapPage(await repo.listKeys(ctx.db, scope, page), (r) => presentKey(keys, r, now));
+  return mapPage(await repo.listKeys(ctx.db, scope, input), (r) => presentKey(keys, r, now));
 }
 
 async function lockOwnKey(trx: Executor, audit: AuditContext, keyId: string) {

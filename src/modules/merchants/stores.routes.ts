@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../http/request.ts';
 import { errors } from '../../http/schemas.ts';
 import { PublicStoreList } from './merchants.schemas.ts';
-import { storesFor } from './stores.service.ts';
+import { listStores } from './stores.service.ts';
 
 export const storeRoutes: FastifyPluginAsync = async (plugin) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -22,8 +22,7 @@ export const storeRoutes: FastifyPluginAsync = async (plugin) => {
       },
     },
     async (request) => {
-      const principal = principalOf(request);
-      const items = await storesFor(app.ctx, principal.merchantId, principal.mode);
+      const items = await listStores(app.ctx, principalOf(request));
       return { data: { items, count: items.length, has_more: false, next_cursor: null } };
     },
   );

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { auditContext } from '../../http/request.ts';
+import { auditContext, merchantScope } from '../../http/request.ts';
 import { EmptyBody, errors, pageOf } from '../../http/schemas.ts';
 import {
   DeliveriesQuery,
@@ -60,13 +60,11 @@ export const deliveryRoutes =
         },
       },
       async (request) => ({
-        data: await service.listDeliveries(
-          app.ctx,
-          auditContext(request),
-          request.params.webhookID,
-          request.query.status,
-          pageOf(request.query),
-        ),
+        data: await service.listDeliveries(app.ctx, merchantScope(request), {
+          ...pageOf(request.query),
+          webhookId: request.params.webhookID,
+          status: request.query.status,
+        }),
       }),
     );
 

@@ -7,7 +7,7 @@ import { newId } from '../../lib/ids.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
 import { isEventType, sampleData } from '../events/index.ts';
 import { iso } from '../../lib/time.ts';
-import { mapPage, type PageInput } from '../../lib/scope.ts';
+import { mapPage, type PageInput, type Scope } from '../../lib/scope.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import { RECOVER_MAX, countRecoverable, recoverDeliveries } from './recover.repository.ts';
 import * as repo from './deliveries.repository.ts';
@@ -20,14 +20,14 @@ import { presentAttempt, presentDelivery } from './webhooks.presenters.ts';
 import { findOwnEndpoint, findOwnWebhook } from './webhooks.service.ts';
 import type { DeliveryStatus } from './webhooks.table.ts';
 
-export async function listDeliveries(
-  ctx: Context,
-  audit: AuditContext,
-  webhookId: string,
-  status: DeliveryStatus | undefined,
-  page: PageInput,
-) {
-  const webhook = await findOwnWebhook(ctx.db, audit, webhookId);
+export interface DeliveriesInput extends PageInput {
+  readonly webhookId: string;
+  readonly status?: DeliveryStatus | undefined;
+}
+
+export async function listDeliveries(ctx: Context, scope: Scope, input: DeliveriesInput) {
+  const { webhookId, status, ...page } = input;
+  const webhook = await findOwnWebhook(ctx.db, scope, webhookId);
   return mapPage(await repo.listDeliveries(ctx.db, webhook.id, status, page), presentDelivery);
 }
 
@@ -219,12 +219,15 @@ function presentEvent(e: StoredEvent) {
   return { ...(JSON.parse(e.payload) as EventPayload), created_at: iso(e.created_at) };
 }
 
-export async function listMerchantEvents(ctx: Context, audit: AuditContext, f: EventFilter, page: PageInput) {
-  const events = await listEvents(ctx.db, audit, f, page);
+export interface EventsInput extends PageInput, EventFilter {}
+
+export async function listMerchantEvents(ctx: Context, scope: Scope, input: EventsInput) {
+  const { limit, startingAfter, ...filter } = input;
+  const events = await listEvents(ctx.db, scope, filter, { limit, startingAfter });
   const byEvent = Map.groupBy(
     await repo.deliveriesOfEvents(
       ctx.db,
-      audit,
+      scope,
       events.items.map((e) => e.id),
     ),
     (d) => d.event_id,

@@ -2,7 +2,7 @@
 // resending one to a chosen endpoint. Mounted by the webhooks module, which joins events to deliveries.
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { auditContext } from '../../http/request.ts';
+import { auditContext, merchantScope } from '../../http/request.ts';
 import { errors, pageOf } from '../../http/schemas.ts';
 import {
   DeliveryData,
@@ -36,15 +36,14 @@ export const merchantEventRoutes =
       },
       async (request) => {
         const q = request.query;
-        const filter = {
+        const events = await service.listMerchantEvents(app.ctx, merchantScope(request), {
+          ...pageOf(q),
           type: q.type,
           since: q.since ? new Date(q.since) : undefined,
           until: q.until ? new Date(q.until) : undefined,
           q: q.q,
-        };
-        return {
-          data: await service.listMerchantEvents(app.ctx, auditContext(request), filter, pageOf(q)),
-        };
+        });
+        return { data: events };
       },
     );
 

@@ -1,9 +1,8 @@
 // Merchant interface, webhooks (API.md section 7): thin handlers over webhooks.service.ts.
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { auditContext, merchantOf } from '../../http/request.ts';
-import type { Scope } from '../../lib/scope.ts';
+import { auditContext, merchantScope } from '../../http/request.ts';
 import { EmptyBody, PageQuery, errors, pageOf } from '../../http/schemas.ts';
 import { PUBLISHED_CATALOG } from '../events/index.ts';
 import { deviceCookieOf, type SignInLimits } from '../merchants/index.ts';
@@ -20,12 +19,6 @@ import {
   WebhookSecretData,
 } from './webhooks.schemas.ts';
 import * as service from './webhooks.service.ts';
-
-// The tenant of a merchant-interface request: its merchant, in the request's mode.
-const scopeOf = (request: FastifyRequest): Scope => ({
-  merchantId: merchantOf(request).merchantId,
-  mode: request.mode,
-});
 
 export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = async (plugin, { signIns }) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -80,7 +73,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asyn
       },
     },
     async (request) => ({
-      data: await service.listWebhooks(app.ctx, scopeOf(request), pageOf(request.query)),
+      data: await service.listWebhooks(app.ctx, merchantScope(request), pageOf(request.query)),
     }),
   );
 
