@@ -4,6 +4,7 @@
 import { CompiledQuery, sql, type Insertable, type Selectable } from 'kysely';
 import type pg from 'pg';
 import type { Executor } from '../../db/database.ts';
+import { recordLastUses } from '../../db/last-uses.ts';
 import { pageById } from '../../db/paging.ts';
 import type { PageInput, Scope } from '../../lib/scope.ts';
 import { auditCtes, type PreparedAudit } from '../audit/index.ts';
@@ -105,16 +106,9 @@ export async function deleteGrant(db: Executor, merchantId: string, mode: Mode, 
     .executeTakeFirst();
 }
 
-/** One statement for a whole batch of last-use times (epoch ms by grant id); never moves a time backwards. */
+/** A batch of last-use times (epoch ms by grant id), in one statement that never moves a time backwards. */
 export async function recordGrantUses(db: Executor, uses: ReadonlyMap<string, number>): Promise<void> {
-  if (uses.size === 0) return;
-  const values = sql.join(
-    [...uses].map(([id, at]) => sql`(${id}::text, ${new Date(at).toISOString()}::timestamptz)`),
-  );
-  await sql`
-    update oauth_grants as g set last_used_at = greatest(g.last_used_at, u.at)
-    from (values ${values}) as u (id, at)
-    where g.id = u.id`.execute(db);
+  await recordLastUses(db, 'oauth_grants', uses);
 }
 
 // ---- codes ----------------------------------------------------------------------------------------------

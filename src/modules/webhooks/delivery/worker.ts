@@ -35,7 +35,7 @@ export const PER_WEBHOOK = 32;
 // the same webhook finishes, with no database round trip in between: sends no longer wait for the next
 // claim, which had held a single webhook's drain at ~1,060/s against ~3,100/s for the baseline here. The
 // lease (2 x timeout + 2 s) covers a queued delivery: it waits at most one round of 32 sends.
-export const HOLD_PER_WEBHOOK = 2 * PER_WEBHOOK;
+const HOLD_PER_WEBHOOK = 2 * PER_WEBHOOK;
 // A claim that skips saturated webhooks walks their whole backlog: at most one per 100 ms.
 const SKIP_SCAN_MS = 100;
 const CAPACITY = 256;
