@@ -39,8 +39,7 @@ export function sealedColumns<T extends Table, const N extends string>(
 export type SealedRow = Readonly<Record<string, string | null>>;
 
 const list = (items: readonly RawBuilder<unknown>[]) => sql.join(items, sql`, `);
-const refs = (columns: readonly string[], table?: string) =>
-  list(columns.map((c) => sql.ref(table ? `${table}.${c}` : c)));
+const refs = (columns: readonly string[]) => list(columns.map((c) => sql.ref(c)));
 const values = (row: SealedRow, columns: readonly string[]) => list(columns.map((c) => sql`${row[c]}`));
 /** Some column holds a secret not sealed under `keyId` (null is no secret). */
 const notSealedUnder = (set: SealedColumns, keyId: string) =>

@@ -31,7 +31,7 @@ async function presentOne(db: Executor, scope: Scope, id: string, now: Date): Pr
   return presentWebhook(view);
 }
 
-const scopeOf = (audit: Scope): Scope => ({ merchantId: audit.merchantId, mode: audit.mode });
+const scopeOf = (of: Scope): Scope => ({ merchantId: of.merchantId, mode: of.mode });
 
 async function locked(trx: Executor, audit: AuditContext, id: string): Promise<repo.WebhookRow> {
   const row = await repo.lockWebhook(trx, scopeOf(audit), id);
