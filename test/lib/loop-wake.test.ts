@@ -1,73 +1,90 @@
 // The loop's wake-ups besides its regular run: `runWithin` (a retry that falls due, a back-off that ends) is
 // kept until a run serves it, even when a kick comes first or it is asked for mid-run, and `gapMs` keeps runs
-// apart. Every loop here runs on its own once a minute, so a run seen within a test came from a wake-up.
-import { expect, it } from 'vitest';
+// apart. Every loop here runs on its own once a minute, so a run seen within a test came from a wake-up. Its
+// timers are Vitest's fake ones: each test moves time itself.
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { Loop } from '../../src/lib/loop.ts';
-import { eventually } from '../support/eventually.ts';
 
-/** A loop whose runs are recorded; while `held`, a run lasts until the test calls `release`. */
-function recorded(gapMs?: number) {
-  const runs: { start: number; end: number }[] = [];
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** A loop that counts its runs; while `held`, a run lasts until the test calls `release`. */
+function counted(gapMs?: number) {
   let releases: (() => void)[] = [];
-  const state = { held: false };
+  const state = { runs: 0, held: false };
   const loop = new Loop({
     name: 'test',
     everyMs: 60_000,
     gapMs,
     onError: () => {},
     run: async () => {
-      const start = performance.now();
       if (state.held) await new Promise<void>((resolve) => releases.push(resolve));
-      runs.push({ start, end: performance.now() });
+      state.runs++;
     },
   });
-  const release = () => {
+  const release = async () => {
     for (const r of releases) r();
     releases = [];
+    await vi.advanceTimersByTimeAsync(0);
   };
-  const running = () => releases.length > 0;
-  return { loop, runs, state, release, running };
+  return { loop, state, release, running: () => releases.length > 0 };
 }
 
 it('runs within the time asked for, long before its regular run', async () => {
-  const { loop, runs } = recorded();
+  const { loop, state } = counted();
   loop.start();
-  const asked = performance.now();
   loop.runWithin(30);
-  await eventually(async () => runs.length === 1, { what: 'the run asked for' });
-  expect(runs[0]!.start).toBeGreaterThanOrEqual(asked + 30);
+  await vi.advanceTimersByTimeAsync(29);
+  expect(state.runs).toBe(0);
+  await vi.advanceTimersByTimeAsync(1);
+  expect(state.runs).toBe(1);
   await loop.stop();
 });
 
 it('keeps a later wake-up when a kick runs first, and one asked for during a run', async () => {
-  const { loop, runs, state, release, running } = recorded();
+  const { loop, state, release, running } = counted();
   loop.start();
   loop.runWithin(60);
   loop.kick();
-  await eventually(async () => runs.length === 2, { what: 'the kick, then the wake-up' });
+  await vi.advanceTimersByTimeAsync(0);
+  expect(state.runs).toBe(1);
+  await vi.advanceTimersByTimeAsync(60);
+  expect(state.runs).toBe(2);
 
   state.held = true;
   loop.kick();
   expect(running()).toBe(true);
   loop.runWithin(40); // during the run: served after it
   state.held = false;
-  release();
-  await eventually(async () => runs.length === 4, { what: 'the second kick, then its wake-up' });
+  await release();
+  expect(state.runs).toBe(3);
+  await vi.advanceTimersByTimeAsync(40);
+  expect(state.runs).toBe(4);
   await loop.stop();
 });
 
 it('starts a run no sooner than the gap after the previous one ended', async () => {
-  const { loop, runs, state, release, running } = recorded(25);
+  const { loop, state, release, running } = counted(25);
   loop.start();
   state.held = true;
   loop.kick();
   loop.kick(); // during the first run
   expect(running()).toBe(true);
   state.held = false;
-  release();
-  await eventually(async () => runs.length === 2, { what: 'the run asked for during the first' });
-  loop.kick(); // right after the second
-  await eventually(async () => runs.length === 3, { what: 'the third run' });
-  for (let i = 1; i < runs.length; i++) expect(runs[i]!.start).toBeGreaterThanOrEqual(runs[i - 1]!.end + 25);
+  await release();
+  expect(state.runs).toBe(1);
+  await vi.advanceTimersByTimeAsync(24);
+  expect(state.runs).toBe(1);
+  await vi.advanceTimersByTimeAsync(1);
+  expect(state.runs).toBe(2);
+  loop.kick(); // right after the second: waits for the gap too
+  await vi.advanceTimersByTimeAsync(24);
+  expect(state.runs).toBe(2);
+  await vi.advanceTimersByTimeAsync(1);
+  expect(state.runs).toBe(3);
   await loop.stop();
 });

@@ -196,15 +196,16 @@ class DeliveryWorker {
       return false;
     }
     const limit = Math.min(BATCH, free);
-    // Taken before the claim is sent, so no later than the lease's start in the database.
+    // What is due, and where the leases start: the start deadline below counts from it.
     const claimedAt = this.ctx.clock.now();
-    const { rows, bounded } = await this.claim(limit);
+    const { rows, bounded } = await this.claim(limit, new Date(claimedAt));
     if (this.stopping) {
       // a claim under way when the stop came gives its rows back rather than starting them
       await releaseLeases(
         this.ctx.db,
         this.id,
         rows.map((row) => row.id),
+        new Date(this.ctx.clock.now()),
       );
       return false;
     }
@@ -216,10 +217,11 @@ class DeliveryWorker {
   }
 
   /** The claim statement, and whether some webhook reached its bound in it (so more of its work may be due). */
-  private async claim(limit: number): Promise<{ rows: ClaimedDelivery[]; bounded: boolean }> {
+  private async claim(limit: number, now: Date): Promise<{ rows: ClaimedDelivery[]; bounded: boolean }> {
     const held = this.holdings.byWebhook();
     const options: ClaimOptions = {
       worker: this.id,
+      now,
       limit,
       leaseMs: leaseMs(this.ctx),
       perWebhook: HOLD_PER_WEBHOOK,
@@ -260,7 +262,7 @@ class DeliveryWorker {
       { worker: this.id, delivery: row.id },
       'claimed delivery not started in time: lease given back',
     );
-    void releaseLeases(this.ctx.db, this.id, [row.id])
+    void releaseLeases(this.ctx.db, this.id, [row.id], new Date(this.ctx.clock.now()))
       .catch((err: unknown) => this.ctx.log.warn({ err, worker: this.id }, 'giving a lease back failed'))
       .finally(this.wake);
   }
@@ -282,7 +284,7 @@ class DeliveryWorker {
     await this.agent.destroy().catch(() => {});
     await Promise.allSettled(this.holdings.attempts.values());
     await this.outcomes.drained();
-    await releaseLeases(this.ctx.db, this.id, unfinished).catch(() => {});
+    await releaseLeases(this.ctx.db, this.id, unfinished, new Date(this.ctx.clock.now())).catch(() => {});
   }
 }
 
