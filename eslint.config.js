@@ -93,13 +93,6 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': ['error', ...moduleState] },
   },
   {
-    // The delivery worker's timers and start deadlines still read the system's time: the file is exempt until
-    // the worker is reshaped onto the shared loop and `ctx.clock` (issue 26). What is due and what a lease
-    // covers is decided in SQL against the time the claim is given.
-    files: ['src/modules/webhooks/delivery/worker.ts'],
-    rules: { 'no-restricted-syntax': ['error', ...moduleState] },
-  },
-  {
     // No fixed sleeps in tests (issue 26): a test waits for a condition (test/support/eventually.ts) or
     // moves its service's clock (test/support/clock.ts). An exception says why, inline.
     files: ['test/**'],

@@ -237,7 +237,12 @@ async function docs(app: FastifyInstance, ctx: Context) {
   app.get(
     '/api/openapi.json',
     {
-      schema: { response: { 200: Type.Object({ openapi: Type.String() }, { additionalProperties: true }) } },
+      schema: {
+        operationId: 'getOpenApiDocument',
+        summary: 'This OpenAPI document',
+        tags: ['Health'],
+        response: { 200: Type.Object({ openapi: Type.String() }, { additionalProperties: true }) },
+      },
     },
     () => app.swagger(),
   );
@@ -304,12 +309,30 @@ export async function buildApp(ctx: Context, composition: Composition): Promise<
 
   const status = (value: string) =>
     Type.Object({ data: Type.Object({ status: Type.Literal(value) }) }, { title: `Status${value}` });
-  app.get('/healthz', { schema: { response: { 200: status('ok') } } }, async () => ({
-    data: { status: 'ok' },
-  }));
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        operationId: 'getHealth',
+        summary: 'Whether the process is up',
+        tags: ['Health'],
+        response: { 200: status('ok') },
+      },
+    },
+    async () => ({
+      data: { status: 'ok' },
+    }),
+  );
   app.get(
     '/readyz',
-    { schema: { response: { 200: status('ready'), 503: status('unavailable') } } },
+    {
+      schema: {
+        operationId: 'getReadiness',
+        summary: 'Whether the database answers and accepts writes',
+        tags: ['Health'],
+        response: { 200: status('ready'), 503: status('unavailable') },
+      },
+    },
     async (_request, reply) =>
       (await isReady(ctx))
         ? { data: { status: 'ready' as const } }

@@ -1,16 +1,46 @@
-// SVC_MASTER_KEY across its life: at start, every stored secret must open with a listed key (else the start
-// fails naming the variable and the missing key id, rather than deliveries later carrying garbled signatures);
-// `svc rotate-master-key` re-seals every stored secret under the first listed key, in batches, resumably
-// (it only ever picks what is not yet under that key), after which the previous keys can be dropped.
+// SVC_MASTER_KEY across its life, for every sealed secret the service stores: at start, every one must open
+// with a listed key (else the start fails naming the variable and the missing key id, rather than deliveries
+// later carrying garbled signatures); `svc rotate-master-key` re-seals every one under the first listed key,
+// in batches, resumably (it only ever picks what is not yet under that key), after which the previous keys can
+// be dropped. The statements are src/db/sealed-columns.ts.
 import { ConfigError } from './config.ts';
 import type { Context } from './context.ts';
-import { answersToReseal, foreignSealedAnswers, resealAnswer } from './modules/idempotency/index.ts';
-import { decryptSecret, encryptSecret, masterKeyId, UnknownMasterKeyError } from './lib/secrets.ts';
 import {
-  resealWebhookBatch,
-  webhookSecretsUnreadable,
-  webhooksLeftToReseal,
-} from './modules/webhooks/index.ts';
+  countNotSealedUnder,
+  foreignSealed,
+  nextNotSealedUnder,
+  replaceSealed,
+  sealedColumns,
+  type SealedColumns,
+  type SealedRow,
+} from './db/sealed-columns.ts';
+import {
+  decryptSecret,
+  encryptSecret,
+  isSealedUnder,
+  masterKeyId,
+  UnknownMasterKeyError,
+} from './lib/secrets.ts';
+
+// Every column that holds a secret sealed under the master key. A new one is listed here, and both the
+// start-up check and the rotation cover it.
+const SEALED = [
+  sealedColumns('webhooks', {
+    name: 'webhooks',
+    what: 'webhook secrets',
+    key: ['id'],
+    columns: ['secret_sealed', 'previous_secret_sealed'],
+  }),
+  // Merchant answers carry secrets (a created key pair, a revealed webhook secret).
+  sealedColumns('idempotency_keys', {
+    name: 'idempotent_answers',
+    what: 'idempotent answers',
+    key: ['merchant_id', 'mode', 'principal', 'key'],
+    columns: ['response_body'],
+  }),
+];
+
+type SealedName = (typeof SEALED)[number]['name'];
 
 function missingKey(err: UnknownMasterKeyError, what: string): ConfigError {
   return new ConfigError(
@@ -22,12 +52,14 @@ function missingKey(err: UnknownMasterKeyError, what: string): ConfigError {
   );
 }
 
-async function answersUnreadable(ctx: Context): Promise<UnknownMasterKeyError | undefined> {
-  const { foreign, legacy } = await foreignSealedAnswers(ctx.db, ctx.config.masterKeys.map(masterKeyId));
+/** The first secret of `set` that no listed key opens, as an error; undefined when every one opens. */
+async function unreadable(ctx: Context, set: SealedColumns): Promise<UnknownMasterKeyError | undefined> {
+  const keys = ctx.config.masterKeys;
+  const { foreign, legacy } = await foreignSealed(ctx.db, set, keys.map(masterKeyId));
   for (const sealed of [foreign, legacy]) {
     if (sealed === undefined) continue;
     try {
-      decryptSecret(ctx.config.masterKeys, sealed);
+      decryptSecret(keys, sealed);
     } catch (err) {
       if (err instanceof UnknownMasterKeyError) return err;
       throw err;
@@ -38,48 +70,60 @@ async function answersUnreadable(ctx: Context): Promise<UnknownMasterKeyError | 
 
 /** Fails with a ConfigError naming SVC_MASTER_KEY when some stored secret opens with none of its keys. */
 export async function checkMasterKeys(ctx: Context): Promise<void> {
-  const webhooks = await webhookSecretsUnreadable(ctx);
-  if (webhooks) throw missingKey(webhooks, 'webhook secrets');
-  const answers = await answersUnreadable(ctx);
-  if (answers) throw missingKey(answers, 'idempotent answers');
+  for (const set of SEALED) {
+    const err = await unreadable(ctx, set);
+    if (err) throw missingKey(err, set.what);
+  }
 }
 
 export interface RotationProgress {
-  kind: 'webhooks' | 'idempotent_answers';
+  kind: SealedName;
   resealed: number;
-  /** Still to re-seal after this batch (webhooks only; answers expire within 24 h anyway). */
-  left?: number;
+  /** Rows still to visit, of those that needed it when the rotation began. */
+  left: number;
+}
+
+/** The row with each secret not under the current key sealed again under it. */
+function resealed(ctx: Context, set: SealedColumns, row: SealedRow): SealedRow {
+  const { masterKey, masterKeys } = ctx.config;
+  const next = { ...row };
+  for (const column of set.columns) {
+    const sealed = row[column];
+    if (sealed && !isSealedUnder(masterKey, sealed))
+      next[column] = encryptSecret(masterKey, decryptSecret(masterKeys, sealed));
+  }
+  return next;
+}
+
+/** Re-seals every secret of `set` not under the current key, `batch` rows per step; how many rows changed. */
+async function resealAll(
+  ctx: Context,
+  set: (typeof SEALED)[number],
+  batch: number,
+  onProgress: ((p: RotationProgress) => void) | undefined,
+): Promise<number> {
+  const current = masterKeyId(ctx.config.masterKey);
+  let left = await countNotSealedUnder(ctx.db, set, current);
+  let changed = 0;
+  for (let after: SealedRow | undefined; ;) {
+    const rows = await nextNotSealedUnder(ctx.db, set, current, after, batch);
+    if (rows.length === 0) return changed;
+    // A row changed since it was read (its merchant rotated the secret) is left: a second run takes the rest.
+    for (const row of rows) if (await replaceSealed(ctx.db, set, row, resealed(ctx, set, row))) changed++;
+    left = Math.max(0, left - rows.length);
+    after = rows.at(-1);
+    onProgress?.({ kind: set.name, resealed: changed, left });
+  }
 }
 
 /** Re-seals every stored secret under the current (first) key, `batch` rows per step. Safe to run again. */
 export async function rotateMasterKey(
   ctx: Context,
   options: { batch?: number; onProgress?: (p: RotationProgress) => void } = {},
-): Promise<{ key_id: string; webhooks: number; idempotent_answers: number }> {
+): Promise<{ key_id: string } & Record<SealedName, number>> {
   await checkMasterKeys(ctx);
-  const batch = options.batch ?? 500;
-  let webhooks = 0;
-  for (let after = ''; ;) {
-    const { last, resealed } = await resealWebhookBatch(ctx, after, batch);
-    if (last === undefined) break;
-    webhooks += resealed;
-    after = last;
-    options.onProgress?.({ kind: 'webhooks', resealed: webhooks, left: await webhooksLeftToReseal(ctx) });
-  }
-  let answers = 0;
-  const current = masterKeyId(ctx.config.masterKey);
-  for (;;) {
-    const rows = await answersToReseal(ctx.db, current, batch);
-    if (rows.length === 0) break;
-    for (const row of rows) {
-      await resealAnswer(
-        ctx.db,
-        row,
-        encryptSecret(ctx.config.masterKey, decryptSecret(ctx.config.masterKeys, row.body)),
-      );
-    }
-    answers += rows.length;
-    options.onProgress?.({ kind: 'idempotent_answers', resealed: answers });
-  }
-  return { key_id: current, webhooks, idempotent_answers: answers };
+  const totals = {} as Record<SealedName, number>;
+  for (const set of SEALED)
+    totals[set.name] = await resealAll(ctx, set, options.batch ?? 500, options.onProgress);
+  return { key_id: masterKeyId(ctx.config.masterKey), ...totals };
 }

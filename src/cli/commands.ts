@@ -146,9 +146,7 @@ the embedded database stop the server first. Afterwards OLD can be removed (docs
           batch,
           onProgress: (p) =>
             process.stderr.write(
-              `re-sealed ${p.resealed} ${p.kind === 'webhooks' ? 'webhooks' : 'idempotent answers'}` +
-                (p.left !== undefined ? `, ${p.left} left` : '') +
-                '\n',
+              `re-sealed ${p.resealed} ${p.kind === 'webhooks' ? 'webhooks' : 'idempotent answers'}, ${p.left} left\n`,
             ),
         });
       },

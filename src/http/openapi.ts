@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document as a product: generated from the route schemas by @fastify/swagger, then given
 // what generation cannot know, in one place:
-// - each route's operationId, summary, tag and security, from the table in openapi-operations.ts;
+// - each route's security, from the mount it is under (its operationId, summary, tags and description are in
+//   its own schema, next to the route);
 // - named component schemas: every schema with a `title` is hoisted to components.schemas and referenced;
 // - the shared header parameters (X-Svc-Mode, Idempotency-Key, X-Request-Id) and response headers;
 // - every operation's error answers, and optional bodies marked as such;
@@ -11,7 +12,6 @@ import swagger from '@fastify/swagger';
 import type { Context } from '../context.ts';
 import { ERROR_STATUS } from '../lib/errors.ts';
 import { neededScope } from '../lib/scopes.ts';
-import { OPERATIONS, openApiPath } from './openapi-operations.ts';
 import { methodsOf } from './route-hooks.ts';
 
 type Json = Record<string, unknown>;
@@ -40,8 +40,13 @@ function securityOf(route: RouteOptions, method: string): Json[] {
   return [];
 }
 
-/** onRoute: names, summaries, tags and security from the operations table, before @fastify/swagger reads them. */
-/** `optionalBodies` gathers the routes whose body may be left out: their requestBody is not required. */
+/** Fastify's `/a/:id` as OpenAPI's `/a/{id}`. */
+export const openApiPath = (url: string) => url.replace(/:([A-Za-z]+)/g, '{$1}');
+
+/**
+ * onRoute: each route's security, before @fastify/swagger reads it. `optionalBodies` gathers the routes whose
+ * body may be left out: their requestBody is not required.
+ */
 function describeRoutes(app: FastifyInstance, optionalBodies: Set<string>): void {
   app.addHook('onRoute', (route) => {
     // Routes may share one schema object (the two well-known paths): give each its own.
@@ -50,13 +55,6 @@ function describeRoutes(app: FastifyInstance, optionalBodies: Set<string>): void
     const methods = methodsOf(route).filter((m) => m !== 'HEAD');
     for (const method of methods) {
       const key = `${method} ${openApiPath(route.url)}`;
-      const doc = OPERATIONS[key];
-      if (doc) {
-        schema.operationId = doc.id;
-        schema.summary = doc.summary;
-        schema.tags = [doc.tag];
-        if (doc.description) schema.description = doc.description;
-      }
       schema.security = securityOf(route, method);
       const body = schema.body as { '~optional'?: boolean } | undefined;
       if (body?.['~optional']) optionalBodies.add(key);

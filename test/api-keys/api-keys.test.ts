@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
-import { flushKeyUses, type ApiKeysModule } from '../../src/modules/api-keys/index.ts';
+import type { ApiKeysModule } from '../../src/modules/api-keys/index.ts';
 import { bearer, createKey, keyCall } from './keys.ts';
 
 let svc: TestService;
@@ -211,7 +211,7 @@ describe('key pairs', () => {
     expect(Date.parse(listed.last_used_at)).toBeGreaterThanOrEqual(before - 5);
     // and in the database after a flush, for every other process
     const apiKeys = svc.modules.find((m): m is ApiKeysModule => m.name === 'api-keys')!;
-    await flushKeyUses(apiKeys.keys, svc.ctx);
+    await apiKeys.keys.uses.flush();
     const row = await svc.ctx.db
       .selectFrom('api_keys')
       .select('last_used_at')

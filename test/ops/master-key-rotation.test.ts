@@ -1,6 +1,7 @@
 // Master-key rotation on both databases: webhooks made under key A, a restart with B,A and the rotation, a
 // restart with B alone, and every webhook still signs deliveries that the official `standardwebhooks` library
-// verifies. A start with keys that open nothing stored fails naming SVC_MASTER_KEY.
+// verifies, and a stored idempotent answer (it carries a secret key) still replays. A start with keys that
+// open nothing stored fails naming SVC_MASTER_KEY.
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { Webhook } from 'standardwebhooks';
@@ -22,6 +23,15 @@ let rx: Receiver;
 let m: TestMerchant;
 const hooks: CreatedWebhook[] = [];
 const others: TestService[] = [];
+// A key pair made with an Idempotency-Key: its answer, secret key included, is stored sealed.
+const keyRequest = () =>
+  ({
+    method: 'POST',
+    url: '/api/v1/merchant/api-keys',
+    headers: { ...m.auth, 'idempotency-key': 'sealed-answer' },
+    payload: {},
+  }) as const;
+let keyAnswer: string;
 
 const start = async (keys: Buffer[], extra: Parameters<typeof startTestService>[0] = {}) => {
   const svc = await startTestService({
@@ -42,6 +52,9 @@ beforeAll(async () => {
   });
   m = await signupMerchant(first.app);
   for (let i = 0; i < HOOKS; i++) hooks.push(await createWebhook(first, m, `${rx.url}/h${i}`));
+  const made = await first.app.inject(keyRequest());
+  expect(made.statusCode).toBe(201);
+  keyAnswer = made.body;
 }, 180_000);
 
 afterAll(async () => {
@@ -59,9 +72,12 @@ it('re-seals every secret under the new key, in batches, and B alone then signs 
   const during = await start([B, A]);
   const progress: RotationProgress[] = [];
   const result = await rotateMasterKey(during.ctx, { batch: 2, onProgress: (p) => progress.push(p) });
-  expect(result).toMatchObject({ key_id: masterKeyId(B), webhooks: HOOKS });
+  expect(result).toMatchObject({ key_id: masterKeyId(B), webhooks: HOOKS, idempotent_answers: 1 });
   // three batches of at most two, the count left going down to zero
   expect(progress.filter((p) => p.kind === 'webhooks').map((p) => p.left)).toEqual([3, 1, 0]);
+  expect(progress.filter((p) => p.kind === 'idempotent_answers')).toEqual([
+    { kind: 'idempotent_answers', resealed: 1, left: 0 },
+  ]);
   // resumable: a second run finds nothing left
   expect((await rotateMasterKey(during.ctx)).webhooks).toBe(0);
   await during.close();
@@ -84,6 +100,10 @@ it('re-seals every secret under the new key, in batches, and B alone then signs 
     payload: { password: m.password },
   });
   expect(reveal.json().data.secret).toBe(hooks[0]!.secret);
+  // and the stored answer, re-sealed under B, replays as it was first given
+  const replayed = await after.app.inject(keyRequest());
+  expect(replayed.headers['idempotent-replayed']).toBe('true');
+  expect(replayed.body).toBe(keyAnswer);
   await after.close();
   // and A alone no longer opens anything
   await expect(start([A])).rejects.toThrow(/SVC_MASTER_KEY does not list master key/);

@@ -7,11 +7,12 @@
 // - time-based expiry is checked at every verification from the cached `expires_at`.
 // The state lives as long as the module (`createApiKeys`), and is handed to whoever verifies or presents keys.
 import type { Context } from '../../context.ts';
-import type { Bus } from '../../db/bus.ts';
 import { BusCache } from '../../db/bus-cache.ts';
 import type { PublicPrincipal } from '../../http/request.ts';
 import type { Resolved } from '../../http/public-auth.ts';
 import { credentialKey, sameHash } from '../../lib/credentials.ts';
+import { LastUses } from '../../lib/last-uses.ts';
+import { warnOnFailure } from '../../lib/loop.ts';
 import { findUsableKeyByHash, recordLastUse, type ApiKeyRow } from './api-keys.repository.ts';
 
 // Also named by the delete trigger of migration 0002.
@@ -21,6 +22,9 @@ type KeyKind = 'secret_key' | 'publishable_key';
 // Only verified keys enter the cache, so it is bounded by the keys in use; the cap guards memory anyway.
 const MAX_ENTRIES = 100_000;
 const PUBLISHABLE_SCOPES: readonly string[] = Object.freeze(['public:read']);
+// Last-use times reach the database every 5 s: a dashboard showing "last used" to the minute needs no more,
+// and one batched UPDATE replaces a write per request on the hot path.
+const FLUSH_EVERY_MS = 5_000;
 
 interface Entry {
   keyId: string;
@@ -31,14 +35,23 @@ interface Entry {
 export interface KeyState {
   /** Verified keys by the base64 SHA-256 of the token; tagged by key id, so one eviction drops both tokens. */
   readonly verified: BusCache<Entry>;
-  /** Last use per key id (epoch ms), written to the database in batches by `flushKeyUses`. */
-  uses: Map<string, number>;
+  /** Last use per key id, written to the database in batches. */
+  readonly uses: LastUses;
 }
 
-export function createKeyState(bus: Bus): KeyState {
+export function createKeyState(ctx: Context): KeyState {
   return {
-    verified: new BusCache<Entry>(bus, { channel: CHANNEL, maxEntries: MAX_ENTRIES, tagOf: (e) => e.keyId }),
-    uses: new Map(),
+    verified: new BusCache<Entry>(ctx.bus, {
+      channel: CHANNEL,
+      maxEntries: MAX_ENTRIES,
+      tagOf: (e) => e.keyId,
+    }),
+    uses: new LastUses({
+      name: 'key last-use flush',
+      everyMs: FLUSH_EVERY_MS,
+      write: (uses) => recordLastUse(ctx.db, uses),
+      onError: warnOnFailure(ctx.log),
+    }),
   };
 }
 
@@ -66,7 +79,7 @@ function entryOf(row: ApiKeyRow, kind: KeyKind): Entry {
 function use(keys: KeyState, ctx: Context, entry: Entry): PublicPrincipal | undefined {
   const now = ctx.clock.now();
   if (entry.expiresAt <= now) return undefined;
-  keys.uses.set(entry.keyId, now);
+  keys.uses.note(entry.keyId, now);
   return entry.principal;
 }
 
@@ -95,24 +108,4 @@ async function lookUp(
     return row && sameHash(row[column], hash) ? entryOf(row, kind) : undefined;
   });
   return entry && use(keys, ctx, entry);
-}
-
-/** This process's last use of a key not yet written to the database, if any. */
-export function pendingUse(keys: KeyState, keyId: string): Date | undefined {
-  const at = keys.uses.get(keyId);
-  return at === undefined ? undefined : new Date(at);
-}
-
-/** Writes the last-use times gathered since the previous flush, in one statement. */
-export async function flushKeyUses(keys: KeyState, ctx: Context): Promise<void> {
-  if (keys.uses.size === 0) return;
-  const batch = keys.uses;
-  keys.uses = new Map();
-  try {
-    await recordLastUse(ctx.db, new Map([...batch].map(([id, at]) => [id, new Date(at)])));
-  } catch (err) {
-    // Keep the times for the next flush unless a newer use replaced them meanwhile.
-    for (const [id, at] of batch) if (!keys.uses.has(id)) keys.uses.set(id, at);
-    throw err;
-  }
 }

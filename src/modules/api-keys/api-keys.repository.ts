@@ -1,5 +1,6 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
+import { recordLastUses } from '../../db/last-uses.ts';
 import { pageById } from '../../db/paging.ts';
 import type { Page, PageInput, Scope } from '../../lib/scope.ts';
 import type { ApiKeysTable } from './api-keys.table.ts';
@@ -57,12 +58,7 @@ export async function findUsableKeyByHash(
     .executeTakeFirst();
 }
 
-/** One statement for a whole batch of last-use times; never moves a time backwards. */
-export async function recordLastUse(db: Executor, uses: ReadonlyMap<string, Date>): Promise<void> {
-  if (uses.size === 0) return;
-  const values = sql.join([...uses].map(([id, at]) => sql`(${id}::text, ${at.toISOString()}::timestamptz)`));
-  await sql`
-    update api_keys as k set last_used_at = greatest(k.last_used_at, u.at)
-    from (values ${values}) as u (id, at)
-    where k.id = u.id`.execute(db);
+/** A batch of last-use times (epoch ms by key id), in one statement that never moves a time backwards. */
+export async function recordLastUse(db: Executor, uses: ReadonlyMap<string, number>): Promise<void> {
+  await recordLastUses(db, 'api_keys', uses);
 }

@@ -19,16 +19,15 @@ export const apiKeyRoutes =
   (keys: KeyState): FastifyPluginAsync =>
   async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    const tags = ['Credentials'];
-    const security = [{ session: [] }];
 
     app.post(
       '/api-keys',
       {
         schema: {
-          tags,
-          security,
+          operationId: 'createKeyPair',
           summary: 'Create a key pair',
+          tags: ['Credentials'],
+          description: 'The secret key is in this answer only.',
           body: Type.Optional(CreateKeyBody),
           response: { 201: KeyWithSecretAnswer, ...errors(400, 401, 403) },
         },
@@ -43,9 +42,9 @@ export const apiKeyRoutes =
       '/api-keys',
       {
         schema: {
-          tags,
-          security,
+          operationId: 'listKeyPairs',
           summary: 'List key pairs',
+          tags: ['Credentials'],
           querystring: KeyQuery,
           response: { 200: KeyPage, ...errors(400, 401) },
         },
@@ -59,9 +58,10 @@ export const apiKeyRoutes =
       '/api-keys/:keyID/rotate',
       {
         schema: {
-          tags,
-          security,
+          operationId: 'rotateKeyPair',
           summary: 'Rotate a key pair',
+          tags: ['Credentials'],
+          description: 'A new pair; the old one keeps working until the chosen expiry.',
           params: KeyParams,
           body: Type.Optional(RotateKeyBody),
           response: { 201: KeyWithSecretAnswer, ...errors(400, 401, 403, 404, 409) },
@@ -84,9 +84,9 @@ export const apiKeyRoutes =
       '/api-keys/:keyID/revoke',
       {
         schema: {
-          tags,
-          security,
+          operationId: 'revokeKeyPair',
           summary: 'Revoke a key pair',
+          tags: ['Credentials'],
           params: KeyParams,
           body: Type.Optional(EmptyBody),
           response: { 200: KeyAnswer, ...errors(400, 401, 403, 404) },

@@ -10,7 +10,7 @@ import { isId, newId } from '../../lib/ids.ts';
 import { mapPage, type PageInput, type Scope } from '../../lib/scope.ts';
 import { iso } from '../../lib/time.ts';
 import { logSecurityChange, writeAudit, type AuditContext } from '../audit/index.ts';
-import { CHANNEL, evictKey, pendingUse, type KeyState } from './api-keys.cache.ts';
+import { CHANNEL, evictKey, type KeyState } from './api-keys.cache.ts';
 import * as repo from './api-keys.repository.ts';
 
 export type KeyStatus = 'active' | 'expiring' | 'expired' | 'revoked';
@@ -25,9 +25,9 @@ export function statusOf(row: repo.ApiKeyRow, now: number): KeyStatus {
   return row.expires_at.getTime() <= now ? 'expired' : 'expiring';
 }
 
-function latest(a: Date | null, b: Date | undefined): Date | null {
-  if (!b) return a;
-  return a && a > b ? a : b;
+function latest(a: Date | null, b: number | undefined): Date | null {
+  if (b === undefined) return a;
+  return a && a.getTime() > b ? a : new Date(b);
 }
 
 export function presentKey(keys: KeyState, row: repo.ApiKeyRow, now: number) {
@@ -42,7 +42,7 @@ export function presentKey(keys: KeyState, row: repo.ApiKeyRow, now: number) {
     rotated_from: row.rotated_from,
     created_at: iso(row.created_at),
     // Uses are written in batches every few seconds; this process's own unwritten ones are shown at once.
-    last_used_at: iso(latest(row.last_used_at, pendingUse(keys, row.id))),
+    last_used_at: iso(latest(row.last_used_at, keys.uses.pending(row.id))),
     expires_at: iso(row.expires_at),
     revoked_at: iso(row.revoked_at),
   };
@@ -92,9 +92,9 @@ export async function createKey(keys: KeyState, ctx: Context, audit: AuditContex
   return { ...presentKey(keys, row, now), secret_key: secretKey };
 }
 
-export async function listKeys(keys: KeyState, ctx: Context, scope: Scope, page: PageInput) {
+export async function listKeys(keys: KeyState, ctx: Context, scope: Scope, input: PageInput) {
   const now = ctx.clock.now();
-  return mapPage(await repo.listKeys(ctx.db, scope, page), (r) => presentKey(keys, r, now));
+  return mapPage(await repo.listKeys(ctx.db, scope, input), (r) => presentKey(keys, r, now));
 }
 
 async function lockOwnKey(trx: Executor, audit: AuditContext, keyId: string) {

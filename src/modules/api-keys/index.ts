@@ -1,15 +1,10 @@
 import type { Context } from '../../context.ts';
-import { Loop, warnOnFailure } from '../../lib/loop.ts';
 import type { Module } from '../module.ts';
-import { createKeyState, flushKeyUses, verifyKey, type KeyState } from './api-keys.cache.ts';
+import { createKeyState, verifyKey, type KeyState } from './api-keys.cache.ts';
 import { apiKeyRoutes } from './api-keys.routes.ts';
 
-export { flushKeyUses, verifyKey, type KeyState } from './api-keys.cache.ts';
+export { verifyKey, type KeyState } from './api-keys.cache.ts';
 export { createKey, revokeKey, rotateKey, statusOf, type KeyStatus } from './api-keys.service.ts';
-
-// Last-use times reach the database every 5 s: a dashboard showing "last used" to the minute needs no more,
-// and one batched UPDATE replaces a write per request on the hot path.
-const FLUSH_EVERY_MS = 5_000;
 
 export interface ApiKeysModule extends Module {
   /** The verification cache and the last-use buffer of this process. */
@@ -17,13 +12,7 @@ export interface ApiKeysModule extends Module {
 }
 
 export function createApiKeys(ctx: Context): ApiKeysModule {
-  const keys = createKeyState(ctx.bus);
-  const flush = new Loop({
-    name: 'key last-use flush',
-    everyMs: FLUSH_EVERY_MS,
-    run: () => flushKeyUses(keys, ctx),
-    onError: warnOnFailure(ctx.log),
-  });
+  const keys = createKeyState(ctx);
   return {
     name: 'api-keys',
     keys,
@@ -32,8 +21,7 @@ export function createApiKeys(ctx: Context): ApiKeysModule {
       secret_key: (c, token) => verifyKey(keys, c, token, 'secret_key'),
       publishable_key: (c, token) => verifyKey(keys, c, token, 'publishable_key'),
     },
-    background: [flush],
-    // Last uses gathered since the loop's last run reach the database before the process ends.
-    stop: () => flushKeyUses(keys, ctx),
+    // Last uses gathered since the last write reach the database before the process ends.
+    stop: () => keys.uses.stop(),
   };
 }

@@ -30,8 +30,9 @@ export const auditRoutes =
       '/developer/logs',
       {
         schema: {
+          operationId: 'listLogs',
+          summary: 'List audit log entries',
           tags: ['Logs'],
-          security: [{ session: [] }],
           querystring: LogsQuery,
           response: { 200: LogsPage, ...errors(400, 401) },
         },
@@ -54,9 +55,11 @@ export const auditRoutes =
       '/developer/logs/export',
       {
         schema: {
+          operationId: 'exportLogs',
+          summary: 'Export the audit log as CSV or JSON Lines',
           tags: ['Logs'],
-          security: [{ session: [] }],
-          summary: 'Download the log, as CSV or JSON Lines, with the filters of the logs page.',
+          description:
+            'The filters of the logs list; streamed in sequence order, newest first, at most 1,000,000 entries.',
           querystring: ExportQuery,
           produces: ['text/csv', 'application/x-ndjson'],
           response: {
@@ -111,7 +114,6 @@ export const auditRoutes =
             "An Ed25519 signature over the chain's last sealed entry (entries committed before the call are " +
             'sealed first), verifiable with GET /.well-known/svc-audit-keys. Keep it with an export taken ' +
             'after it: `svc audit verify` checks that the export reaches it.',
-          security: [{ session: [] }],
           response: { 200: AuditCheckpoint, ...errors(400, 401) },
         },
       },
@@ -131,7 +133,6 @@ export const auditRoutes =
           description:
             'Recomputes every hash and link of the chain from its first entry, as `svc audit verify` does ' +
             'over an export, and answers how far it holds: "verified up to entry N", or where it breaks.',
-          security: [{ session: [] }],
           response: { 200: AuditChainState, ...errors(400, 401) },
         },
       },

@@ -12,10 +12,10 @@ export const cartRoutes: FastifyPluginAsync = async (plugin) => {
     '/stores/:storeID/cart',
     {
       schema: {
-        tags: ['Carts'],
+        operationId: 'createCart',
         summary: 'Create a cart',
+        tags: ['Public'],
         description: 'Secret key or access token with public:write. Honours Idempotency-Key.',
-        security: [{ credential: [] }],
         params: StoreParams,
         body: Type.Optional(EmptyBody),
         response: { 201: CartAnswer, ...errors(400, 401, 403, 404, 409) },

@@ -23,10 +23,10 @@ export const guideRoutes: FastifyPluginAsync = async (app) => {
     '/guides/:name',
     {
       schema: {
-        tags: ['Docs'],
-        summary:
-          'An integrator guide (Markdown): quickstart.md, oauth-apps.md, api-keys.md, platform-services.md or ' +
-          'audit.md.',
+        operationId: 'getGuide',
+        summary: 'An integrator guide, as Markdown',
+        tags: ['Health'],
+        description: 'quickstart.md, oauth-apps.md, api-keys.md, platform-services.md or audit.md.',
         params: Type.Object({ name: Type.String({ maxLength: 64 }) }),
         response: { 200: Type.String(), ...errors(404) },
       },

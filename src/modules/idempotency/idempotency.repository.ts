@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import type { IdempotencyKeysTable } from './idempotency.table.ts';
@@ -103,54 +103,4 @@ export async function deleteKey(db: Executor, ref: KeyRef): Promise<void> {
 export async function deleteExpired(db: Executor, now: Date): Promise<number> {
   const result = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst();
   return Number(result.numDeletedRows);
-}
-
-/** One stored answer sealed under none of `keyIds`, and one in the legacy `v1` form (start-up key check). */
-export async function foreignSealedAnswers(
-  db: Executor,
-  keyIds: readonly string[],
-): Promise<{ foreign: string | undefined; legacy: string | undefined }> {
-  const known = keyIds.map((id) => `v2.${id}.%`);
-  const { rows } = await sql<{ foreign: string | null; legacy: string | null }>`
-    select
-      (select response_body from idempotency_keys
-       where response_body like 'v2.%' and not (response_body like any (${known}::text[])) limit 1) as foreign,
-      (select response_body from idempotency_keys where response_body like 'v1.%' limit 1) as legacy
-  `.execute(db);
-  return { foreign: rows[0]?.foreign ?? undefined, legacy: rows[0]?.legacy ?? undefined };
-}
-
-export interface SealedAnswer extends KeyRef {
-  body: string;
-}
-
-/** The next stored answers not sealed under `keyId` (a rotation re-seals them, so no cursor is needed). */
-export async function answersToReseal(db: Executor, keyId: string, limit: number): Promise<SealedAnswer[]> {
-  const rows = await db
-    .selectFrom('idempotency_keys')
-    .select(['merchant_id', 'mode', 'principal', 'key', 'response_body'])
-    .where('response_body', 'is not', null)
-    .where('response_body', 'not like', `v2.${keyId}.%`)
-    .limit(limit)
-    .execute();
-  return rows.map((r) => ({
-    merchantId: r.merchant_id,
-    mode: r.mode,
-    principal: r.principal,
-    key: r.key,
-    body: r.response_body!,
-  }));
-}
-
-/** Replaces one sealed answer, unless it changed since it was read. */
-export async function resealAnswer(db: Executor, answer: SealedAnswer, body: string): Promise<void> {
-  await db
-    .updateTable('idempotency_keys')
-    .set({ response_body: body })
-    .where('merchant_id', '=', answer.merchantId)
-    .where('mode', '=', answer.mode)
-    .where('principal', '=', answer.principal)
-    .where('key', '=', answer.key)
-    .where('response_body', '=', answer.body)
-    .execute();
 }

@@ -6,12 +6,6 @@ import type { Module } from '../module.ts';
 import { purgeExpiredIdempotencyKeys, registerIdempotency } from './idempotency.hooks.ts';
 
 export { purgeExpiredIdempotencyKeys } from './idempotency.hooks.ts';
-export {
-  answersToReseal,
-  foreignSealedAnswers,
-  resealAnswer,
-  type SealedAnswer,
-} from './idempotency.repository.ts';
 
 // An expired answer is already ignored (a new request with its key takes it over), so the purge only keeps
 // the table from growing: every 10 minutes, as the session purge, and once at start.

@@ -14,13 +14,19 @@ const SIGNUP_LIMIT = { rateLimit: { max: 20, timeWindow: '1 minute' } };
 
 export const merchantRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = async (plugin, { signIns }) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-  const tags = ['Merchant sign-in'];
 
   app.post(
     '/auth/signup',
     {
       config: { anonymous: true, ...SIGNUP_LIMIT },
-      schema: { tags, body: SignupBody, response: { 201: Session, ...errors(400, 409, 429) } },
+      schema: {
+        operationId: 'signUp',
+        summary: 'Create a merchant account and sign in',
+        tags: ['Merchant account'],
+        description: 'Creates the merchant, its owner user and a first store. Off when SVC_SIGNUP=off (404).',
+        body: SignupBody,
+        response: { 201: Session, ...errors(400, 409, 429) },
+      },
     },
     async (request, reply) => {
       const { merchant_name, email, password } = request.body;
@@ -34,7 +40,14 @@ export const merchantRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asy
     '/auth/login',
     {
       config: { anonymous: true },
-      schema: { tags, body: LoginBody, response: { 200: Session, ...errors(400, 401, 429) } },
+      schema: {
+        operationId: 'logIn',
+        summary: 'Sign in',
+        tags: ['Merchant account'],
+        description: 'Answers a session token and sets the svc_session cookie.',
+        body: LoginBody,
+        response: { 200: Session, ...errors(400, 401, 429) },
+      },
     },
     async (request, reply) => {
       const result = await signIn(signIns, app.ctx, {
@@ -53,8 +66,9 @@ export const merchantRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asy
     '/auth/logout',
     {
       schema: {
-        tags,
-        security: [{ session: [] }],
+        operationId: 'logOut',
+        summary: 'End the session',
+        tags: ['Merchant account'],
         body: Type.Optional(EmptyBody),
         response: { 204: Type.Null(), ...errors(401) },
       },
@@ -68,7 +82,14 @@ export const merchantRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asy
 
   app.get(
     '/me',
-    { schema: { tags, security: [{ session: [] }], response: { 200: Me, ...errors(401) } } },
+    {
+      schema: {
+        operationId: 'getMe',
+        summary: 'The signed-in user, merchant and stores',
+        tags: ['Merchant account'],
+        response: { 200: Me, ...errors(401) },
+      },
+    },
     async (request) => ({ data: await service.me(app.ctx, merchantOf(request)) }),
   );
 };

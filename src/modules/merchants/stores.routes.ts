@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../http/request.ts';
 import { errors } from '../../http/schemas.ts';
 import { PublicStoreList } from './merchants.schemas.ts';
-import { storesFor } from './stores.service.ts';
+import { listStores } from './stores.service.ts';
 
 export const storeRoutes: FastifyPluginAsync = async (plugin) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -13,18 +13,16 @@ export const storeRoutes: FastifyPluginAsync = async (plugin) => {
     '/stores',
     {
       schema: {
-        tags: ['Stores'],
-        summary: 'List the stores the credential may act on',
+        operationId: 'listStores',
+        summary: 'The stores the credential may act on',
+        tags: ['Public'],
         description:
-          'Any credential with public:read: secret key, publishable key or access token. One store per ' +
-          'merchant today, all in one page. Its `id` is the `storeID` of the cart route.',
-        security: [{ credential: [] }],
+          'Any credential kind: an installed app learns its store here (or from the token response).',
         response: { 200: PublicStoreList, ...errors(400, 401, 403) },
       },
     },
     async (request) => {
-      const principal = principalOf(request);
-      const items = await storesFor(app.ctx, principal.merchantId, principal.mode);
+      const items = await listStores(app.ctx, principalOf(request));
       return { data: { items, count: items.length, has_more: false, next_cursor: null } };
     },
   );

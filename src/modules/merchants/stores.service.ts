@@ -3,6 +3,7 @@
 // changes, so the token endpoint's lookup is remembered per process: a refresh then costs no extra query.
 import type { Context } from '../../context.ts';
 import type { Mode } from '../../lib/credentials.ts';
+import type { Scope } from '../../lib/scope.ts';
 import * as repo from './merchants.repository.ts';
 
 export interface PublicStore {
@@ -24,10 +25,10 @@ export function createFirstStores(): FirstStores {
   return { byMerchant: new Map() };
 }
 
-/** The stores a credential of the merchant in the mode may act on, oldest first. */
-export async function storesFor(ctx: Context, merchantId: string, mode: Mode): Promise<PublicStore[]> {
-  const rows = await repo.listStores(ctx.db, merchantId);
-  return rows.map((s) => ({ id: s.id, name: s.name, merchant_id: merchantId, mode }));
+/** The stores a credential of the merchant in the mode may act on, oldest first (one page: there are few). */
+export async function listStores(ctx: Context, scope: Scope): Promise<PublicStore[]> {
+  const rows = await repo.listStores(ctx.db, scope.merchantId);
+  return rows.map((s) => ({ id: s.id, name: s.name, merchant_id: scope.merchantId, mode: scope.mode }));
 }
 
 /** The store an app installed by the merchant acts on (its first store); undefined if it has none. */

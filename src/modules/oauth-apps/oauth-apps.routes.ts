@@ -20,13 +20,17 @@ export const oauthAppsRoutes =
   (apps: AppsCache): FastifyPluginAsync =>
   async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    const tags = ['OAuth apps'];
-    const security = [{ session: [] }];
 
     app.get(
       '/developer/apps',
       {
-        schema: { tags, security, querystring: AppsQuery, response: { 200: AppsPage, ...errors(400, 401) } },
+        schema: {
+          operationId: 'listApps',
+          summary: 'List OAuth apps',
+          tags: ['OAuth apps'],
+          querystring: AppsQuery,
+          response: { 200: AppsPage, ...errors(400, 401) },
+        },
       },
       async (request) => ({
         data: await service.listApps(app.ctx, merchantScope(request), pageOf(request.query)),
@@ -37,8 +41,10 @@ export const oauthAppsRoutes =
       '/developer/apps',
       {
         schema: {
-          tags,
-          security,
+          operationId: 'createApp',
+          summary: 'Create an OAuth app',
+          tags: ['OAuth apps'],
+          description: 'The client secret is in this answer only.',
           body: CreateAppBody,
           response: { 201: AppSecretData, ...errors(400, 401, 403) },
         },
@@ -51,7 +57,15 @@ export const oauthAppsRoutes =
 
     app.get(
       '/developer/apps/:appID',
-      { schema: { tags, security, params: AppParams, response: { 200: AppData, ...errors(401, 404) } } },
+      {
+        schema: {
+          operationId: 'getApp',
+          summary: 'Get an OAuth app',
+          tags: ['OAuth apps'],
+          params: AppParams,
+          response: { 200: AppData, ...errors(401, 404) },
+        },
+      },
       async (request) => ({
         data: await service.getApp(app.ctx, merchantScope(request), request.params.appID),
       }),
@@ -61,8 +75,10 @@ export const oauthAppsRoutes =
       '/developer/apps/:appID',
       {
         schema: {
-          tags,
-          security,
+          operationId: 'updateApp',
+          summary: 'Update an OAuth app',
+          tags: ['OAuth apps'],
+          description: 'Narrowing allowed_scopes narrows what existing tokens may do at once.',
           params: AppParams,
           body: UpdateAppBody,
           response: { 200: AppData, ...errors(400, 401, 403, 404) },
@@ -83,8 +99,11 @@ export const oauthAppsRoutes =
       '/developer/apps/:appID/rotate-secret',
       {
         schema: {
-          tags,
-          security,
+          operationId: 'rotateAppSecret',
+          summary: "Rotate an app's client secret",
+          tags: ['OAuth apps'],
+          description:
+            'Installs survive: grants and tokens stay valid, the app authenticates with the new secret.',
           params: AppParams,
           body: RotateSecretBody,
           response: { 200: AppSecretData, ...errors(400, 401, 403, 404) },
@@ -105,8 +124,10 @@ export const oauthAppsRoutes =
       '/developer/apps/:appID',
       {
         schema: {
-          tags,
-          security,
+          operationId: 'deleteApp',
+          summary: 'Delete an OAuth app',
+          tags: ['OAuth apps'],
+          description: 'Every grant, code and token of the app stops working at once.',
           params: AppParams,
           response: { 204: Type.Null(), ...errors(401, 403, 404) },
         },

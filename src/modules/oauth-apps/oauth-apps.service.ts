@@ -105,8 +105,8 @@ export async function createApp(ctx: Context, audit: AuditContext, input: Create
   });
 }
 
-export async function listApps(ctx: Context, scope: Scope, page: PageInput) {
-  return mapPage(await repo.listApps(ctx.db, scope, page), presentApp);
+export async function listApps(ctx: Context, scope: Scope, input: PageInput) {
+  return mapPage(await repo.listApps(ctx.db, scope, input), presentApp);
 }
 
 export async function getApp(ctx: Context, scope: Scope, appId: string) {

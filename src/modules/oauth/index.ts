@@ -5,7 +5,7 @@ import type { Module } from '../module.ts';
 import type { FirstStores, SignInLimits } from '../merchants/index.ts';
 import type { AppsCache } from '../oauth-apps/index.ts';
 import { authorizeRoutes } from './oauth-authorize.routes.ts';
-import { accessTokens, flushGrantUses, resolveAccessToken } from './oauth-bearer.service.ts';
+import { accessTokens, resolveAccessToken } from './oauth-bearer.service.ts';
 import { clientAuthLimits } from './oauth-client-auth.ts';
 import { connectionsRoutes } from './oauth-connections.routes.ts';
 import { housekeeping } from './oauth-housekeeping.ts';
@@ -52,9 +52,8 @@ export function createOauth(ctx: Context, deps: OauthDeps): Module {
     // the loop's last run reach the database, then the pool closes.
     async stop() {
       await Promise.all([state.refresh.drained(), state.exchange.drained()]);
-      await state.tokens.flush.stop();
       try {
-        await flushGrantUses(ctx, state.tokens);
+        await state.tokens.uses.stop();
       } finally {
         await pool?.end();
       }

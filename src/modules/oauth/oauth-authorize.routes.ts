@@ -89,7 +89,6 @@ export const authorizeRoutes =
       }
       return sendError(reply, request, error);
     });
-    const tags = ['OAuth 2'];
     const ctx = app.ctx;
 
     async function renderConsent(
@@ -124,8 +123,11 @@ export const authorizeRoutes =
       AUTHORIZE_PATH,
       {
         schema: {
-          tags,
-          summary: 'Start the consent flow (RFC 6749 4.1.1, PKCE S256 required).',
+          operationId: 'authorize',
+          summary: 'Start an install: sign-in and consent (RFC 6749 4.1.1)',
+          tags: ['OAuth protocol'],
+          description:
+            'A browser page. S256 PKCE is required. Ask with `Accept: application/json` for the consent as data.',
           querystring: AuthorizeQuery,
           response: { 200: ConsentInfo, ...errors(400, 401) },
         },
@@ -176,8 +178,11 @@ export const authorizeRoutes =
       LOGIN_PATH,
       {
         schema: {
-          tags,
-          summary: 'The sign-in form of the authorize page (a form post from that page, answered with HTML).',
+          operationId: 'signInToAuthorize',
+          summary: 'The sign-in form of the authorize page',
+          tags: ['OAuth protocol'],
+          description:
+            'A form post from the authorize page itself, answered with that page; not for API clients.',
           consumes: ['application/x-www-form-urlencoded'],
           body: Type.Object({}, { additionalProperties: true }),
         },
@@ -234,8 +239,9 @@ export const authorizeRoutes =
       CONSENT_PATH,
       {
         schema: {
-          tags,
-          summary: 'Approve or deny a consent (JSON, or the form of the consent page).',
+          operationId: 'submitConsent',
+          summary: 'Approve or deny a consent',
+          tags: ['OAuth protocol'],
           body: ConsentBody,
           response: { 200: ConsentAnswer, ...errors(400, 401, 403, 404) },
         },

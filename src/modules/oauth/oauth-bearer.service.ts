@@ -10,10 +10,11 @@ import type { Executor } from '../../db/database.ts';
 import { notify } from '../../db/bus.ts';
 import { BusCache } from '../../db/bus-cache.ts';
 import { credentialKey, type Mode } from '../../lib/credentials.ts';
-import { Loop, warnOnFailure } from '../../lib/loop.ts';
+import { LastUses } from '../../lib/last-uses.ts';
+import { warnOnFailure } from '../../lib/loop.ts';
 import type { PublicPrincipal } from '../../http/request.ts';
 import { APPS_CHANNEL, appById, intersect, splitScopes, type AppsCache } from '../oauth-apps/index.ts';
-import { findAccessToken, touchGrants } from './oauth.repository.ts';
+import { findAccessToken, recordGrantUses } from './oauth.repository.ts';
 
 export const GRANTS_CHANNEL = 'svc_oauth_grants';
 const MAX_ENTRIES = 100_000;
@@ -43,17 +44,11 @@ export interface AccessTokens {
   readonly cache: BusCache<Slot>;
   /** The oauth-apps module's client cache: a token verifies only while its app does. */
   readonly apps: AppsCache;
-  /** When this process last wrote each grant's use (epoch ms), so that it writes at most once a minute. */
-  readonly touched: Map<string, number>;
-  /** Grants used since the last flush. */
-  readonly pending: Set<string>;
-  /** Writes `pending` every 5 s once a grant was used; started by the first use, stopped by `stop`. */
-  readonly flush: Loop;
+  /** Each grant's last use, noted at most once a minute and written every 5 s. */
+  readonly uses: LastUses;
 }
 
 export function accessTokens(ctx: Context, apps: AppsCache): AccessTokens {
-  const pending = new Set<string>();
-  const touched = new Map<string, number>();
   return {
     apps,
     cache: new BusCache<Slot>(ctx.bus, {
@@ -62,27 +57,14 @@ export function accessTokens(ctx: Context, apps: AppsCache): AccessTokens {
       alsoOn: [{ channel: APPS_CHANNEL, tagOf: (slot) => ('appId' in slot ? slot.appId : '') }],
       maxEntries: MAX_ENTRIES,
     }),
-    touched,
-    pending,
-    flush: new Loop({
+    uses: new LastUses({
       name: 'grant last-use flush',
       everyMs: FLUSH_EVERY_MS,
-      run: () => flushGrantUses(ctx, { pending, touched }),
+      throttleMs: TOUCH_EVERY_MS,
+      write: (uses) => recordGrantUses(ctx.db, uses),
       onError: warnOnFailure(ctx.log),
     }),
   };
-}
-
-/** Writes the grants used since the last flush, in one statement. */
-export async function flushGrantUses(
-  ctx: Context,
-  tokens: Pick<AccessTokens, 'pending' | 'touched'>,
-): Promise<void> {
-  if (tokens.pending.size === 0) return;
-  const ids = [...tokens.pending];
-  tokens.pending.clear();
-  if (tokens.touched.size > MAX_ENTRIES) tokens.touched.clear();
-  await touchGrants(ctx.db, ids);
 }
 
 /** In the revoking transaction: every process forgets the grant's tokens at its commit. */
@@ -115,17 +97,9 @@ async function lookup(ctx: Context, tokens: AccessTokens, key: string): Promise<
   return slot!;
 }
 
-function touch(tokens: AccessTokens, grantId: string, now: number): void {
-  const last = tokens.touched.get(grantId) ?? 0;
-  if (now - last < TOUCH_EVERY_MS) return;
-  tokens.touched.set(grantId, now);
-  tokens.pending.add(grantId);
-  tokens.flush.start(); // once running, a no-op
-}
-
 /** A grant was used outside a bearer check (a code exchange): recorded in the next batched write. */
 export function noteGrantUse(ctx: Context, tokens: AccessTokens, grantId: string): void {
-  touch(tokens, grantId, ctx.clock.now());
+  tokens.uses.note(grantId, ctx.clock.now());
 }
 
 /** The `access_token` resolver of public auth, which has already checked the token's shape and checksum. */
@@ -144,7 +118,7 @@ export async function resolveAccessToken(
   if ('missUntil' in slot || slot.expiresAt <= now) return undefined;
   const app = await appById(tokens.apps, ctx, slot.appId);
   if (!app || slot.createdAt < app.tokensValidAfter) return undefined;
-  touch(tokens, slot.grantId, now);
+  tokens.uses.note(slot.grantId, now);
   return {
     merchantId: slot.merchantId,
     mode: slot.mode,

@@ -11,15 +11,14 @@ export const connectionsRoutes =
   (state: OauthState): FastifyPluginAsync =>
   async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    const tags = ['OAuth connections'];
-    const security = [{ session: [] }];
 
     app.get(
       '/developer/connections',
       {
         schema: {
-          tags,
-          security,
+          operationId: 'listConnections',
+          summary: 'List the apps installed on this account',
+          tags: ['OAuth apps'],
           querystring: Type.Object(PageQuery),
           response: { 200: ConnectionsPage, ...errors(400, 401) },
         },
@@ -33,8 +32,10 @@ export const connectionsRoutes =
       '/developer/connections/:grantID',
       {
         schema: {
-          tags,
-          security,
+          operationId: 'deleteConnection',
+          summary: 'Disconnect an installed app',
+          tags: ['OAuth apps'],
+          description: 'Revokes every token of the grant at once.',
           params: GrantParams,
           response: { 204: Type.Null(), ...errors(401, 403, 404) },
         },
@@ -49,9 +50,9 @@ export const connectionsRoutes =
       '/developer/apps/:appID/installs',
       {
         schema: {
+          operationId: 'getAppInstalls',
+          summary: 'How many stores installed an app',
           tags: ['OAuth apps'],
-          summary: 'How many stores installed one of your apps',
-          security,
           params: Type.Object({ appID: Type.String({ minLength: 1, maxLength: 64 }) }),
           response: { 200: InstallsAnswer, ...errors(400, 401, 404) },
         },

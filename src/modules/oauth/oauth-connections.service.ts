@@ -10,8 +10,8 @@ import { appById, splitScopes, type AppsCache } from '../oauth-apps/index.ts';
 import { announceGrantRevocation, forgetGrant, type AccessTokens } from './oauth-bearer.service.ts';
 import * as repo from './oauth.repository.ts';
 
-export async function listConnections(ctx: Context, scope: Scope, page: PageInput) {
-  return mapPage(await repo.listGrants(ctx.db, scope, page), (r) => ({
+export async function listConnections(ctx: Context, scope: Scope, input: PageInput) {
+  return mapPage(await repo.listGrants(ctx.db, scope, input), (r) => ({
     id: r.id,
     app: { id: r.app_id, name: r.app_name, client_id: r.client_id, developer_name: r.developer_name },
     scopes: splitScopes(r.scopes),

@@ -63,6 +63,13 @@ export const introspectRoutes =
       '/api/public/v1/oauth/introspect',
       {
         schema: {
+          operationId: 'introspectToken',
+          summary: 'Whether a credential is active, and what it opens (RFC 7662)',
+          tags: ['OAuth protocol'],
+          description:
+            'An OAuth client (client authentication as at the token endpoint) may ask about its own access ' +
+            'tokens; a platform service with the internal token about any secret key, publishable key or ' +
+            'access token. Anything else answers `{"active":false}`.',
           consumes: ['application/x-www-form-urlencoded', 'application/json'],
           body: IntrospectBody,
           response: { 200: Introspection, 400: OAuthErrorBody, 401: OAuthErrorBody, 429: OAuthErrorBody },

@@ -30,8 +30,20 @@ export function authorizationServerMetadata(ctx: Context) {
 
 export const metadataRoutes: FastifyPluginAsync = async (app) => {
   const document = authorizationServerMetadata(app.ctx);
-  const schema = { tags: ['OAuth 2'], response: { 200: Metadata } };
-  for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+  const operations = [
+    {
+      path: '/.well-known/oauth-authorization-server',
+      operationId: 'getAuthorizationServerMetadata',
+      summary: 'Authorization server metadata (RFC 8414)',
+    },
+    {
+      path: '/.well-known/openid-configuration',
+      operationId: 'getOpenIdConfiguration',
+      summary: 'The same metadata, where common clients look first',
+    },
+  ];
+  for (const { path, operationId, summary } of operations) {
+    const schema = { operationId, summary, tags: ['OAuth protocol'], response: { 200: Metadata } };
     app.get(path, { schema }, async (_request, reply) => {
       void reply.header('cache-control', 'public, max-age=300');
       return document;

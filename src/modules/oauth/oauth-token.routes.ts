@@ -67,15 +67,15 @@ export const tokenRoutes =
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     acceptForms(app);
     rfcErrors(app);
-    const tags = ['OAuth 2'];
     const rfcErrorsDoc = { 400: OAuthErrorBody, 401: OAuthErrorBody, 429: OAuthErrorBody };
 
     app.post(
       '/api/public/v1/oauth/token',
       {
         schema: {
-          tags,
-          summary: 'Exchange a code or a refresh token for tokens (RFC 6749 4.1.3, 6).',
+          operationId: 'requestToken',
+          summary: 'Exchange a code or a refresh token for tokens (RFC 6749)',
+          tags: ['OAuth protocol'],
           consumes: ['application/x-www-form-urlencoded', 'application/json'],
           body: TokenBody,
           response: { 200: TokenResponse, ...rfcErrorsDoc },
@@ -125,8 +125,10 @@ export const tokenRoutes =
       '/api/public/v1/oauth/revoke',
       {
         schema: {
-          tags,
-          summary: 'Revoke an access or refresh token (RFC 7009).',
+          operationId: 'revokeToken',
+          summary: 'Revoke an access or refresh token (RFC 7009)',
+          tags: ['OAuth protocol'],
+          description: 'Answers 200 with `{}` whether or not the token existed.',
           consumes: ['application/x-www-form-urlencoded', 'application/json'],
           body: RevokeBody,
           response: { 200: RevocationAnswer, ...rfcErrorsDoc },

@@ -4,6 +4,7 @@
 import { CompiledQuery, sql, type Insertable, type Selectable } from 'kysely';
 import type pg from 'pg';
 import type { Executor } from '../../db/database.ts';
+import { recordLastUses } from '../../db/last-uses.ts';
 import { pageById } from '../../db/paging.ts';
 import type { PageInput, Scope } from '../../lib/scope.ts';
 import { auditCtes, type PreparedAudit } from '../audit/index.ts';
@@ -105,13 +106,9 @@ export async function deleteGrant(db: Executor, merchantId: string, mode: Mode, 
     .executeTakeFirst();
 }
 
-export async function touchGrants(db: Executor, grantIds: string[]): Promise<void> {
-  if (grantIds.length === 0) return;
-  await db
-    .updateTable('oauth_grants')
-    .set({ last_used_at: sql<Date>`now()` })
-    .where('id', 'in', grantIds)
-    .execute();
+/** A batch of last-use times (epoch ms by grant id), in one statement that never moves a time backwards. */
+export async function recordGrantUses(db: Executor, uses: ReadonlyMap<string, number>): Promise<void> {
+  await recordLastUses(db, 'oauth_grants', uses);
 }
 
 // ---- codes ----------------------------------------------------------------------------------------------

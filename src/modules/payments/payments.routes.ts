@@ -10,10 +10,10 @@ export const paymentRoutes: FastifyPluginAsync = async (plugin) => {
     '/payments/supported-countries',
     {
       schema: {
-        tags: ['Payments'],
+        operationId: 'listSupportedCountries',
         summary: 'List supported countries',
+        tags: ['Public'],
         description: 'Any credential with public:read (a publishable key is enough). All in one page.',
-        security: [{ credential: [] }],
         response: { 200: CountryList, ...errors(400, 401, 403) },
       },
     },

@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../../context.ts';
 import { Batcher } from '../../lib/batcher.ts';
-import { openApiPath } from '../../http/openapi-operations.ts';
+import { openApiPath } from '../../http/openapi.ts';
 import { addRouteHook } from '../../http/route-hooks.ts';
 import type { RequestEntry } from './request-entry.ts';
 import { writeEntries, type WriteTarget } from './record.repository.ts';

@@ -26,20 +26,16 @@ export const requestRoutes: FastifyPluginAsync = async (plugin) => {
     },
     async (request) => {
       const q = request.query;
-      const page = await listRequests(
-        app.ctx,
-        merchantScope(request),
-        {
-          status: q.status,
-          errorCode: q.error_code,
-          method: q.method?.toUpperCase(),
-          path: q.path,
-          credentialId: q.credential_id,
-          since: q.since ? new Date(q.since) : undefined,
-          until: q.until ? new Date(q.until) : undefined,
-        },
-        pageOf(q),
-      );
+      const page = await listRequests(app.ctx, merchantScope(request), {
+        ...pageOf(q),
+        status: q.status,
+        errorCode: q.error_code,
+        method: q.method?.toUpperCase(),
+        path: q.path,
+        credentialId: q.credential_id,
+        since: q.since ? new Date(q.since) : undefined,
+        until: q.until ? new Date(q.until) : undefined,
+      });
       return { data: page };
     },
   );

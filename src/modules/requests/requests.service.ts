@@ -46,7 +46,11 @@ function present(r: EntryRow) {
   };
 }
 
-export async function listRequests(ctx: Context, scope: Scope, filter: EntryFilter, page: PageInput) {
+export interface RequestQuery extends PageInput, EntryFilter {}
+
+export async function listRequests(ctx: Context, scope: Scope, input: RequestQuery) {
+  const { limit, startingAfter, ...filter } = input;
+  const page = { limit, startingAfter };
   const after =
     page.startingAfter === undefined ? undefined : await findEntry(ctx.db, scope, page.startingAfter);
   if (page.startingAfter !== undefined && after === undefined) {

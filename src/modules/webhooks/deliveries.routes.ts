@@ -2,7 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { auditContext } from '../../http/request.ts';
+import { auditContext, merchantScope } from '../../http/request.ts';
 import { EmptyBody, errors, pageOf } from '../../http/schemas.ts';
 import {
   DeliveriesQuery,
@@ -18,9 +18,6 @@ import {
 import type { Sending } from './delivery/attempt.ts';
 import * as service from './deliveries.service.ts';
 
-const tags = ['Webhooks'];
-const security = [{ session: [] }];
-
 export const deliveryRoutes =
   (sending: Sending): FastifyPluginAsync =>
   async (plugin) => {
@@ -30,8 +27,10 @@ export const deliveryRoutes =
       '/webhooks/:webhookID/test',
       {
         schema: {
-          tags,
-          security,
+          operationId: 'testWebhook',
+          summary: 'Send a test event now',
+          tags: ['Webhooks'],
+          description: 'Answers with the delivery after its first attempt.',
           params: WebhookParams,
           body: Type.Optional(TestWebhookBody),
           response: { 200: DeliveryAttemptsData, ...errors(400, 401, 404) },
@@ -52,21 +51,20 @@ export const deliveryRoutes =
       '/webhooks/:webhookID/deliveries',
       {
         schema: {
-          tags,
-          security,
+          operationId: 'listDeliveries',
+          summary: "List an endpoint's deliveries",
+          tags: ['Webhooks'],
           params: WebhookParams,
           querystring: DeliveriesQuery,
           response: { 200: DeliveryPage, ...errors(400, 401, 404) },
         },
       },
       async (request) => ({
-        data: await service.listDeliveries(
-          app.ctx,
-          auditContext(request),
-          request.params.webhookID,
-          request.query.status,
-          pageOf(request.query),
-        ),
+        data: await service.listDeliveries(app.ctx, merchantScope(request), {
+          ...pageOf(request.query),
+          webhookId: request.params.webhookID,
+          status: request.query.status,
+        }),
       }),
     );
 
@@ -74,8 +72,9 @@ export const deliveryRoutes =
       '/webhooks/:webhookID/deliveries/:deliveryID',
       {
         schema: {
-          tags,
-          security,
+          operationId: 'getDelivery',
+          summary: 'Get a delivery with its attempts',
+          tags: ['Webhooks'],
           params: DeliveryParams,
           response: { 200: DeliveryAttemptsData, ...errors(401, 404) },
         },
@@ -94,8 +93,9 @@ export const deliveryRoutes =
       '/webhooks/:webhookID/deliveries/:deliveryID/retry',
       {
         schema: {
-          tags,
-          security,
+          operationId: 'retryDelivery',
+          summary: 'Retry a delivery now',
+          tags: ['Webhooks'],
           params: DeliveryParams,
           body: Type.Optional(EmptyBody),
           response: { 202: DeliveryData, ...errors(400, 401, 404, 409) },
@@ -116,9 +116,10 @@ export const deliveryRoutes =
       '/webhooks/:webhookID/recover',
       {
         schema: {
-          tags,
-          security,
-          summary: 'Send again every failed delivery of the endpoint since a time.',
+          operationId: 'recoverWebhookDeliveries',
+          summary: 'Send again every failed delivery since a time',
+          tags: ['Webhooks'],
+          description: 'With preview, only counts. Idempotent; at most 10,000 per call.',
           params: WebhookParams,
           body: RecoverBody,
           response: { 200: RecoverData, 202: RecoverData, ...errors(400, 401, 404, 409) },

@@ -26,14 +26,14 @@ import { presentAttempt, presentDelivery } from './webhooks.presenters.ts';
 import { findOwnEndpoint, findOwnWebhook } from './webhooks.service.ts';
 import type { DeliveryStatus } from './webhooks.table.ts';
 
-export async function listDeliveries(
-  ctx: Context,
-  audit: AuditContext,
-  webhookId: string,
-  status: DeliveryStatus | undefined,
-  page: PageInput,
-) {
-  const webhook = await findOwnWebhook(ctx.db, audit, webhookId);
+export interface DeliveriesInput extends PageInput {
+  readonly webhookId: string;
+  readonly status?: DeliveryStatus | undefined;
+}
+
+export async function listDeliveries(ctx: Context, scope: Scope, input: DeliveriesInput) {
+  const { webhookId, status, ...page } = input;
+  const webhook = await findOwnWebhook(ctx.db, scope, webhookId);
   return mapPage(await repo.listDeliveries(ctx.db, webhook.id, status, page), presentDelivery);
 }
 
@@ -231,12 +231,15 @@ function presentEvent(e: StoredEvent) {
   return { ...(JSON.parse(e.payload) as EventPayload), created_at: iso(e.created_at) };
 }
 
-export async function listMerchantEvents(ctx: Context, audit: AuditContext, f: EventFilter, page: PageInput) {
-  const events = await listEvents(ctx.db, audit, f, page);
+export interface EventsInput extends PageInput, EventFilter {}
+
+export async function listMerchantEvents(ctx: Context, scope: Scope, input: EventsInput) {
+  const { limit, startingAfter, ...filter } = input;
+  const events = await listEvents(ctx.db, scope, filter, { limit, startingAfter });
   const byEvent = Map.groupBy(
     await repo.deliveriesOfEvents(
       ctx.db,
-      audit,
+      scope,
       events.items.map((e) => e.id),
     ),
     (d) => d.event_id,

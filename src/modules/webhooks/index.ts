@@ -22,7 +22,6 @@ import { createAgent } from './sender.ts';
 import { DELIVERY_CHANNEL, LISTEN_CHANNEL, Signal } from './signal.ts';
 import { webhookRoutes } from './webhooks.routes.ts';
 
-export { resealWebhookBatch, webhookSecretsUnreadable, webhooksLeftToReseal } from './master-keys.ts';
 export { emitEvent, type EmittedEvent, type NewEvent } from './outbox.service.ts';
 export { deliveriesOfRequest } from './deliveries.service.ts';
 export { Delivery } from './webhooks.schemas.ts';

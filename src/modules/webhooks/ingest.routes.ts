@@ -31,7 +31,10 @@ export const ingestRoutes =
       {
         onRequest: async (request) => checkInternalToken(request),
         schema: {
-          tags: ['Events (internal)'],
+          operationId: 'ingestEvent',
+          summary: 'Record an event of the platform and deliver it',
+          tags: ['Internal'],
+          description: 'For the rest of the platform, with the internal token. Idempotent by event id.',
           body: IngestBody,
           response: { 200: Ingested, 202: Ingested, ...errors(400, 401, 404) },
         },

@@ -15,8 +15,6 @@ import { openListener, parseEventFilter, reportListenerDelivery } from './listen
 import type { Signal } from './signal.ts';
 import { DeliveryData, DeliveryParams, ListenQuery, ListenReportBody } from './webhooks.schemas.ts';
 
-const tags = ['Webhooks'];
-const security = [{ session: [] }];
 const POLL_MS = 1000;
 const KEEPALIVE_MS = 15_000;
 
@@ -35,9 +33,14 @@ export const listenRoutes =
       '/webhooks/listen',
       {
         schema: {
-          tags,
-          security,
-          summary: "Stream the account's test-mode events, signed, as Server-Sent Events.",
+          operationId: 'listenToEvents',
+          summary: "Stream the account's test-mode events, signed (svc listen)",
+          tags: ['Webhooks'],
+          description:
+            'Server-Sent Events, test mode only (live: 403). First `secret` (the whsec_ secret of this ' +
+            'session), then one `webhook` event per recorded event with the exact body and webhook-* headers ' +
+            'of a delivery. While open, the stream is a webhook of kind `listener`. Last-Event-ID replays up ' +
+            'to one hour.',
           querystring: ListenQuery,
           produces: ['text/event-stream'],
           response: {
@@ -141,9 +144,10 @@ export const listenRoutes =
       '/webhooks/:webhookID/deliveries/:deliveryID/report',
       {
         schema: {
-          tags,
-          security,
-          summary: "Record the local endpoint's answer to a listener's delivery.",
+          operationId: 'reportListenerDelivery',
+          summary: "Record the local answer to a listener's delivery",
+          tags: ['Webhooks'],
+          description: 'For `svc listen`: the status and duration of the local endpoint become the attempt.',
           params: DeliveryParams,
           body: ListenReportBody,
           response: { 200: DeliveryData, ...errors(400, 401, 404) },

@@ -2,7 +2,7 @@
 // resending one to a chosen endpoint. Mounted by the webhooks module, which joins events to deliveries.
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { auditContext } from '../../http/request.ts';
+import { auditContext, merchantScope } from '../../http/request.ts';
 import { errors, pageOf } from '../../http/schemas.ts';
 import {
   DeliveryData,
@@ -17,9 +17,6 @@ import * as service from './deliveries.service.ts';
 import type { Signal } from './signal.ts';
 import { triggerEvent } from './trigger.service.ts';
 
-const tags = ['Events'];
-const security = [{ session: [] }];
-
 /** `listeners`: the wake-up of `svc listen` streams, raised by a triggered event. */
 export const merchantEventRoutes =
   (listeners: Signal): FastifyPluginAsync =>
@@ -30,24 +27,23 @@ export const merchantEventRoutes =
       '/events',
       {
         schema: {
-          tags,
-          security,
-          summary: "List the account's events, newest first.",
+          operationId: 'listEvents',
+          summary: "List the account's events",
+          tags: ['Events'],
           querystring: EventsQuery,
           response: { 200: EventPage, ...errors(400, 401) },
         },
       },
       async (request) => {
         const q = request.query;
-        const filter = {
+        const events = await service.listMerchantEvents(app.ctx, merchantScope(request), {
+          ...pageOf(q),
           type: q.type,
           since: q.since ? new Date(q.since) : undefined,
           until: q.until ? new Date(q.until) : undefined,
           q: q.q,
-        };
-        return {
-          data: await service.listMerchantEvents(app.ctx, auditContext(request), filter, pageOf(q)),
-        };
+        });
+        return { data: events };
       },
     );
 
@@ -55,9 +51,13 @@ export const merchantEventRoutes =
       '/events/trigger',
       {
         schema: {
-          tags,
-          security,
-          summary: 'Record a test event of a type, with its example data.',
+          operationId: 'triggerEvent',
+          summary: 'Trigger a test event',
+          tags: ['Events'],
+          description:
+            'Test mode only (live: 403 forbidden). Records a real event of the type with its example data, ' +
+            '`data` merged over it field by field; every subscribed test webhook and every listener receives ' +
+            'it.',
           body: TriggerBody,
           response: { 201: EventWithDeliveries, ...errors(400, 401, 403) },
         },
@@ -74,9 +74,9 @@ export const merchantEventRoutes =
       '/events/:eventID',
       {
         schema: {
-          tags,
-          security,
-          summary: 'Get an event with the deliveries it produced.',
+          operationId: 'getEvent',
+          summary: 'Get an event and its deliveries',
+          tags: ['Events'],
           params: EventParams,
           response: { 200: EventWithDeliveries, ...errors(401, 404) },
         },
@@ -90,9 +90,9 @@ export const merchantEventRoutes =
       '/events/:eventID/resend',
       {
         schema: {
-          tags,
-          security,
-          summary: 'Send an event again, to one chosen endpoint.',
+          operationId: 'resendEvent',
+          summary: 'Send an event again to one endpoint',
+          tags: ['Events'],
           params: EventParams,
           body: ResendBody,
           response: { 202: DeliveryData, ...errors(400, 401, 404, 409) },

@@ -1,9 +1,8 @@
 // Merchant interface, webhooks (API.md section 7): thin handlers over webhooks.service.ts.
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { auditContext, merchantOf } from '../../http/request.ts';
-import type { Scope } from '../../lib/scope.ts';
+import { auditContext, merchantScope } from '../../http/request.ts';
 import { EmptyBody, PageQuery, errors, pageOf } from '../../http/schemas.ts';
 import { PUBLISHED_CATALOG } from '../events/index.ts';
 import { deviceCookieOf, type SignInLimits } from '../merchants/index.ts';
@@ -21,21 +20,19 @@ import {
 } from './webhooks.schemas.ts';
 import * as service from './webhooks.service.ts';
 
-const tags = ['Webhooks'];
-const security = [{ session: [] }];
-
-// The tenant of a merchant-interface request: its merchant, in the request's mode.
-const scopeOf = (request: FastifyRequest): Scope => ({
-  merchantId: merchantOf(request).merchantId,
-  mode: request.mode,
-});
-
 export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = async (plugin, { signIns }) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   // Static, so it wins over /webhooks/:webhookID.
   app.get(
     '/webhooks/events',
-    { schema: { tags, security, response: { 200: EventCatalog, ...errors(401) } } },
+    {
+      schema: {
+        operationId: 'listEventTypes',
+        summary: 'The event catalog',
+        tags: ['Webhooks'],
+        response: { 200: EventCatalog, ...errors(401) },
+      },
+    },
     async () => ({
       data: {
         items: [...PUBLISHED_CATALOG],
@@ -50,8 +47,10 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asyn
     '/webhooks',
     {
       schema: {
-        tags,
-        security,
+        operationId: 'createWebhook',
+        summary: 'Create a webhook endpoint',
+        tags: ['Webhooks'],
+        description: 'The signing secret is in this answer (and can be revealed again with the password).',
         body: CreateWebhookBody,
         response: { 201: WebhookSecretData, ...errors(400, 401) },
       },
@@ -66,21 +65,28 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asyn
     '/webhooks',
     {
       schema: {
-        tags,
-        security,
+        operationId: 'listWebhooks',
+        summary: 'List webhook endpoints',
+        tags: ['Webhooks'],
         querystring: Type.Object(PageQuery),
         response: { 200: WebhookPage, ...errors(400, 401) },
       },
     },
     async (request) => ({
-      data: await service.listWebhooks(app.ctx, scopeOf(request), pageOf(request.query)),
+      data: await service.listWebhooks(app.ctx, merchantScope(request), pageOf(request.query)),
     }),
   );
 
   app.get(
     '/webhooks/:webhookID',
     {
-      schema: { tags, security, params: WebhookParams, response: { 200: WebhookData, ...errors(401, 404) } },
+      schema: {
+        operationId: 'getWebhook',
+        summary: 'Get a webhook endpoint',
+        tags: ['Webhooks'],
+        params: WebhookParams,
+        response: { 200: WebhookData, ...errors(401, 404) },
+      },
     },
     async (request) => ({
       data: await service.getWebhook(app.ctx, auditContext(request), request.params.webhookID),
@@ -91,8 +97,9 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asyn
     '/webhooks/:webhookID',
     {
       schema: {
-        tags,
-        security,
+        operationId: 'updateWebhook',
+        summary: 'Update a webhook endpoint',
+        tags: ['Webhooks'],
         params: WebhookParams,
         body: UpdateWebhookBody,
         response: { 200: WebhookData, ...errors(400, 401, 404) },
@@ -111,7 +118,14 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asyn
   app.delete(
     '/webhooks/:webhookID',
     {
-      schema: { tags, security, params: WebhookParams, response: { 204: Type.Null(), ...errors(401, 404) } },
+      schema: {
+        operationId: 'deleteWebhook',
+        summary: 'Delete a webhook endpoint',
+        tags: ['Webhooks'],
+        description: 'Its pending deliveries are cancelled.',
+        params: WebhookParams,
+        response: { 204: Type.Null(), ...errors(401, 404) },
+      },
     },
     async (request, reply) => {
       await service.deleteWebhook(app.ctx, auditContext(request), request.params.webhookID);
@@ -124,8 +138,9 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asyn
       `/webhooks/:webhookID/${action}`,
       {
         schema: {
-          tags,
-          security,
+          operationId: action === 'enable' ? 'enableWebhook' : 'disableWebhook',
+          summary: action === 'enable' ? 'Enable a webhook endpoint' : 'Disable a webhook endpoint',
+          tags: ['Webhooks'],
           params: WebhookParams,
           body: Type.Optional(EmptyBody),
           response: { 200: WebhookData, ...errors(400, 401, 404) },
@@ -146,8 +161,10 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asyn
     '/webhooks/:webhookID/rotate-secret',
     {
       schema: {
-        tags,
-        security,
+        operationId: 'rotateWebhookSecret',
+        summary: "Rotate an endpoint's signing secret",
+        tags: ['Webhooks'],
+        description: 'During the overlap every delivery carries both signatures.',
         params: WebhookParams,
         body: Type.Optional(RotateSecretBody),
         response: { 200: WebhookSecretData, ...errors(400, 401, 404) },
@@ -167,9 +184,10 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asyn
     '/webhooks/:webhookID/reveal-secret',
     {
       schema: {
-        tags,
-        security,
-        summary: 'Show the signing secret again, after re-entering the password.',
+        operationId: 'revealWebhookSecret',
+        summary: 'Show the signing secret again',
+        tags: ['Webhooks'],
+        description: "Re-enter the signed-in user's password. Audited.",
         params: WebhookParams,
         body: RevealSecretBody,
         response: { 200: RevealSecretData, ...errors(400, 401, 403, 404) },

@@ -31,7 +31,7 @@ async function presentOne(db: Executor, scope: Scope, id: string, now: Date): Pr
   return presentWebhook(view);
 }
 
-const scopeOf = (audit: AuditContext): Scope => ({ merchantId: audit.merchantId, mode: audit.mode });
+const scopeOf = (of: Scope): Scope => ({ merchantId: of.merchantId, mode: of.mode });
 
 async function locked(trx: Executor, audit: AuditContext, id: string): Promise<repo.WebhookRow> {
   const row = await repo.lockWebhook(trx, scopeOf(audit), id);
@@ -214,21 +214,13 @@ export async function deleteWebhook(ctx: Context, audit: AuditContext, id: strin
 }
 
 /** For the delivery routes: the webhook row, within the caller's merchant and mode. */
-export async function findOwnWebhook(
-  db: Executor,
-  audit: AuditContext,
-  id: string,
-): Promise<repo.WebhookRow> {
-  const row = await repo.findWebhook(db, scopeOf(audit), id);
+export async function findOwnWebhook(db: Executor, scope: Scope, id: string): Promise<repo.WebhookRow> {
+  const row = await repo.findWebhook(db, scopeOf(scope), id);
   if (!row) throw notFound('webhook');
   return row;
 }
 
 /** The same for a change that only a real endpoint takes (retry, resend, test, recover). */
-export async function findOwnEndpoint(
-  db: Executor,
-  audit: AuditContext,
-  id: string,
-): Promise<repo.WebhookRow> {
-  return endpointOnly(await findOwnWebhook(db, audit, id));
+export async function findOwnEndpoint(db: Executor, scope: Scope, id: string): Promise<repo.WebhookRow> {
+  return endpointOnly(await findOwnWebhook(db, scope, id));
 }

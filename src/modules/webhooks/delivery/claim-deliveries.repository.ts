@@ -4,7 +4,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../../db/database.ts';
 import type { Mode } from '../../../lib/credentials.ts';
-import { systemClock } from '../../../lib/time.ts';
 
 export interface ClaimedDelivery {
   id: string;
@@ -37,16 +36,12 @@ export interface ClaimOptions {
    * so the worker uses it only when a plain claim found nothing it may take (see worker.ts).
    */
   skipSaturated: boolean;
-  /**
-   * The service's time (`ctx.clock`) that what is due and what a lease covers are decided against, and the
-   * lease starts from. The worker does not pass it yet (worker.ts still reads the system's time for its
-   * timers): until it does, the system clock.
-   */
-  now?: Date;
+  /** The service's time (`ctx.clock`): what is due and what a lease covers are decided against it. */
+  now: Date;
 }
 
 export async function claimDeliveries(db: Executor, o: ClaimOptions): Promise<ClaimedDelivery[]> {
-  const now = o.now ?? new Date(systemClock.now());
+  const { now } = o;
   const inFlight = JSON.stringify(o.inFlight);
   const skip = o.skipSaturated
     ? sql`and coalesce((${inFlight}::jsonb ->> d.webhook_id)::int, 0) < ${o.perWebhook}::int`

@@ -11,7 +11,6 @@ const FIRST_PURGE_MS = 5000;
 
 export function purgeLoop(ctx: Context): Background {
   let stopping = false;
-  let first: NodeJS.Timeout | undefined;
   const loop = new Loop({
     name: 'delivery purge',
     everyMs: PURGE_MS,
@@ -27,12 +26,10 @@ export function purgeLoop(ctx: Context): Background {
     start() {
       stopping = false;
       loop.start();
-      first = setTimeout(() => loop.kick(), FIRST_PURGE_MS);
-      first.unref();
+      loop.runWithin(FIRST_PURGE_MS);
     },
     async stop() {
       stopping = true;
-      clearTimeout(first);
       await loop.stop();
     },
   };

@@ -1,15 +1,9 @@
 // On a clean stop, leases of claims this worker will not send are given back at once instead of waiting
 // for them to run out.
 import type { Executor } from '../../../db/database.ts';
-import { systemClock } from '../../../lib/time.ts';
 
-/** `now`: the service's time, the rows' `updated_at` (the system clock until the worker passes it). */
-export async function releaseLeases(
-  db: Executor,
-  worker: string,
-  ids: string[],
-  now = new Date(systemClock.now()),
-): Promise<void> {
+/** `now`: the service's time, the rows' `updated_at`. */
+export async function releaseLeases(db: Executor, worker: string, ids: string[], now: Date): Promise<void> {
   if (ids.length === 0) return;
   await db
     .updateTable('deliveries')

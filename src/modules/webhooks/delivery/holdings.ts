@@ -1,0 +1,114 @@
+// What one delivery worker holds: every delivery it claimed, from the claim until its attempt ends or its
+// lease is given back. A webhook has at most `perWebhook` attempts under way here; its other claimed
+// deliveries wait in its queue, in claim order, and the next starts the moment one of its attempts ends, with
+// no database round trip in between. Whether a webhook may start one more attempt is one step (`mayStart`):
+// the place for any other per-endpoint bound (a pace).
+import type { ClaimedDelivery } from './claim-deliveries.repository.ts';
+
+/** What the holdings do with a delivery; the worker supplies them. */
+export interface HoldingSteps {
+  /** The time start deadlines are checked against (epoch ms, the service's clock). */
+  now(): number;
+  /** Sends the delivery and has its outcome recorded; never rejects. */
+  attempt(row: ClaimedDelivery): Promise<void>;
+  /** The delivery's lease no longer covers an attempt: it is given back unsent. */
+  giveBack(row: ClaimedDelivery): void;
+  /** An attempt ended, and its webhook's next delivery started if one could. */
+  ended(row: ClaimedDelivery): void;
+}
+
+export class Holdings {
+  /** Attempts under way, by delivery. */
+  readonly attempts = new Map<string, Promise<void>>();
+  /** Claimed and not started: the last moment its lease lets it start (epoch ms), by delivery. */
+  private readonly startBy = new Map<string, number>();
+  /** Attempts under way, by webhook. */
+  private readonly sending = new Map<string, number>();
+  /** Claimed deliveries waiting for one of their webhook's attempts to end, by webhook. */
+  private readonly queued = new Map<string, ClaimedDelivery[]>();
+  private closed = false;
+  private readonly steps: HoldingSteps;
+  private readonly perWebhook: number;
+
+  constructor(steps: HoldingSteps, perWebhook: number) {
+    this.steps = steps;
+    this.perWebhook = perWebhook;
+  }
+
+  /** Deliveries held: sending or queued. */
+  get size(): number {
+    return this.attempts.size + this.startBy.size;
+  }
+
+  /** Deliveries held per webhook, sending or queued: what a claim counts against each webhook's bound. */
+  byWebhook(): Record<string, number> {
+    const held: Record<string, number> = {};
+    for (const [webhook, n] of this.sending) held[webhook] = n;
+    for (const [webhook, queue] of this.queued) held[webhook] = (held[webhook] ?? 0) + queue.length;
+    return held;
+  }
+
+  /** A claimed delivery: started now if its webhook may start one more attempt, queued otherwise. */
+  take(row: ClaimedDelivery, startBy: number): void {
+    // Claimed again after its lease ran out while it was still held here (a stall longer than the lease):
+    // the attempt under way here stays the only one, and records its outcome under the new lease.
+    if (this.closed || this.attempts.has(row.id) || this.startBy.has(row.id)) return;
+    this.startBy.set(row.id, startBy);
+    if (this.mayStart(row.webhook_id)) this.start(row);
+    else {
+      const queue = this.queued.get(row.webhook_id);
+      if (queue) queue.push(row);
+      else this.queued.set(row.webhook_id, [row]);
+    }
+  }
+
+  /** Starts no more attempts; answers the queued deliveries, which the caller gives back. */
+  close(): string[] {
+    this.closed = true;
+    const unsent = [...this.queued.values()].flat().map((row) => row.id);
+    this.queued.clear();
+    this.startBy.clear();
+    return unsent;
+  }
+
+  private mayStart(webhookId: string): boolean {
+    return (this.sending.get(webhookId) ?? 0) < this.perWebhook;
+  }
+
+  /** Starts the attempt, or gives the lease back if it no longer covers one (false). */
+  private start(row: ClaimedDelivery): boolean {
+    const deadline = this.startBy.get(row.id)!;
+    this.startBy.delete(row.id);
+    if (this.steps.now() > deadline) {
+      this.steps.giveBack(row);
+      return false;
+    }
+    bump(this.sending, row.webhook_id, 1);
+    this.attempts.set(
+      row.id,
+      this.steps.attempt(row).finally(() => this.end(row)),
+    );
+    return true;
+  }
+
+  private end(row: ClaimedDelivery): void {
+    bump(this.sending, row.webhook_id, -1);
+    this.attempts.delete(row.id);
+    this.startNext(row.webhook_id);
+    this.steps.ended(row);
+  }
+
+  /** The webhook's next queued delivery that may still start, if any. */
+  private startNext(webhookId: string): void {
+    const queue = this.queued.get(webhookId);
+    if (!queue) return;
+    while (queue.length > 0 && !this.start(queue.shift()!));
+    if (queue.length === 0) this.queued.delete(webhookId);
+  }
+}
+
+function bump(counts: Map<string, number>, key: string, by: number): void {
+  const n = (counts.get(key) ?? 0) + by;
+  if (n === 0) counts.delete(key);
+  else counts.set(key, n);
+}
