@@ -28,7 +28,13 @@ export {
   type SignInResult,
 } from './sign-in.service.ts';
 export { clearSessionCookie, deviceCookieOf, setSessionCookie, setSignInCookies } from './sign-in.cookies.ts';
-export { installedStoreId, storesFor, type FirstStores, type PublicStore } from './stores.service.ts';
+export {
+  firstStore,
+  installedStoreId,
+  storesFor,
+  type FirstStores,
+  type PublicStore,
+} from './stores.service.ts';
 
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 

@@ -5,7 +5,7 @@ import { notify } from '../../db/bus.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
-import { isEventType, sampleData } from '../events/index.ts';
+import { isEventType } from '../events/index.ts';
 import { iso } from '../../lib/time.ts';
 import { mapPage, type PageInput } from '../../lib/scope.ts';
 import type { Mode } from '../../lib/credentials.ts';
@@ -15,6 +15,7 @@ import { applyOutcomes, runAttempt, type Sending } from './delivery/attempt.ts';
 import { leaseMs } from './delivery/worker.ts';
 import { findEvent, listEvents, type EventFilter, type StoredEvent } from './events.repository.ts';
 import { recordEvent } from './outbox.service.ts';
+import { sampleEvent } from './sample-event.service.ts';
 import { DELIVERY_CHANNEL } from './signal.ts';
 import { presentAttempt, presentDelivery } from './webhooks.presenters.ts';
 import { findOwnEndpoint, findOwnWebhook } from './webhooks.service.ts';
@@ -92,7 +93,7 @@ export async function testWebhook(
       merchantId: audit.merchantId,
       mode: audit.mode,
       type,
-      data: sampleData(type),
+      data: await sampleEvent(ctx, trx, audit, type),
     });
     const leaseEnd = new Date(Date.now() + leaseMs(ctx));
     const delivery = await repo.insertDelivery(trx, {

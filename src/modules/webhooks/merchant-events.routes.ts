@@ -57,15 +57,15 @@ export const merchantEventRoutes =
         schema: {
           tags,
           security,
-          summary: 'Record a test event of a type, with its example data.',
+          summary: 'Record a test event of a type, with data from your own store.',
           body: TriggerBody,
           response: { 201: EventWithDeliveries, ...errors(400, 401, 403) },
         },
       },
       async (request, reply) => {
-        const { type, data } = request.body;
-        const override = data as Record<string, unknown> | undefined;
-        const event = await triggerEvent(app.ctx, listeners, auditContext(request), type, override);
+        const { type, data, object } = request.body;
+        const input = { type, data: data as Record<string, unknown> | undefined, object };
+        const event = await triggerEvent(app.ctx, listeners, auditContext(request), input);
         return reply.code(201).send({ data: event });
       },
     );

@@ -273,9 +273,18 @@ export const TriggerBody = Body({
       {
         additionalProperties: true,
         description:
-          "Merged over the type's example, field by field (objects merge, anything else replaces); the " +
-          'result must match the schema of the type.',
+          'Merged over the sample, field by field (objects merge, anything else replaces); a field the ' +
+          "type's schema does not name is refused with its path, and the result must match the schema.",
       },
     ),
+  ),
+  object: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description:
+        'The id of the object the event is about (`data.id`), e.g. the `ord_...` of an earlier order.created: ' +
+        'the event continues that object (its ids, lines and creation time) when an earlier event names it.',
+    }),
   ),
 });
