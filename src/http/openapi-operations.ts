@@ -218,7 +218,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Events',
     description:
       'Test mode only (live: 403 forbidden). Records a real event of the type whose data comes from your own ' +
-      'store: its `store_id`, fresh ids and the current time, valid against the type\'s schema. `object` names ' +
+      "store: its `store_id`, fresh ids and the current time, valid against the type's schema. `object` names " +
       'the object the event is about (`ord_...` of an earlier order.created continues that order); `data` is ' +
       'merged over it field by field, and a field the schema does not name is refused (400, `details` with ' +
       'its path). Every subscribed test webhook and every listener receives it.',
