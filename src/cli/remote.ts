@@ -11,17 +11,9 @@ import {
   writeSession,
 } from './session.ts';
 
-/** One line from the terminal (echo off for a password), or from stdin when it is not a terminal. */
-async function ask(question: string, secret: boolean): Promise<string> {
+/** One line from the terminal, echo off for a password. */
+async function askTerminal(question: string, secret: boolean): Promise<string> {
   const input = process.stdin;
-  if (!input.isTTY) {
-    const rl = createInterface({ input });
-    for await (const line of rl) {
-      rl.close();
-      return line;
-    }
-    throw new CliError(`${question.replace(/: $/, '')} is required (stdin ended).`);
-  }
   process.stderr.write(question);
   if (!secret) {
     const rl = createInterface({ input, output: process.stderr, terminal: false });
@@ -54,6 +46,21 @@ async function ask(question: string, secret: boolean): Promise<string> {
   });
 }
 
+/**
+ * The answers to a command's questions: from the terminal, or from stdin line after line when it is not one
+ * (a script: `printf '%s\n' "$EMAIL" "$PASSWORD" | svc login`). One reader for all the questions, since a
+ * reader takes every line that has arrived, not just the first.
+ */
+function answers(): (question: string, secret: boolean) => Promise<string> {
+  if (process.stdin.isTTY) return askTerminal;
+  const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+  return async (question) => {
+    const next = await lines.next();
+    if (next.done) throw new CliError(`${question.replace(/: $/, '')} is required (stdin ended).`);
+    return next.value;
+  };
+}
+
 export const loginCommand: Command = {
   name: 'login',
   summary: 'Sign in to a running service and keep the session for the other commands.',
@@ -62,12 +69,14 @@ export const loginCommand: Command = {
   --email EMAIL   the merchant user's email (asked when absent)
   --api-url URL   the service (default: SVC_API_URL, else http://127.0.0.1:4000)
 
-The password is asked on the terminal, or read from the first line of stdin when it is not one:
+The email (without --email) and the password are asked on the terminal, or read line by line from stdin
+when it is not one:
   printf '%s\\n' "$PASSWORD" | npx svc login --email you@example.com
 The session is stored in $XDG_CONFIG_HOME/svc/session.json (or ~/.config/svc/session.json), mode 0600.`,
   options: { email: { type: 'string' }, 'api-url': { type: 'string' } },
   async run(values) {
     const base = apiUrl(values['api-url']);
+    const ask = answers();
     const email = typeof values.email === 'string' ? values.email : await ask('Email: ', false);
     const password = await ask('Password: ', true);
     const data = await callApi<{
