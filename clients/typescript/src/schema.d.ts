@@ -536,7 +536,7 @@ export interface paths {
         put?: never;
         /**
          * Trigger a test event
-         * @description Test mode only (live: 403 forbidden). Records a real event of the type with its example data, `data` merged over it field by field; every subscribed test webhook and every listener receives it.
+         * @description Test mode only (live: 403 forbidden). Records a real event of the type whose data comes from your own store: its `store_id`, fresh ids and the current time, valid against the type's schema. `object` names the object the event is about (`ord_...` of an earlier order.created continues that order); `data` is merged over it field by field, and a field the schema does not name is refused (400, `details` with its path). Every subscribed test webhook and every listener receives it.
          */
         post: operations["triggerEvent"];
         delete?: never;
@@ -1422,6 +1422,8 @@ export interface components {
             last_attempt_at: string | null;
             /** @description HTTP status of the last attempt; null when it got no answer or none was made. */
             last_status: number | null;
+            /** @description What went wrong in the last attempt, as `code: detail` (`ECONNREFUSED: ...`, `timeout: ...`, `http_status: ...`); null when it succeeded or none was made. */
+            last_error: string | null;
             /** @description First failure of the current unbroken run of failures. */
             failing_since: string | null;
             /** @description When the 5-day rule disables the webhook if failures continue. */
@@ -1579,6 +1581,8 @@ export interface components {
                 id: string;
                 webhook_id: string;
                 status: "pending" | "succeeded" | "failed" | "cancelled";
+                /** @description Attempts made: a pending delivery tried already is retrying. */
+                attempt_count: number;
             }[];
         };
         /** EventList */
@@ -6094,10 +6098,12 @@ export interface operations {
                 "application/json": {
                     /** @description An event id of the catalog. */
                     type: string;
-                    /** @description Merged over the type's example, field by field (objects merge, anything else replaces); the result must match the schema of the type. */
+                    /** @description Merged over the sample, field by field (objects merge, anything else replaces); a field the type's schema does not name is refused with its path, and the result must match the schema. */
                     data?: {
                         [key: string]: unknown;
                     };
+                    /** @description The id of the object the event is about (`data.id`), e.g. the `ord_...` of an earlier order.created: the event continues that object (its ids, lines and creation time) when an earlier event names it. */
+                    object?: string;
                 };
             };
         };

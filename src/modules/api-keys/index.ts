@@ -6,6 +6,7 @@ import { apiKeyRoutes } from './api-keys.routes.ts';
 
 export { flushKeyUses, verifyKey, type KeyState } from './api-keys.cache.ts';
 export { createKey, revokeKey, rotateKey, statusOf, type KeyStatus } from './api-keys.service.ts';
+export { newestPublishableKey } from './api-keys.repository.ts';
 
 // Last-use times reach the database every 5 s: a dashboard showing "last used" to the minute needs no more,
 // and one batched UPDATE replaces a write per request on the hot path.

@@ -220,6 +220,7 @@ export async function listMerchantEvents(ctx: Context, audit: AuditContext, f: E
       id: d.id,
       webhook_id: d.webhook_id,
       status: d.status,
+      attempt_count: d.attempt_count,
     })),
   }));
 }

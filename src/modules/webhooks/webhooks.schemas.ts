@@ -28,6 +28,11 @@ export const WebhookHealth = Type.Object(
     last_status: Type.Union([Type.Integer(), Type.Null()], {
       description: 'HTTP status of the last attempt; null when it got no answer or none was made.',
     }),
+    last_error: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'What went wrong in the last attempt, as `code: detail` (`ECONNREFUSED: ...`, `timeout: ...`, ' +
+        '`http_status: ...`); null when it succeeded or none was made.',
+    }),
     failing_since: Type.Union([Timestamp, Type.Null()], {
       description: 'First failure of the current unbroken run of failures.',
     }),
@@ -224,7 +229,14 @@ export const EventSummary = Type.Object(
   {
     ...EventFields,
     deliveries: Type.Array(
-      Type.Object({ id: Type.String(), webhook_id: Type.String(), status: DeliveryStatus }),
+      Type.Object({
+        id: Type.String(),
+        webhook_id: Type.String(),
+        status: DeliveryStatus,
+        attempt_count: Type.Integer({
+          description: 'Attempts made: a pending delivery tried already is retrying.',
+        }),
+      }),
     ),
   },
   { title: 'Event' },
