@@ -288,6 +288,9 @@ function finishDocument(doc: Json, webhooks: Json, optionalBodies: ReadonlySet<s
   for (const [path, item] of Object.entries(out.paths ?? {})) {
     for (const [method, op] of Object.entries(item)) finishOperation(path, method, op, optionalBodies);
   }
+  // Event ids are checked by the services, which name an unknown one: the route schemas say string, and
+  // the document lists the catalog's ids, which are the `webhooks` section's keys, so clients can type them.
+  if (schemas.EventType) schemas.EventType = { ...(schemas.EventType as Json), enum: Object.keys(webhooks) };
   const existingSchemas = out.components?.schemas ?? {};
   out.components = {
     ...out.components,

@@ -1411,6 +1411,12 @@ export interface components {
             next_cursor: string | null;
         };
         /**
+         * EventType
+         * @description An event id of the catalog (GET /webhooks/events).
+         * @enum {string}
+         */
+        EventType: "order.created" | "order.paid" | "order.cancelled" | "order.fulfilled" | "cart.abandoned" | "customer.created" | "customer.updated" | "product.created" | "product.updated" | "product.deleted" | "inventory.low_stock" | "discount.redeemed" | "payout.processed" | "subscription.renewed";
+        /**
          * WebhookHealth
          * @description Test deliveries do not count.
          */
@@ -2731,6 +2737,7 @@ export type Connection = components['schemas']['Connection'];
 export type ConnectionList = components['schemas']['ConnectionList'];
 export type EventDefinition = components['schemas']['EventDefinition'];
 export type EventDefinitionList = components['schemas']['EventDefinitionList'];
+export type EventType = components['schemas']['EventType'];
 export type WebhookHealth = components['schemas']['WebhookHealth'];
 export type WebhookWithSecret = components['schemas']['WebhookWithSecret'];
 export type Webhook = components['schemas']['Webhook'];
@@ -4612,7 +4619,7 @@ export interface operations {
                     /** @description Absolute; https in live mode. */
                     url: string;
                     /** @description Event ids of the catalog (GET /webhooks/events). */
-                    events: string[];
+                    events: components["schemas"]["EventType"][];
                     description?: string;
                 };
             };
@@ -4895,7 +4902,7 @@ export interface operations {
                     /** @description Absolute; https in live mode. */
                     url?: string;
                     /** @description Event ids of the catalog (GET /webhooks/events). */
-                    events?: string[];
+                    events?: components["schemas"]["EventType"][];
                     description?: string | null;
                 };
             };
@@ -5454,8 +5461,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description Default: the first subscribed. */
-                    event?: string;
+                    event?: components["schemas"]["EventType"];
                 };
             };
         };
@@ -6096,8 +6102,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description An event id of the catalog. */
-                    type: string;
+                    type: components["schemas"]["EventType"];
                     /** @description Merged over the sample, field by field (objects merge, anything else replaces); a field the type's schema does not name is refused with its path, and the result must match the schema. */
                     data?: {
                         [key: string]: unknown;
