@@ -27,9 +27,12 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'GET /api/openapi.json': { id: 'getOpenApiDocument', summary: 'This OpenAPI document', tag: 'Health' },
   'GET /guides/{name}': {
     id: 'getGuide',
-    summary: 'An integrator guide, as Markdown',
+    summary: 'An integrator guide, as a page or as Markdown',
     tag: 'Health',
-    description: 'quickstart.md, oauth-apps.md, api-keys.md or platform-services.md.',
+    description:
+      'quickstart, api-keys, webhooks, oauth-apps, platform-services or operations: the page (HTML, with ' +
+      "the signed-in merchant's ids in the snippets), or with `.md` the Markdown (a browser asking for HTML " +
+      'is redirected to the page).',
   },
   'GET /healthz': { id: 'getHealth', summary: 'Whether the process is up', tag: 'Health' },
   'GET /readyz': {

@@ -325,7 +325,7 @@ export async function registerOpenApi(app: FastifyInstance, ctx: Context, webhoo
             GUIDES +
             '/oauth-apps.md),',
           '[API keys](' + GUIDES + '/api-keys.md), [Platform services](' + GUIDES + '/platform-services.md).',
-          'Receiving webhooks: `docs/webhooks.md` in the repository.',
+          '[Receiving webhooks](' + GUIDES + '/webhooks.md), [Operating svc](' + GUIDES + '/operations.md).',
           '',
           'Two interfaces share the conventions of the contract: the merchant interface (`/api/v1/merchant`,',
           'a merchant session, the mode chosen by `X-Svc-Mode`) and the public interface (`/api/public/v1`, a',

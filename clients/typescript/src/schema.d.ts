@@ -913,8 +913,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * An integrator guide, as Markdown
-         * @description quickstart.md, oauth-apps.md, api-keys.md or platform-services.md.
+         * An integrator guide, as a page or as Markdown
+         * @description quickstart, api-keys, webhooks, oauth-apps, platform-services or operations: the page (HTML, with the signed-in merchant's ids in the snippets), or with `.md` the Markdown (a browser asking for HTML is redirected to the page).
          */
         get: operations["getGuide"];
         put?: never;
