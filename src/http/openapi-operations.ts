@@ -25,6 +25,7 @@ const P = '/api/public/v1';
 
 export const OPERATIONS: Record<string, OperationDoc> = {
   'GET /api/openapi.json': { id: 'getOpenApiDocument', summary: 'This OpenAPI document', tag: 'Health' },
+  'GET /guides': { id: 'listGuides', summary: 'The integrator guides, as a page', tag: 'Health' },
   'GET /guides/{name}': {
     id: 'getGuide',
     summary: 'An integrator guide, as a page or as Markdown',

@@ -114,12 +114,16 @@ export const guideRoutes: FastifyPluginAsync = async (app) => {
       .type('text/html; charset=utf-8')
       .send(page(guide, body, await stylesheet()));
 
-  app.get('/guides', { schema: { hide: true } }, async (_request, reply) => {
-    const list = GUIDES.map(
-      (g) => `<li><a href="/guides/${g.name}">${escape(g.title)}</a>: ${escape(g.summary)}</li>`,
-    ).join('');
-    return sendPage(reply, undefined, `<h1>Guides</h1><ul class="guide-list">${list}</ul>`);
-  });
+  app.get(
+    '/guides',
+    { schema: { tags: ['Docs'], summary: 'The guides, listed.', response: { 200: Type.String() } } },
+    async (_request, reply) => {
+      const list = GUIDES.map(
+        (g) => `<li><a href="/guides/${g.name}">${escape(g.title)}</a>: ${escape(g.summary)}</li>`,
+      ).join('');
+      return sendPage(reply, undefined, `<h1>Guides</h1><ul class="guide-list">${list}</ul>`);
+    },
+  );
 
   app.get(
     '/guides/:name',
