@@ -1,6 +1,50 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// No module-level mutable state in src/ (issue 11): state belongs to what a module's `create` makes, passed
+// explicitly. Constant lookup tables are typed ReadonlyMap/ReadonlySet, which the compiler keeps constant;
+// the few process-wide exceptions say why where they stand.
+const moduleState = [
+  {
+    selector:
+      'Program > VariableDeclaration[kind="let"], Program > ExportNamedDeclaration > VariableDeclaration[kind="let"]',
+    message: 'Module-level mutable state: keep it in the state a module creates, and pass it.',
+  },
+  {
+    selector:
+      ':matches(Program > VariableDeclaration, Program > ExportNamedDeclaration > VariableDeclaration) > VariableDeclarator:not([id.typeAnnotation.typeAnnotation.typeName.name=/^Readonly(Map|Set)$/]) > NewExpression.init[callee.name=/^(Map|Set|WeakMap|WeakSet)$/]',
+    message:
+      'A module-level Map/Set/WeakMap is hidden state: keep it in the state a module creates, or type a constant table ReadonlyMap/ReadonlySet.',
+  },
+];
+
+// One clock (issue 26): every decision about time (expiries, budgets, leases, schedules, purges) reads
+// `ctx.clock.now()` (src/lib/time.ts), which a test moves instead of sleeping. Intervals measured for
+// timers and durations use `performance.now()`.
+const oneClock = [
+  {
+    selector: "MemberExpression[object.name='Date'][property.name='now']",
+    message: 'Take the time from the clock: ctx.clock.now() (src/lib/time.ts).',
+  },
+  {
+    selector: "NewExpression[callee.name='Date'][arguments.length=0], CallExpression[callee.name='Date']",
+    message: 'Take the time from the clock: new Date(ctx.clock.now()) (src/lib/time.ts).',
+  },
+];
+
+// A fixed sleep: a promise that a timer resolves, `new Promise((r) => setTimeout(r, ms))` or
+// `setTimeout(() => r(), ms)` inside it. (A timer that does something else, a kill after a grace period,
+// is not one.)
+const noSleep = [
+  {
+    selector: [
+      "NewExpression[callee.name='Promise'] CallExpression[callee.name='setTimeout'][arguments.0.type='Identifier']",
+      "NewExpression[callee.name='Promise'] CallExpression[callee.name='setTimeout'][arguments.0.body.type='CallExpression'][arguments.0.body.arguments.length=0]",
+    ].join(', '),
+    message: 'A fixed sleep: poll for the condition with eventually(), or move the service clock.',
+  },
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -35,23 +79,43 @@ export default tseslint.config(
     },
   },
   {
-    // No module-level mutable state in src/ (issue 11): state belongs to what a module's `create` makes,
-    // passed explicitly. Constant lookup tables are typed ReadonlyMap/ReadonlySet, which the compiler keeps
-    // constant; the few process-wide exceptions say why where they stand.
+    // No module-level mutable state in src/ (issue 11), and one clock (issue 26): the selectors above.
     files: ['src/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...moduleState, ...oneClock] },
+  },
+  {
+    // The command-line entry points take the time from the clock too.
+    files: ['bin/**'],
+    rules: { 'no-restricted-syntax': ['error', ...oneClock] },
+  },
+  {
+    // The clock itself is the one place that reads the system's time.
+    files: ['src/lib/time.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...moduleState] },
+  },
+  {
+    // The delivery worker's timers and start deadlines still read the system's time: the file is exempt until
+    // the worker is reshaped onto the shared loop and `ctx.clock` (issue 26). What is due and what a lease
+    // covers is decided in SQL against the time the claim is given.
+    files: ['src/modules/webhooks/delivery/worker.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...moduleState] },
+  },
+  {
+    // No fixed sleeps in tests (issue 26): a test waits for a condition (test/support/eventually.ts) or
+    // moves its service's clock (test/support/clock.ts). An exception says why, inline.
+    files: ['test/**'],
     rules: {
-      'no-restricted-syntax': [
+      'no-restricted-syntax': ['error', ...noSleep],
+      'no-restricted-imports': [
         'error',
         {
-          selector:
-            'Program > VariableDeclaration[kind="let"], Program > ExportNamedDeclaration > VariableDeclaration[kind="let"]',
-          message: 'Module-level mutable state: keep it in the state a module creates, and pass it.',
-        },
-        {
-          selector:
-            ':matches(Program > VariableDeclaration, Program > ExportNamedDeclaration > VariableDeclaration) > VariableDeclarator:not([id.typeAnnotation.typeAnnotation.typeName.name=/^Readonly(Map|Set)$/]) > NewExpression.init[callee.name=/^(Map|Set|WeakMap|WeakSet)$/]',
-          message:
-            'A module-level Map/Set/WeakMap is hidden state: keep it in the state a module creates, or type a constant table ReadonlyMap/ReadonlySet.',
+          paths: [
+            {
+              name: 'node:timers/promises',
+              message: 'A fixed sleep: poll with eventually(), or move the clock.',
+            },
+            { name: 'timers/promises', message: 'A fixed sleep: poll with eventually(), or move the clock.' },
+          ],
         },
       ],
     },

@@ -1,5 +1,7 @@
-// `npm run bench [-- --only NAME[,NAME]] [--duration S]`: the hot paths of the service, each against a baseline
-// measured in the same run on the same machine (absolute figures drift on a shared machine; ratios much less).
+// `npm run bench [-- --only NAME[,NAME]] [--duration S] [--peers PEER[,PEER]]`: the hot paths of the service,
+// each against a baseline measured in the same run on the same machine (absolute figures drift on a shared
+// machine; ratios much less). `--peers` picks the job queues of the peer measures (graphile-worker, pg-boss,
+// bullmq; all by default).
 // `--scale [--scale-max N] [--only CURVE]`: instead, how cost grows with size (bench/scale/).
 // A throwaway PostgreSQL, the service as its own process, and load from other processes on loopback.
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -17,6 +19,7 @@ import { enableStatements, STATEMENT_SETTINGS, topStatements, type StatementLine
 import { publicRead } from './measures/public-read.ts';
 import { publicReadLimited } from './measures/public-read-limited.ts';
 import { publicWrite } from './measures/public-write.ts';
+import { requestLogs } from './measures/request-logs.ts';
 import { introspection } from './measures/introspection.ts';
 import { token } from './measures/token.ts';
 import { audit } from './measures/audit.ts';
@@ -25,6 +28,9 @@ import { deliveryLatency } from './measures/delivery-latency.ts';
 import { fanout } from './measures/fanout.ts';
 import { memory } from './measures/memory.ts';
 import { webhooksList } from './measures/webhooks-list.ts';
+import { peers, peersCrash, peersRetries } from './measures/peers.ts';
+import { embedded } from './measures/embedded.ts';
+import { PEER_NAMES, type PeerName } from './lib/peers.ts';
 import { CURVES, runScale } from './scale/scale.ts';
 
 // Memory last: it reports the peak over everything before it.
@@ -32,6 +38,7 @@ const MEASURES: readonly Measure[] = [
   publicRead,
   publicReadLimited,
   publicWrite,
+  requestLogs,
   introspection,
   token,
   audit,
@@ -39,6 +46,10 @@ const MEASURES: readonly Measure[] = [
   deliveryLatency,
   fanout,
   webhooksList,
+  peers,
+  peersRetries,
+  peersCrash,
+  embedded,
   memory,
 ];
 
@@ -50,6 +61,7 @@ function options() {
       profile: { type: 'boolean', default: false },
       scale: { type: 'boolean', default: false },
       'scale-max': { type: 'string', default: '10000000' },
+      peers: { type: 'string' },
     },
     allowPositionals: false,
   });
@@ -65,8 +77,13 @@ function options() {
   if (unknown?.length) {
     throw new Error(`unknown name ${unknown.join(', ')}; one of ${known.map((m) => m.name).join(', ')}`);
   }
+  const peers = (values.peers?.split(',').map((s) => s.trim()) ?? PEER_NAMES) as PeerName[];
+  const unknownPeer = peers.filter((p) => !PEER_NAMES.includes(p));
+  if (unknownPeer.length)
+    throw new Error(`unknown peer ${unknownPeer.join(', ')}; one of ${PEER_NAMES.join(', ')}`);
   return {
     duration,
+    peers,
     profile: values.profile,
     scale: values.scale ? { max: scaleMax, only: names } : undefined,
     measures: names ? MEASURES.filter((m) => names.includes(m.name)) : MEASURES,
@@ -96,7 +113,7 @@ async function createDatabases(cluster: Cluster) {
 }
 
 async function main() {
-  const { duration, measures, profile, scale } = options();
+  const { duration, measures, peers: peerNames, profile, scale } = options();
   const started = Date.now();
   const m = machine();
   log(
@@ -154,6 +171,7 @@ async function main() {
       duration,
       profile,
       load,
+      peers: peerNames,
       helper: children.get,
       log,
     };

@@ -164,6 +164,7 @@ function everyRequest(app: FastifyInstance) {
   app.decorateRequest('modeHeader', undefined);
   app.decorateRequest('merchant', null);
   app.decorateRequest('principal', null);
+  app.decorateRequest('caller', null);
   // Callback-style hooks on every request: an async hook costs a promise per call, which showed on the
   // public read path (the bearer check's budget is a few microseconds).
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
@@ -317,6 +318,8 @@ export async function buildApp(ctx: Context, composition: Composition): Promise<
             .header('retry-after', String(RETRY_AFTER_SECONDS))
             .send({ data: { status: 'unavailable' as const } }),
   );
+
+  for (const m of modules) m.appHooks?.(app);
 
   await app.register(
     async (merchant) => {

@@ -53,6 +53,10 @@ export interface Config {
   };
   /** Shares the public API limits across processes; absent: each process limits alone. */
   readonly redisUrl: string | undefined;
+  /** Record every public call in the request log (API.md section 11.6); off only to measure what it costs. */
+  readonly requestLog: boolean;
+  /** Days a request log entry is kept at least: its day's partition goes once the whole day is older. */
+  readonly requestLogRetentionDays: number;
   /** Start the background loops (delivery workers, sweeps). Off for the CLI and for tests that drive them. */
   readonly workers: boolean;
 }
@@ -219,6 +223,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     http: httpTimeouts(env),
     workers: flag(env, 'SVC_WORKERS', true, 'on', 'off'),
+    requestLog: flag(env, 'SVC_REQUEST_LOG', true, 'on', 'off'),
+    requestLogRetentionDays: int(env, 'SVC_REQUEST_LOG_RETENTION_DAYS', 7, 1, 365),
     metricsPort: optionalPort(env, 'SVC_METRICS_PORT'),
     publicRateLimit: {
       live: int(env, 'SVC_RATE_LIMIT_LIVE', 100, 1, 1_000_000_000),

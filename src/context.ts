@@ -15,6 +15,9 @@ export interface Context {
   readonly log: FastifyBaseLogger;
   /** This service's Prometheus registry and its pre-bound counters. */
   readonly metrics: Metrics;
-  /** The time TTLs are checked against in JS (`systemClock` but in tests that move it). */
+  /**
+   * The time of every decision (expiries, budgets, leases, schedules, purges), in JS and as SQL's parameter:
+   * `systemClock`, or a test's clock that the test moves.
+   */
   readonly clock: Clock;
 }

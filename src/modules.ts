@@ -14,6 +14,7 @@ import { createApiKeys } from './modules/api-keys/index.ts';
 import { createCarts } from './modules/carts/index.ts';
 import { createIdempotency } from './modules/idempotency/index.ts';
 import { createPayments } from './modules/payments/index.ts';
+import { createRequests } from './modules/requests/index.ts';
 import { createDashboard } from './modules/dashboard/index.ts';
 
 export interface Composition {
@@ -36,11 +37,12 @@ export function createModules(ctx: Context): Composition {
       signIns: merchants.signIns,
       firstStores: merchants.firstStores,
     }),
-    createWebhooks(ctx),
+    createWebhooks(ctx, { signIns: merchants.signIns }),
     createApiKeys(ctx),
     createCarts(ctx),
     createIdempotency(ctx),
     createPayments(),
+    createRequests(ctx),
     createDashboard(),
   ];
   for (const m of modules) {

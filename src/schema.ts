@@ -9,6 +9,7 @@ import type { ApiKeysTables } from './modules/api-keys/api-keys.table.ts';
 import type { CartsTables } from './modules/carts/carts.table.ts';
 import type { IdempotencyTables } from './modules/idempotency/idempotency.table.ts';
 import type { WebhooksTables } from './modules/webhooks/webhooks.table.ts';
+import type { RequestsTables } from './modules/requests/requests.table.ts';
 
 export type DB = MerchantsTables &
   AuditTables &
@@ -18,4 +19,5 @@ export type DB = MerchantsTables &
   IdempotencyTables &
   OAuthAppsTables &
   OAuthTables &
-  WebhooksTables;
+  WebhooksTables &
+  RequestsTables;

@@ -6,6 +6,7 @@ import { Pool } from 'undici';
 import { serveCalls } from '../lib/child.ts';
 import { nowMs, sleep, summarise } from '../lib/stats.ts';
 import { sampleData } from '../../src/modules/events/index.ts';
+import type { EventsCall } from '../lib/webhooks.ts';
 
 export interface LoadResult {
   rps: number;
@@ -30,6 +31,8 @@ interface CannonOptions {
   tokens?: string[];
   /** The index in `tokens` of the first request's token: a run can go on where the last one stopped. */
   from?: number;
+  /** Stop after this many requests instead (still bounded by `duration`). */
+  amount?: number;
 }
 
 /** Each request carries the next of `tokens` (autocannon's per-request hook), from the `from`th. */
@@ -54,8 +57,8 @@ async function cannon(o: CannonOptions): Promise<LoadResult> {
     body: o.body,
     connections: o.connections,
     requests: rotating(o.tokens, o.from),
-    // Bounded in time only: autocannon ignores `duration` when `amount` is set.
-    duration: o.duration,
+    // Bounded in time, or in count: autocannon ignores `duration` when `amount` is set.
+    ...(o.amount ? { amount: o.amount } : { duration: o.duration }),
   });
   return {
     rps: r.requests.total / (r.duration || o.duration),
@@ -148,15 +151,6 @@ async function exchange(o: TokenCall & { codes: { code: string; verifier: string
   return { rps: s.count / elapsed, p50: s.p50, p99: s.p99, total: s.count, errors } satisfies LoadResult;
 }
 
-interface EventsCall {
-  url: string;
-  token: string;
-  merchantId: string;
-  type: string;
-  /** Event ids are `evt_<prefix><n>`, so the receiver's records can be joined to the send times. */
-  prefix: string;
-}
-
 function eventBody(o: EventsCall, n: number): string {
   return JSON.stringify({
     id: `evt_${o.prefix}${n}`,
@@ -197,12 +191,16 @@ async function burst(o: EventsCall & { count: number; concurrency: number }) {
   return { started, ended, errors };
 }
 
-/** Open loop at a fixed rate: an event every 1/rate s whatever the answers, send times kept per event. */
+/**
+ * Open loop at a fixed rate: an event every 1/rate s whatever the answers, send times kept per event, and the
+ * events not accepted (no 202: refused, or the service was down).
+ */
 async function steady(o: EventsCall & { rate: number; duration: number }) {
   const pool = poolFor(o.url, 64);
   const total = Math.round(o.rate * o.duration);
   const sentAt: number[] = new Array<number>(total);
   const inflight: Promise<void>[] = [];
+  const failed: number[] = [];
   let errors = 0;
   const started = nowMs();
   for (let n = 0; n < total; n++) {
@@ -210,20 +208,15 @@ async function steady(o: EventsCall & { rate: number; duration: number }) {
     const wait = due - nowMs();
     if (wait > 1) await sleep(wait);
     sentAt[n] = nowMs();
-    inflight.push(
-      ingest(pool, o, n).then(
-        (status) => {
-          if (status !== 202) errors++;
-        },
-        () => {
-          errors++;
-        },
-      ),
-    );
+    const fail = () => {
+      errors++;
+      failed.push(n);
+    };
+    inflight.push(ingest(pool, o, n).then((status) => (status === 202 ? undefined : fail()), fail));
   }
   await Promise.all(inflight);
   await pool.close();
-  return { started, sentAt, errors, achievedRate: total / ((nowMs() - started) / 1000) };
+  return { started, sentAt, errors, failed, achievedRate: total / ((nowMs() - started) / 1000) };
 }
 
 serveCalls({}, { cannon, chains, exchange, burst, steady });

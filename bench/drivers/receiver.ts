@@ -1,11 +1,28 @@
 // The webhook receiver of the delivery measures: node:http answering 204 once it has read the body, as a
-// receiver that verifies and stores would. It records the first receipt time of each event id.
+// receiver that verifies and stores would. It records the first successful receipt time of each event id,
+// and how many times each was answered 2xx (at-least-once shows as more than one).
+// The path decides the answer: under `/flaky/`, the first attempt of every tenth new event id is answered
+// 500 (retries in play); under `/slow/`, every answer waits 50 ms (attempts in flight when a process is
+// killed); anything else is answered at once.
 import { createServer } from 'node:http';
 import { serveCalls } from '../lib/child.ts';
 import { nowMs } from '../lib/stats.ts';
 
+const FAIL_EVERY = 10;
+const SLOW_MS = 50;
+
 let received = 0;
 let receipts = new Map<string, number>();
+let successes = new Map<string, number>();
+let failedOnce = new Set<string>();
+let firstSeen = 0;
+
+function failsNow(path: string, id: string): boolean {
+  if (!path.startsWith('/flaky/') || successes.has(id) || failedOnce.has(id)) return false;
+  if (++firstSeen % FAIL_EVERY !== 0) return false;
+  failedOnce.add(id);
+  return true;
+}
 
 const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
@@ -14,8 +31,20 @@ const server = createServer((req, res) => {
     const at = nowMs();
     received++;
     const id = req.headers['webhook-id'];
-    if (typeof id === 'string' && !receipts.has(id)) receipts.set(id, at);
-    res.writeHead(204).end();
+    const path = req.url ?? '/';
+    if (typeof id === 'string' && failsNow(path, id)) {
+      res.writeHead(500).end();
+      return;
+    }
+    const answer = () => {
+      if (typeof id === 'string') {
+        if (!receipts.has(id)) receipts.set(id, at);
+        successes.set(id, (successes.get(id) ?? 0) + 1);
+      }
+      res.writeHead(204).end();
+    };
+    if (path.startsWith('/slow/')) setTimeout(answer, SLOW_MS);
+    else answer();
   });
 });
 server.keepAliveTimeout = 60_000;
@@ -29,14 +58,30 @@ server.listen(0, '127.0.0.1', () => {
       reset() {
         received = 0;
         receipts = new Map();
+        successes = new Map();
+        failedOnce = new Set();
+        firstSeen = 0;
         return null;
       },
       count: () => ({ received, distinct: receipts.size }),
-      /** Receipt times of the events whose id starts with `prefix`. */
+      /** First successful receipt times of the events whose id starts with `prefix`. */
       receipts(prefix: string) {
         const out: Record<string, number> = {};
         for (const [id, at] of receipts) if (id.startsWith(prefix)) out[id] = at;
         return out;
+      },
+      /** Of the events whose id starts with `prefix`: how many succeeded, and the 2xx answers past the first. */
+      delivered(prefix: string) {
+        let distinct = 0;
+        let duplicates = 0;
+        let last = 0;
+        for (const [id, n] of successes) {
+          if (!id.startsWith(prefix)) continue;
+          distinct++;
+          duplicates += n - 1;
+          last = Math.max(last, receipts.get(id)!);
+        }
+        return { distinct, duplicates, last };
       },
     },
   );

@@ -2,6 +2,7 @@
 import type { Cluster } from '../../test/support/postgres.ts';
 import type { Api, Merchant } from './api.ts';
 import { startChild, type Child } from './child.ts';
+import type { PeerName } from './peers.ts';
 import type { RunningService } from './service.ts';
 
 export interface Target {
@@ -60,6 +61,8 @@ export interface Bench {
   /** `--profile`: pg_stat_statements is on, and a measure may log the statements of one of its phases. */
   profile: boolean;
   load: Child;
+  /** The job-queue peers the peer measures run (`--peers`; all by default). */
+  peers: readonly PeerName[];
   /** CPU ms so far of the service side: its Node process and the PostgreSQL cluster. */
   serviceCpu(): number;
   /** CPU ms so far of the PostgreSQL cluster alone (for baselines that use it). */

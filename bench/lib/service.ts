@@ -16,6 +16,8 @@ export interface RunningService {
   peakRssMb(): number;
   /** Peak polled VmRSS in MB since the last call (per measure, to tell which one drives the peak). */
   windowPeakRssMb(): number;
+  /** VmRSS now, in MB. */
+  rssMb(): number;
   stop(): Promise<void>;
 }
 
@@ -45,15 +47,18 @@ export interface ServiceOptions {
   env?: Record<string, string>;
   /** Write a V8 CPU profile of the whole run into this directory (`--profile`). */
   profileDir?: string | undefined;
+  /** Listen on this port (a restart after a crash keeps its address); a free one otherwise. */
+  port?: number;
 }
 
+/** `databaseUrl` undefined: embedded mode, PGlite in a data directory (SVC_DATA_DIR in `options.env`). */
 export async function startService(
-  databaseUrl: string,
+  databaseUrl: string | undefined,
   options: ServiceOptions = {},
 ): Promise<RunningService> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
-  const internalToken = randomBytes(24).toString('base64url');
+  const internalToken = options.env?.SVC_INTERNAL_TOKEN ?? randomBytes(24).toString('base64url');
   const root = fileURLToPath(new URL('../../', import.meta.url));
   const profile = options.profileDir
     ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`, '--import', './bench/tools/memory-probe.ts']
@@ -63,7 +68,7 @@ export async function startService(
     env: {
       ...process.env,
       ...START_ENV,
-      DATABASE_URL: databaseUrl,
+      DATABASE_URL: databaseUrl ?? '',
       PORT: String(port),
       HOST: '127.0.0.1',
       SVC_PUBLIC_URL: url,
@@ -111,6 +116,7 @@ export async function startService(
     pid,
     internalToken,
     peakRssMb: () => Math.max(peakKb, statusKb(pid, 'VmHWM')) / 1024,
+    rssMb: () => statusKb(pid, 'VmRSS') / 1024,
     windowPeakRssMb() {
       const mb = Math.max(windowKb, statusKb(pid, 'VmRSS')) / 1024;
       windowKb = 0;

@@ -2,7 +2,7 @@
 import type { Api, Merchant } from './api.ts';
 import type { Bench } from './bench.ts';
 import type { Child } from './child.ts';
-import { sleep } from './stats.ts';
+import { nowMs, sleep, summarise } from './stats.ts';
 
 export async function webhooksMissing(b: Bench): Promise<string | undefined> {
   const list = await b.api.call('GET', '/api/v1/merchant/webhooks', { token: b.merchant.token });
@@ -50,7 +50,42 @@ export async function waitFor(probe: () => Promise<number>, target: number, time
   return { at: undefined, last };
 }
 
-export function eventsCall(b: Bench, m: Merchant, type: string, prefix: string) {
+export interface EventsCall {
+  url: string;
+  token: string;
+  merchantId: string;
+  type: string;
+  /** Event ids are `evt_<prefix><n>`. */
+  prefix: string;
+}
+
+export interface SteadyRun {
+  sentAt: number[];
+  errors: number;
+  /** Events not accepted (no 202). */
+  failed: number[];
+  achievedRate: number;
+}
+
+/**
+ * A steady `rate` of events for `seconds` s (an open loop), each timed from the start of its ingestion request
+ * to its first successful receipt at the receiver `rx`. An event not received within 30 s of the last send
+ * counts with the latency it had reached then: a lower bound, so a pipeline that falls behind shows as
+ * short rather than as missing.
+ */
+export async function steadyLatencies(b: Bench, rx: Child, call: EventsCall, rate: number, seconds: number) {
+  const sent = await b.load.call<SteadyRun>('steady', { ...call, rate, duration: seconds });
+  const ids = `evt_${call.prefix}`;
+  const total = sent.sentAt.length;
+  const receipts = () => rx.call<Record<string, number>>('receipts', ids);
+  await waitFor(async () => Object.keys(await receipts()).length, total, 30_000, 250);
+  const got = await receipts();
+  const checkedAt = nowMs();
+  const latencies = sent.sentAt.map((t, n) => (got[`${ids}${n}`] ?? checkedAt) - t);
+  return { sent, summary: summarise(latencies), lost: total - Object.keys(got).length };
+}
+
+export function eventsCall(b: Bench, m: Merchant, type: string, prefix: string): EventsCall {
   return {
     url: `${b.service.url}/internal/v1/events`,
     token: b.service.internalToken,

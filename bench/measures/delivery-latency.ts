@@ -2,8 +2,7 @@
 // the answers), each timed from the start of its ingestion request to its first receipt at the receiver.
 import { randomBytes } from 'node:crypto';
 import { missing, row, type Measure } from '../lib/bench.ts';
-import { nowMs, summarise } from '../lib/stats.ts';
-import { createWebhook, eventsCall, receiver, waitFor, webhooksMissing } from '../lib/webhooks.ts';
+import { createWebhook, eventsCall, receiver, steadyLatencies, webhooksMissing } from '../lib/webhooks.ts';
 
 const RATE = 500;
 const SECONDS = 20;
@@ -23,27 +22,10 @@ export const deliveryLatency: Measure = {
     const rx = await receiver(b);
     const m = await b.api.signup('Bench latency');
     await createWebhook(b.api, m, `${rx.url}/latency`, 'order.paid');
-    const prefix = `evt_lt${randomBytes(3).toString('hex')}_`;
+    const prefix = `lt${randomBytes(3).toString('hex')}_`;
     const seconds = Math.min(SECONDS, Math.max(5, b.duration * 2));
-    const sent = await b.load.call<{ sentAt: number[]; errors: number; achievedRate: number }>('steady', {
-      ...eventsCall(b, m, 'order.paid', prefix.slice(4)),
-      rate: RATE,
-      duration: seconds,
-    });
-    const total = sent.sentAt.length;
-    await waitFor(
-      async () => Object.keys(await rx.child.call<Record<string, number>>('receipts', prefix)).length,
-      total,
-      30_000,
-      250,
-    );
-    const receipts = await rx.child.call<Record<string, number>>('receipts', prefix);
-    const checkedAt = nowMs();
-    // An event not received by the end of the wait counts with the latency it had reached then: a lower
-    // bound, so a service that falls behind shows as short rather than as missing.
-    const latencies = sent.sentAt.map((t, n) => (receipts[`${prefix}${n}`] ?? checkedAt) - t);
-    const s = summarise(latencies);
-    const lost = total - Object.keys(receipts).length;
+    const call = eventsCall(b, m, 'order.paid', prefix);
+    const { sent, summary: s, lost } = await steadyLatencies(b, rx.child, call, RATE, seconds);
     b.log(`delivery latency: p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, ${lost} not received`);
     const note =
       `${RATE}/s for ${seconds} s (ingestion achieved ${sent.achievedRate.toFixed(0)}/s, ${sent.errors} errors)` +

@@ -21,7 +21,7 @@ async function makeKeys(db: pg.Client, merchantId: string, scopes: string, n: nu
     const rows = Array.from({ length: Math.min(BATCH, n - from) }, () => {
       const pk = makeCredential('publishable_key', 'test');
       const sk = makeCredential('secret_key', 'test');
-      return { id: newId('key'), pk, sk };
+      return { id: newId('key', Date.now()), pk, sk };
     });
     await db.query(
       `insert into api_keys (id, merchant_id, mode, name, publishable_key, publishable_key_hash,

@@ -5,6 +5,7 @@ import { loadConfig } from '../config.ts';
 import { AppError } from '../lib/errors.ts';
 import { CliError, printResult, withDatabase, type Command, type Values } from './command.ts';
 import { listenCommand } from './listen.ts';
+import { logsTailCommand } from './logs-tail.ts';
 import { loginCommand, logoutCommand, triggerCommand } from './remote.ts';
 
 function required(values: Values, name: string): string {
@@ -102,7 +103,9 @@ use \`svc trigger\` (test mode, through the server) or POST /internal/v1/events.
       'events emit',
       'Stop the server and run the command again, or record the event through the running server: `svc trigger` (test mode) or POST /internal/v1/events.',
       async (ctx) => {
-        const webhooks = (await import('../modules/webhooks/index.ts')).createWebhooks(ctx);
+        const { createWebhooks } = await import('../modules/webhooks/index.ts');
+        const { createMerchants } = await import('../modules/merchants/index.ts');
+        const webhooks = createWebhooks(ctx, { signIns: createMerchants(ctx).signIns });
         try {
           return await webhooks.ingest(event);
         } finally {
@@ -190,6 +193,7 @@ export const COMMANDS: Command[] = [
   loginCommand,
   logoutCommand,
   listenCommand,
+  logsTailCommand,
   triggerCommand,
   demoCommand,
   merchantCreate,

@@ -4,6 +4,7 @@
 // Last-Event-ID and the service replays what was missed (up to an hour); an event seen twice (a replay
 // overlapping what arrived) is forwarded once.
 import { CliError, type Command } from './command.ts';
+import { systemClock } from '../lib/time.ts';
 import { apiError, apiUrl, callApi, requireSession, type StoredSession } from './session.ts';
 
 interface Frame {
@@ -190,7 +191,7 @@ async function listen(
         }
         if (ev.event !== 'webhook' || !ev.id) continue;
         lastEventId = ev.id;
-        const now = Date.now();
+        const now = systemClock.now();
         const frame = JSON.parse(ev.data) as Frame;
         const eventId = ev.id;
         const report = (outcome: object) =>
@@ -215,7 +216,7 @@ async function listen(
           const outcome = await forward(target!, frame);
           const status = outcome.status === null ? `error ${outcome.error}` : String(outcome.status);
           process.stdout.write(
-            `${new Date().toISOString()}  ${frame.event_type}  ${eventId}  -> ${status}  ${outcome.duration_ms} ms\n`,
+            `${new Date(systemClock.now()).toISOString()}  ${frame.event_type}  ${eventId}  -> ${status}  ${outcome.duration_ms} ms\n`,
           );
           await report(outcome);
         });

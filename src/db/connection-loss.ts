@@ -18,6 +18,12 @@ const NETWORK_CODES: ReadonlySet<string> = new Set([
   'EAI_AGAIN',
 ]);
 
+// Failures of connect(2) itself on a Unix socket (DATABASE_URL with `host=/var/run/postgresql`, Debian's
+// default): ENOENT while the server is stopped (it removes its socket file), EAGAIN while its listen backlog
+// is full. A stale socket file left by a crash answers ECONNREFUSED, above. The same codes from the file
+// system are faults of ours, hence only from `connect`.
+const SOCKET_CONNECT_CODES: ReadonlySet<string> = new Set(['ENOENT', 'EAGAIN']);
+
 // SQLSTATEs that mean the server cannot serve this connection now: 57P01 admin_shutdown
 // (pg_terminate_backend, a restart), 57P02 crash_shutdown, 57P03 cannot_connect_now (starting up or
 // shutting down), 57P05 idle_session_timeout, 25P03 idle_in_transaction_session_timeout, 53300
@@ -44,9 +50,15 @@ const MESSAGES = [
 /** Whether the error means the database (or the way to it) is unavailable, rather than a fault of ours. */
 export function isConnectionLoss(err: unknown): boolean {
   for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
-    const { code, message, severity } = e as { code?: unknown; message?: unknown; severity?: unknown };
+    const { code, message, severity, syscall } = e as {
+      code?: unknown;
+      message?: unknown;
+      severity?: unknown;
+      syscall?: unknown;
+    };
     if (typeof code === 'string') {
       if (NETWORK_CODES.has(code) || UNAVAILABLE_STATES.has(code) || code.startsWith('08')) return true;
+      if (syscall === 'connect' && SOCKET_CONNECT_CODES.has(code)) return true;
     }
     // FATAL and PANIC end the session whatever the code (the server closes the socket right after).
     if (severity === 'FATAL' || severity === 'PANIC') return true;
@@ -59,7 +71,8 @@ export function isConnectionLoss(err: unknown): boolean {
 /**
  * Exponential back-off for a background loop while the database is away: 250 ms doubling to 10 s, reset by
  * the first success. `ready()` says whether the loop may try now, so a 1 s poll does not hammer a database
- * that is restarting (nor fill the log with one warning a second).
+ * that is restarting (nor fill the log with one warning a second). Its times are a timer's, on the monotonic
+ * clock: they decide when to look again, not what is due.
  */
 export class Backoff {
   private delay = 0;
@@ -70,11 +83,11 @@ export class Backoff {
     this.first = first;
     this.max = max;
   }
-  ready(now = Date.now()): boolean {
+  ready(now = performance.now()): boolean {
     return now >= this.until;
   }
   /** The delay before the next try, after a failure. */
-  failed(now = Date.now()): number {
+  failed(now = performance.now()): number {
     this.delay = this.delay === 0 ? this.first : Math.min(this.delay * 2, this.max);
     this.until = now + this.delay;
     return this.delay;

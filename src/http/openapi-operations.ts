@@ -68,6 +68,20 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Logs',
     description: 'The filters of the logs list; streamed, newest first, at most 1,000,000 entries.',
   },
+  [`GET ${M}/developer/requests`]: {
+    id: 'listRequests',
+    summary: 'List request log entries',
+    tag: 'Logs',
+    description:
+      'Every call to /api/public/v1 (the OAuth token, revoke and introspection endpoints included) made with a credential of this merchant in this mode, newest first. Recording trails the answer by about a second; entries are kept at least SVC_REQUEST_LOG_RETENTION_DAYS (default 7) days.',
+  },
+  [`GET ${M}/developer/requests/{requestID}`]: {
+    id: 'getRequest',
+    summary: 'A request log entry, with what the request caused',
+    tag: 'Logs',
+    description:
+      'The newest entry of this request id, with the audit entries it wrote and the webhook deliveries of the events recorded during it.',
+  },
 
   [`GET ${M}/developer/apps`]: { id: 'listApps', summary: 'List OAuth apps', tag: 'OAuth apps' },
   [`POST ${M}/developer/apps`]: {

@@ -64,15 +64,19 @@ export function publicAuth(credentials: CredentialResolvers) {
     }
     const principal = token ? credentials.resolve(request.server.ctx, token) : undefined;
     if (principal instanceof Promise) {
-      principal.then((resolved) => admit(request, resolved)).then(done, done);
+      principal.then((resolved) => admit(request, token, resolved)).then(done, done);
     } else {
-      done(admit(request, principal));
+      done(admit(request, token, principal));
     }
   };
 }
 
 /** Sets the request's principal if the credential may make this call; otherwise the error to answer. */
-function admit(request: FastifyRequest, principal: PublicPrincipal | undefined): AppError | undefined {
+function admit(
+  request: FastifyRequest,
+  token: string,
+  principal: PublicPrincipal | undefined,
+): AppError | undefined {
   const { metrics } = request.server.ctx;
   if (!principal) {
     metrics.authFailure.invalid.inc();
@@ -80,6 +84,17 @@ function admit(request: FastifyRequest, principal: PublicPrincipal | undefined):
       headers: challenge('invalid_token'),
     });
   }
+  // A verified credential names its merchant: the call is in its request log from here on, refused or not.
+  request.caller = {
+    merchantId: principal.merchantId,
+    mode: principal.mode,
+    type: principal.kind,
+    id:
+      principal.kind === 'access_token'
+        ? (principal.appId ?? principal.credentialId)
+        : principal.credentialId,
+    last4: token.slice(-4),
+  };
   // Seed 5.4: a secret key or an access token must not be used from browser code. Every browser sends
   // `Origin` on a cross-origin call; server-side HTTP clients do not (see docs/decisions.md).
   if (principal.kind !== 'publishable_key' && request.headers.origin !== undefined) {

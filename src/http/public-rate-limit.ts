@@ -24,7 +24,8 @@ export function registerPublicRateLimit(app: FastifyInstance): void {
       header: `"test";q=${test * burstSeconds};w=${burstSeconds}`,
     },
   };
-  const limiter = createRateLimiter(ctx.config, ctx.metrics, () => app.log);
+  const limiter = createRateLimiter(ctx.config, ctx.metrics, ctx.clock, () => app.log);
+  app.addHook('onReady', () => limiter.ready());
   app.addHook('onClose', () => limiter.close());
 
   // A callback hook: the decision is synchronous unless a shared lease must be fetched.

@@ -5,12 +5,14 @@
 // locally, topping it up in the background when half is gone. A round trip per request cost the public read
 // about 30% here; leases cost a round trip per tenth of a second per busy owner. The price is accuracy: a
 // process may hold up to one lease unspent (under-serving by at most a lease per process), and spends a lease
-// for up to a second after taking it (see docs/decisions.md). If Redis cannot be reached the limits fall back
-// to this process's buckets until it is back; that is logged and counted (svc_rate_limit_fallbacks_total).
+// for up to a second after taking it (see docs/decisions.md). A process waits for Redis before its first
+// request; if Redis cannot be reached the limits fall back to this process's buckets until it is back; that is
+// logged and counted (svc_rate_limit_fallbacks_total).
 import { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Metrics } from '../lib/metrics.ts';
+import type { Clock } from '../lib/time.ts';
 
 export interface Decision {
   allowed: boolean;
@@ -38,6 +40,13 @@ interface LocalBucket {
 const MAX_BUCKETS = 50_000;
 const LEASE_MS = 1000;
 const REDIS_TIMEOUT_MS = 250;
+// A process waits this long at start for its first connection to Redis: the connect timeout (1 s) and the
+// first retry (200 ms later). Unwaited, the connection was ready 50-80 ms after the server listened here (more
+// under load), and until then the process answered from a full bucket of its own, unlogged.
+const START_WAIT_MS = 2000;
+// After a command that failed on a connection still up (a timeout while Redis or this process stalled), the
+// shared buckets are tried again this much later: no 'ready' event comes to bring them back.
+const RETRY_SHARED_MS = 1000;
 
 function settle(policy: Policy, tokens: number, allowed: boolean): Decision {
   const remaining = Math.max(0, Math.floor(tokens));
@@ -52,8 +61,14 @@ function settle(policy: Policy, tokens: number, allowed: boolean): Decision {
 /** Token buckets of this process alone. */
 export class LocalBuckets {
   private readonly buckets = new Map<string, LocalBucket>();
+  private readonly clock: Clock;
 
-  take(key: string, policy: Policy, now = Date.now()): Decision {
+  constructor(clock: Clock) {
+    this.clock = clock;
+  }
+
+  take(key: string, policy: Policy): Decision {
+    const now = this.clock.now();
     let bucket = this.buckets.get(key);
     if (!bucket) {
       if (this.buckets.size >= MAX_BUCKETS) this.sweep(now, policy);
@@ -113,14 +128,25 @@ type RedisWithTake = Redis & {
 export class SharedBuckets {
   private readonly leases = new Map<string, Lease>();
   private readonly redis: RedisWithTake;
-  private shared = true;
+  private shared = false; // until the connection is ready
+  /** A fallback was logged: its end is logged too. */
+  private fellBack = false;
+  private closed = false;
   private readonly local: LocalBuckets;
   private readonly metrics: Metrics;
   private readonly log: () => FastifyBaseLogger;
+  private readonly clock: Clock;
 
-  constructor(url: string, local: LocalBuckets, metrics: Metrics, log: () => FastifyBaseLogger) {
+  constructor(
+    url: string,
+    local: LocalBuckets,
+    metrics: Metrics,
+    clock: Clock,
+    log: () => FastifyBaseLogger,
+  ) {
     this.local = local;
     this.metrics = metrics;
+    this.clock = clock;
     this.log = log;
     this.redis = new Redis(url, {
       // Fail at once while disconnected rather than queueing: a request must not wait for Redis.
@@ -134,13 +160,32 @@ export class SharedBuckets {
     this.redis.defineCommand('svcTake', { numberOfKeys: 1, lua: TAKE });
     this.redis.on('error', () => this.fallBack('connection error'));
     this.redis.on('close', () => this.fallBack('connection closed'));
-    this.redis.on('ready', () => {
-      if (!this.shared) this.log().info('rate limits shared through Redis again');
-      this.shared = true;
-      this.metrics.rateLimitShared.set(1);
-    });
+    this.redis.on('ready', () => this.share());
     this.metrics.rateLimitShared.set(0);
-    this.shared = false; // until the connection is ready
+  }
+
+  /**
+   * Resolves once the first connection is ready, so that the process answers its first request from the
+   * shared buckets; or after START_WAIT_MS, the fallback logged and counted as any loss of Redis is.
+   */
+  async ready(): Promise<void> {
+    if (this.shared) return;
+    const connected = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), START_WAIT_MS);
+      this.redis.once('ready', () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+    if (!connected && !this.shared) this.noteFallback('not reachable at start');
+  }
+
+  private share(): void {
+    if (this.closed) return;
+    if (this.fellBack) this.log().info('rate limits shared through Redis again');
+    this.fellBack = false;
+    this.shared = true;
+    this.metrics.rateLimitShared.set(1);
   }
 
   private fallBack(why: string): void {
@@ -148,13 +193,23 @@ export class SharedBuckets {
     this.shared = false;
     this.leases.clear();
     this.metrics.rateLimitShared.set(0);
+    this.noteFallback(why);
+    if (this.redis.status === 'ready') {
+      setTimeout(() => {
+        if (!this.shared && this.redis.status === 'ready') this.share();
+      }, RETRY_SHARED_MS).unref();
+    }
+  }
+
+  private noteFallback(why: string): void {
+    this.fellBack = true;
     this.metrics.rateLimitFallbacks.inc();
     this.log().warn({ reason: why }, 'Redis unreachable: rate limits fall back to this process alone');
   }
 
   take(key: string, policy: Policy): Decision | Promise<Decision> {
     if (!this.shared) return this.local.take(key, policy);
-    const now = Date.now();
+    const now = this.clock.now();
     let lease = this.leases.get(key);
     if (!lease) {
       if (this.leases.size >= MAX_BUCKETS) this.leases.clear();
@@ -183,7 +238,7 @@ export class SharedBuckets {
       lease.tokens -= 1;
       return settle(policy, lease.tokens + lease.left, true);
     }
-    if (lease.deniedUntil <= Date.now() && tries > 1) return this.wait(key, lease, policy, tries - 1);
+    if (lease.deniedUntil <= this.clock.now() && tries > 1) return this.wait(key, lease, policy, tries - 1);
     return settle(policy, lease.left, false);
   }
 
@@ -192,7 +247,7 @@ export class SharedBuckets {
       .svcTake(`svc:rl:${key}`, policy.rate, policy.capacity, leaseSize(policy))
       .then(
         ([got, left]) => {
-          const now = Date.now();
+          const now = this.clock.now();
           lease.tokens = (lease.expires > now ? lease.tokens : 0) + got;
           lease.expires = now + LEASE_MS;
           lease.left = Number(left);
@@ -207,6 +262,7 @@ export class SharedBuckets {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.shared = false;
     this.redis.disconnect();
   }
@@ -219,15 +275,18 @@ function leaseSize(policy: Policy): number {
 
 export interface RateLimiter {
   take(key: string, policy: Policy): Decision | Promise<Decision>;
+  /** Before the first request: the shared buckets' first connection (SharedBuckets.ready). */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
 export function createRateLimiter(
   config: Config,
   metrics: Metrics,
+  clock: Clock,
   log: () => FastifyBaseLogger,
 ): RateLimiter {
-  const local = new LocalBuckets();
-  if (config.redisUrl) return new SharedBuckets(config.redisUrl, local, metrics, log);
-  return { take: (key, policy) => local.take(key, policy), close: async () => {} };
+  const local = new LocalBuckets(clock);
+  if (config.redisUrl) return new SharedBuckets(config.redisUrl, local, metrics, clock, log);
+  return { take: (key, policy) => local.take(key, policy), ready: async () => {}, close: async () => {} };
 }

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Mode } from '../lib/credentials.ts';
 import { AppError } from '../lib/errors.ts';
 import type { Scope } from '../lib/scope.ts';
+import type { Clock } from '../lib/time.ts';
 
 export interface Actor {
   type: 'user' | 'app' | 'system';
@@ -15,6 +16,8 @@ export interface AuditActor {
   ip: string | null;
   userAgent: string | null;
   requestId: string | null;
+  /** The service's clock: it stamps each entry when it is made (a listener's close, hours after its open). */
+  clock: Clock;
 }
 
 /** Who acts, for which merchant and mode, and the request it came in on: what an audit entry records. */
@@ -44,8 +47,26 @@ export interface PublicPrincipal {
   expiresAt?: number;
 }
 
+/**
+ * Whom a public call is recorded for in the request log (API.md section 11.6): the merchant and mode its
+ * credential names, and the credential as the log shows it, never the credential itself. Set once the
+ * credential verifies, before the checks that may still refuse the call (mode, scope, origin).
+ */
+export interface Caller {
+  merchantId: string;
+  mode: Mode;
+  /** `client_secret`: an app authenticating at the OAuth token, revoke or introspection endpoint. */
+  type: CredentialKind | 'client_secret';
+  /** The key pair (`key_...`), or the app (`app_...`) of an access token or a client secret. */
+  id: string;
+  /** The last four characters of the credential sent. */
+  last4: string;
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
+    /** The credential the call verified with, for the request log; null until one did. */
+    caller: Caller | null;
     /** The mode of API.md section 1: the X-Svc-Mode header, `test` when absent (merchant interface). */
     mode: Mode;
     /** The X-Svc-Mode header as sent, if it was. */
@@ -78,6 +99,7 @@ export function auditContext(request: FastifyRequest): AuditContext {
     mode: request.mode,
     actor: { type: 'user', id: merchant.userId },
     ...requestMeta(request),
+    clock: request.server.ctx.clock,
   };
 }
 

@@ -2,7 +2,7 @@
 // each route is declared, rather than on every request: the read routes, the hot path, then skip it.
 import type { RouteOptions } from 'fastify';
 
-type Phase = 'preValidation' | 'onSend';
+type Phase = 'preValidation' | 'onSend' | 'onResponse';
 
 /** Adds `hook` after the route's own hooks of `phase`. */
 export function addRouteHook<P extends Phase>(

@@ -1,6 +1,8 @@
 // Failure budgets with exponential back-off, in memory, per process. Only failures are recorded: a key earns
 // its waits from its own failed attempts, and what the caller refuses while a key waits is not recorded, so a
 // user retrying after a 429 does not lengthen the wait. A key with no failure for `forgetMs` starts afresh.
+// Waits are measured on the service's clock, which a test moves instead of waiting them out.
+import type { Clock } from './time.ts';
 
 export interface FailurePolicy {
   /** Failures allowed before any wait. */
@@ -33,10 +35,11 @@ const MAX_KEYS = 100_000;
 
 export function createFailureLimiter(
   policy: FailurePolicy,
-  options: { maxKeys?: number; now?: () => number } = {},
+  clock: Clock,
+  options: { maxKeys?: number } = {},
 ): FailureLimiter {
   const maxKeys = options.maxKeys ?? MAX_KEYS;
-  const now = options.now ?? Date.now;
+  const now = () => clock.now();
   const entries = new Map<string, Entry>();
 
   function live(key: string, at: number): Entry | undefined {

@@ -64,11 +64,11 @@ function fresh(digits: number[]): number[] {
   return digits;
 }
 
-export function newId(kind: IdKind, at: Date = new Date()): string {
-  const ms = at.getTime();
+/** A new id made at `at` (epoch ms, the service's clock: a delivery's age and the purges read it). */
+export function newId(kind: IdKind, at: number): string {
   let random = '';
-  for (const digit of nextRandom(ms)) random += ALPHABET[digit];
-  return `${kind}_${encodeTime(ms)}${random}`;
+  for (const digit of nextRandom(at)) random += ALPHABET[digit];
+  return `${kind}_${encodeTime(at)}${random}`;
 }
 
 /**

@@ -163,6 +163,18 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly requestLogEntries = new Counter({
+    name: 'svc_request_log_entries_total',
+    help: 'Request log entries by outcome: written, or dropped (buffer_full: the writer was behind and its buffer full; write_failed: their batch failed).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly requestLog = {
+    written: this.requestLogEntries.labels('written'),
+    bufferFull: this.requestLogEntries.labels('buffer_full'),
+    writeFailed: this.requestLogEntries.labels('write_failed'),
+  };
+
   /** The bound metrics of one batcher (src/lib/batcher.ts), for its owner to keep. */
   batch(name: string): BatchMetrics {
     return { size: this.batchSizes.labels(name), failures: this.batchFailures.labels(name) };
@@ -253,7 +265,7 @@ export class Metrics {
 
   private async readQueue(): Promise<QueueDepth | undefined> {
     if (!this.queueProbe) return undefined;
-    const now = Date.now();
+    const now = performance.now(); // an interval of this process's, not a time of day
     if (!this.queueRead || now - this.queueRead.at > QUEUE_CACHE_MS) {
       this.queueRead = { at: now, value: this.queueProbe() };
     }

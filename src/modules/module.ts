@@ -5,6 +5,8 @@
 // - merchantRoutes: under /api/v1/merchant, a merchant session required unless a route sets config.anonymous;
 // - publicRoutes: under /api/public/v1, a bearer credential with the method's scope required;
 // - routes: at the root, with their own authentication (OAuth endpoints, well-known, internal, dashboard);
+// - appHooks: installed on the app itself before any mount, so that they apply to every route of every mount
+//   (the request log's recorder, which records the public routes of several modules);
 // - interfaceHooks: installed in both interfaces' scopes (merchant and public) before any module's routes, so
 //   that they apply to every route there (Idempotency-Key on POSTs);
 // - credentials: how the public interface's bearer check verifies the credential kinds the module issues;
@@ -25,6 +27,7 @@ export interface Module {
   readonly merchantRoutes?: FastifyPluginAsync;
   readonly publicRoutes?: FastifyPluginAsync;
   readonly routes?: FastifyPluginAsync;
+  readonly appHooks?: (app: FastifyInstance) => void;
   readonly interfaceHooks?: (scope: FastifyInstance) => void;
   readonly credentials?: Partial<Record<CredentialKind, CredentialResolver>>;
   readonly background?: readonly Background[];

@@ -13,6 +13,7 @@ import {
 } from '../../src/modules/audit/index.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { systemClock } from '../../src/lib/time.ts';
 
 let svc: TestService;
 let m: TestMerchant;
@@ -31,6 +32,7 @@ const app: AuditActor = {
   ip: '127.0.0.1',
   userAgent: 'vitest',
   requestId: 'req_writer',
+  clock: systemClock,
 };
 
 /** Every counter of a merchant's test mode, summed over its shards. */
@@ -89,7 +91,7 @@ describe('the counters', () => {
   it('writeAudit moves the four counters of its entry by one', async () => {
     const before = await counts(m.merchantId);
     await svc.ctx.db.transaction().execute((trx) =>
-      writeAudit(trx, systemContext(m.merchantId, 'test'), {
+      writeAudit(trx, systemContext(svc.ctx, m.merchantId, 'test'), {
         action: 'webhook.created',
         entityType: 'webhook',
         entityId: 'wh_1',

@@ -95,7 +95,7 @@ describe('logs export', () => {
     const seeded = Array.from({ length: 2_345 }, (_, i) => {
       const createdAt = new Date(start + i);
       return {
-        id: newId('log', createdAt),
+        id: newId('log', createdAt.getTime()),
         createdAt,
         merchantId: m.merchantId,
         mode: 'test',

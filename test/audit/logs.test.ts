@@ -27,6 +27,7 @@ beforeAll(async () => {
     ip: '127.0.0.1',
     userAgent: 'vitest',
     requestId: 'req_test',
+    clock: svc.ctx.clock,
   });
   // 123 entries in test mode, 7 in live mode, 5 for another merchant.
   await svc.ctx.db.transaction().execute(async (trx) => {
@@ -165,6 +166,7 @@ describe('developer logs', () => {
             ip: null,
             userAgent: null,
             requestId: null,
+            clock: svc.ctx.clock,
           },
           {
             action: 'api_key.created',

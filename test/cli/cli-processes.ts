@@ -2,6 +2,7 @@
 // process: asynchronous (a synchronous spawn would block the service that the command calls).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { eventually } from '../support/eventually.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const children: ChildProcess[] = [];
@@ -35,16 +36,21 @@ export function startCli(args: string[], env: Record<string, string>, input?: st
     stdout: () => out,
     stderr: () => err,
     exited,
-    async waitFor(pattern, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const m = out.match(pattern);
-        if (m) return m;
-        if (child.exitCode !== null || Date.now() > deadline)
-          throw new Error(`no ${pattern} in the output of svc ${args.join(' ')}:\n${out}\n${err}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    },
+    waitFor: (pattern, timeoutMs = 20_000) =>
+      eventually(
+        async () => {
+          const m = out.match(pattern);
+          if (m) return m;
+          if (child.exitCode !== null)
+            throw new Error(`svc ${args.join(' ')} exited without ${pattern}:\n${out}\n${err}`);
+          return undefined;
+        },
+        {
+          timeoutMs,
+          intervalMs: 25,
+          what: () => `${pattern} in the output of svc ${args.join(' ')}:\n${out}\n${err}`,
+        },
+      ),
   };
 }
 

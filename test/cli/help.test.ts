@@ -22,6 +22,7 @@ it('svc --help lists every command, each with its own --help, each in the README
     'login',
     'logout',
     'listen',
+    'logs tail',
     'trigger',
     'demo',
     'merchant create',

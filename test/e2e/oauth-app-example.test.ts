@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { freePort } from '../support/processes.ts';
+import { eventually } from '../support/eventually.ts';
 import { launchBrowser, type Launched } from './support/browser.ts';
 
 let svc: TestService;
@@ -33,7 +34,7 @@ beforeAll(async () => {
   });
   expect(created.statusCode).toBe(201);
   const app = created.json().data as { client_id: string; client_secret: string };
-  child = spawn(process.execPath, ['examples/oauth-app.ts'], {
+  const example = spawn(process.execPath, ['examples/oauth-app.ts'], {
     env: {
       PATH: process.env.PATH,
       SVC_URL: svc.url,
@@ -43,11 +44,15 @@ beforeAll(async () => {
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  for (const end = Date.now() + 20_000; !out.includes('listening');) {
-    if (Date.now() > end || child.exitCode !== null) throw new Error(`the example did not start: ${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  child = example;
+  example.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  await eventually(
+    async () => {
+      if (example.exitCode !== null) throw new Error(`the example exited: ${out}`);
+      return out.includes('listening');
+    },
+    { timeoutMs: 20_000, what: () => `the example to start: ${out}` },
+  );
   shop = await signupMerchant(svc.app, 'Corner Shop');
 });
 afterAll(async () => {

@@ -125,7 +125,11 @@ describe('a webhook on a bad day', () => {
       ...SLOW,
       what: 'three deliveries to the healthy endpoint',
     });
-    await new Promise((r) => setTimeout(r, 500));
+    // Once all three are recorded succeeded, nothing of theirs is in flight and nothing more can be sent.
+    await eventually(
+      async () => (await call('GET', `/webhooks/${webhook.id}/deliveries?status=succeeded`)).count === 3,
+      { ...SLOW, what: 'the three deliveries recorded as succeeded' },
+    );
     expect(
       up()
         .map((r) => r.headers['webhook-id'])

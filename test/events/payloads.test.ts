@@ -14,6 +14,7 @@ import {
   sampleData,
 } from '../../src/modules/events/index.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { TestClock } from '../support/clock.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import { INTERNAL_TOKEN, base, createWebhook } from '../webhooks/helpers.ts';
@@ -30,8 +31,12 @@ const checkWith = (schema: object, data: unknown) => {
 let svc: TestService;
 let m: TestMerchant;
 let rx: Receiver;
+const clock = new TestClock();
 beforeAll(async () => {
-  svc = await startTestService({ env: { SVC_INTERNAL_TOKEN: INTERNAL_TOKEN, SVC_CART_ABANDON_AFTER: '60' } });
+  svc = await startTestService({
+    env: { SVC_INTERNAL_TOKEN: INTERNAL_TOKEN, SVC_CART_ABANDON_AFTER: '60' },
+    clock,
+  });
   m = await signupMerchant(svc.app);
   rx = await startReceiver();
   // Opening the embedded database takes most of a minute on a loaded machine.
@@ -73,12 +78,14 @@ describe('schemas and examples', () => {
   });
 
   it('the cart.abandoned the service emits itself matches its schema', async () => {
-    const id = newId('cart');
+    const made = new Date(clock.now());
+    const id = newId('cart', made.getTime());
     await svc.ctx.db
       .insertInto('carts')
-      .values({ id, merchant_id: m.merchantId, mode: 'test', store_id: m.storeId })
+      .values({ id, merchant_id: m.merchantId, mode: 'test', store_id: m.storeId, updated_at: made })
       .execute();
-    expect(await sweepAbandonedCarts(svc.ctx, new Date(Date.now() + 61_000))).toBe(1);
+    clock.advance(61_000);
+    expect(await sweepAbandonedCarts(svc.ctx)).toBe(1);
     const row = await svc.ctx.db
       .selectFrom('events')
       .select('payload')

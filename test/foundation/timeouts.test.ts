@@ -4,6 +4,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { eventually } from '../support/eventually.ts';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -45,16 +46,19 @@ function slowClient(start: string, drip: string): Promise<Slow> {
 }
 
 async function floodAndProbe(clients: Slow[], limitMs: number) {
-  // /healthz answers while the flood holds its sockets
+  // /healthz answers while the flood holds its sockets, probed until the service has cut every one
   const probes: number[] = [];
-  const deadline = Date.now() + 30_000;
-  while (clients.some((c) => c.closedAt === undefined) && Date.now() < deadline) {
-    const t0 = Date.now();
-    const res = await fetch(`${svc.url}/healthz`);
-    expect(res.status).toBe(200);
-    probes.push(Date.now() - t0);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await eventually(
+    async () => {
+      if (clients.every((c) => c.closedAt !== undefined)) return true;
+      const t0 = Date.now();
+      const res = await fetch(`${svc.url}/healthz`);
+      expect(res.status).toBe(200);
+      probes.push(Date.now() - t0);
+      return false;
+    },
+    { timeoutMs: 30_000, intervalMs: 100, what: 'the service to cut every slow client' },
+  );
   const open = clients.filter((c) => c.closedAt === undefined);
   clients.forEach((c) => c.socket.destroy());
   expect(open).toHaveLength(0);

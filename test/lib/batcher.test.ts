@@ -1,8 +1,18 @@
 // The batcher: concurrent items share a write, a key never twice in one batch, at most N writes in flight,
-// and a failed write rejects its own items (reported once) without touching the next batch.
-import { expect, it } from 'vitest';
+// and a failed write rejects its own items (reported once) without touching the next batch. A write lasts a
+// few milliseconds of Vitest's fake timers, which each test runs to the end itself.
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { Batcher } from '../../src/lib/batcher.ts';
 
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** A write that lasts `ms` of the fake clock. */
+// eslint-disable-next-line no-restricted-syntax -- a fake timer: it fires only when the test runs the timers
 const later = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 it('writes a lone item at once and coalesces what arrives during a write', async () => {
@@ -16,8 +26,9 @@ it('writes a lone item at once and coalesces what arrives during a write', async
       return items.map((i) => i * 2);
     },
   });
-  const results = await Promise.all([1, 2, 3, 4].map((i) => b.submit(i)));
-  expect(results).toEqual([2, 4, 6, 8]);
+  const results = Promise.all([1, 2, 3, 4].map((i) => b.submit(i)));
+  await vi.runAllTimersAsync();
+  expect(await results).toEqual([2, 4, 6, 8]);
   expect(batches).toEqual([[1], [2, 3, 4]]);
 });
 
@@ -39,7 +50,9 @@ it('keeps a key out of a batch that has it already, and bounds batches and write
       return items;
     },
   });
-  await Promise.all(['a', 'a', 'b', 'c', 'd', 'e'].map((s) => b.submit(s)));
+  const all = Promise.all(['a', 'a', 'b', 'c', 'd', 'e'].map((s) => b.submit(s)));
+  await vi.runAllTimersAsync();
+  await all;
   await b.drained();
   expect(most).toBe(2);
   for (const batch of batches) {
@@ -64,8 +77,13 @@ it('rejects the items of a failed write with its error, reports it once, and wri
   });
   const first = b.submit(1);
   const failing = [b.submit(2), b.submit(3)];
+  const settled = Promise.allSettled(failing); // handled before they reject
+  await vi.runAllTimersAsync();
+  await settled;
   await expect(first).resolves.toBe(1);
   for (const f of failing) await expect(f).rejects.toThrow('statement failed');
   expect(reported).toEqual([2]);
-  await expect(b.submit(4)).resolves.toBe(4);
+  const fourth = b.submit(4);
+  await vi.runAllTimersAsync();
+  await expect(fourth).resolves.toBe(4);
 });

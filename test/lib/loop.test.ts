@@ -1,8 +1,18 @@
-// The background loop: no overlap, a kick mid-run is not lost, and stop waits for the run in progress.
-import { expect, it } from 'vitest';
+// The background loop: no overlap, a kick mid-run is not lost, and stop waits for the run in progress. Its
+// timers are Vitest's fake ones: each test moves time itself, so a run "takes" exactly what it says.
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { Loop } from '../../src/lib/loop.ts';
 
-const later = (ms: number) => new Promise((r) => setTimeout(r, ms));
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** A run that lasts `ms` of the fake clock. */
+// eslint-disable-next-line no-restricted-syntax -- a fake timer: it fires only when the test advances time
+const lasting = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 it('never runs twice at once, and a kick during a run asks for exactly one more', async () => {
   let active = 0;
@@ -16,7 +26,7 @@ it('never runs twice at once, and a kick during a run asks for exactly one more'
       active++;
       most = Math.max(most, active);
       runs++;
-      await later(30);
+      await lasting(30);
       active--;
     },
   });
@@ -24,7 +34,7 @@ it('never runs twice at once, and a kick during a run asks for exactly one more'
   loop.kick();
   loop.kick();
   loop.kick();
-  await later(120);
+  await vi.advanceTimersByTimeAsync(120);
   await loop.stop();
   expect(most).toBe(1);
   expect(runs).toBe(2);
@@ -40,16 +50,21 @@ it('stop waits for the run in progress and schedules nothing after it', async ()
     onError: () => {},
     run: async () => {
       runs++;
-      await later(40);
+      await lasting(40);
       finished = true;
     },
   });
   loop.start();
-  await later(5);
-  await loop.stop();
+  await vi.advanceTimersByTimeAsync(5);
+  let stopped = false;
+  const stopping = loop.stop().then(() => (stopped = true));
+  await vi.advanceTimersByTimeAsync(34);
+  expect(stopped).toBe(false); // the run still has a millisecond to go
+  await vi.advanceTimersByTimeAsync(1);
+  await stopping;
   expect(finished).toBe(true);
   const after = runs;
-  await later(30);
+  await vi.advanceTimersByTimeAsync(30);
   expect(runs).toBe(after);
 });
 
@@ -66,7 +81,7 @@ it('reports a failed run and keeps going', async () => {
     },
   });
   loop.start();
-  await later(60);
+  await vi.advanceTimersByTimeAsync(60);
   await loop.stop();
   expect(errors).toEqual(['flaky: boom']);
   expect(runs).toBeGreaterThan(1);

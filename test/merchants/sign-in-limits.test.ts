@@ -1,13 +1,17 @@
 // Sign-in limits that an attacker cannot turn against the account's owner: failures count per account (with
 // exponential back-off) and per address, a known address or a device that signed in before keeps a budget of
-// its own, and /auth/login and the authorize page's sign-in form share one budget.
+// its own, and /auth/login and the authorize page's sign-in form share one budget. The waits are the service
+// clock's: a test waits one out by moving the clock, and the clock stands still in between, so a wait is in
+// force for exactly as long as the test says.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestClock } from '../support/clock.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 let svc: TestService;
+const clock = new TestClock();
 beforeAll(async () => {
-  svc = await startTestService({ env: { SVC_RATE_LIMIT: 'on' } });
+  svc = await startTestService({ env: { SVC_RATE_LIMIT: 'on' }, clock });
 });
 afterAll(async () => svc?.close());
 
@@ -48,11 +52,13 @@ function deviceCookie(res: Awaited<ReturnType<typeof login>>): string {
   return `svc_device=${cookie!.value}`;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Waits out a 429: moves the clock on by its Retry-After. */
+const waitOut = (res: { headers: Record<string, unknown> }) =>
+  clock.advance(Number(res.headers['retry-after']) * 1000);
 
 /**
- * Fails `attempt` at least `min` times, waiting out each 429, until a wait of at least `seconds` is in force:
- * the checks that follow then run inside it even on a slow machine. The statuses, in order.
+ * Fails `attempt` at least `min` times, waiting out each 429 once there were `min`, until a wait of at least
+ * `seconds` is in force: the checks that follow run inside it. The statuses, in order.
  */
 async function failUntilWait(attempt: () => ReturnType<typeof login>, min: number, seconds: number) {
   const statuses: number[] = [];
@@ -62,7 +68,7 @@ async function failUntilWait(attempt: () => ReturnType<typeof login>, min: numbe
     if (res.statusCode !== 429) continue;
     const wait = Number(res.headers['retry-after']);
     if (wait >= seconds && statuses.length >= min) return statuses;
-    if (statuses.length >= min) await sleep(wait * 1000 + 50);
+    if (statuses.length >= min) waitOut(res);
   }
   throw new Error(`no wait of ${seconds} s: ${statuses.join(',')}`);
 }
@@ -131,24 +137,29 @@ describe('the per-account budget', () => {
       if (res.statusCode === 401) failures++;
       else {
         expect(res.statusCode).toBe(429);
-        const seconds = Number(res.headers['retry-after']);
-        waits.push(seconds);
-        await sleep(seconds * 1000 + 50);
+        waits.push(Number(res.headers['retry-after']));
+        waitOut(res);
       }
     }
     expect(failures).toBeGreaterThanOrEqual(6);
     expect(failures).toBeLessThanOrEqual(9);
-    // 1 s, 2 s, 4 s (rounded up; a slow machine may shave a second off the last).
+    // 1 s, 2 s, 4 s: five free failures, then one wait per failure, each twice the last.
     expect(waits[0]).toBe(1);
     expect(waits[1]).toBeGreaterThan(waits[0]!);
     expect(waits[2]).toBeGreaterThan(waits[1]!);
-    // The wait in force refuses even the right password from a new address; after it, it passes.
+    expect(waits).toEqual([1, 2, 4]);
+    expect(failures).toBe(8);
+    // The wait in force refuses even the right password from a new address, a millisecond before its end
+    // too; after it, it passes.
     await login(m, 'wrong password!', '203.0.113.99');
     const during = await login(m, m.password, '203.0.113.100');
     expect(during.statusCode).toBe(429);
-    await sleep(Number(during.headers['retry-after']) * 1000 + 50);
+    expect(during.headers['retry-after']).toBe('8');
+    clock.advance(8000 - 1);
+    expect((await login(m, m.password, '203.0.113.100')).statusCode).toBe(429);
+    clock.advance(1);
     expect((await login(m, m.password, '203.0.113.100')).statusCode).toBe(200);
-  }, 60_000);
+  });
 });
 
 describe('the two sign-in routes', () => {
@@ -156,8 +167,8 @@ describe('the two sign-in routes', () => {
     const m = await signupMerchant(svc.app);
     const ADDRESS = '198.51.100.7';
     for (let i = 0; i < 6; i++) expect((await login(m, 'wrong password!', ADDRESS)).statusCode).toBe(401);
-    // Six failures on /auth/login: the authorize page's form is limited at once (give or take a slow
-    // machine letting a 1 s wait pass), where a budget of its own would allow six more.
+    // Six failures on /auth/login: the authorize page's form is limited at once, where a budget of its own
+    // would allow six more.
     let formFailures = 0;
     let res = await formLogin(m, 'wrong password!', ADDRESS);
     while (res.statusCode === 401 && formFailures < 10) {
@@ -166,6 +177,7 @@ describe('the two sign-in routes', () => {
     }
     expect(res.statusCode).toBe(429);
     expect(formFailures).toBeLessThanOrEqual(2);
+    expect(formFailures).toBe(0);
     expect(res.headers['content-type']).toMatch(/text\/html/);
     expect(res.body).toContain('Too many failed sign-in attempts');
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);

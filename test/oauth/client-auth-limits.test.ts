@@ -1,7 +1,9 @@
 // Failed client authentications at the token and revocation endpoints are limited per client and per
 // address, and only failures count: an attacker hammering a client_id with wrong secrets, from many
-// addresses or from the app's own, gets 429s while the app's right secret keeps working.
+// addresses or from the app's own, gets 429s while the app's right secret keeps working. The waits are the
+// service clock's, which stands still unless a test moves it: no wait runs out while a test counts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestClock } from '../support/clock.ts';
 import { signupMerchant } from '../support/merchants.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { basic, createApp, exchange, getCode, type TestApp } from './helpers.ts';
@@ -10,9 +12,10 @@ let svc: TestService;
 let client: TestApp;
 let refreshToken: string;
 const APP_HOME = '192.0.2.10';
+const clock = new TestClock();
 
 beforeAll(async () => {
-  svc = await startTestService({ env: { SVC_RATE_LIMIT: 'on' } });
+  svc = await startTestService({ env: { SVC_RATE_LIMIT: 'on' }, clock });
   const developer = await signupMerchant(svc.app, 'Developer');
   const merchant = await signupMerchant(svc.app, 'Shop');
   client = await createApp(svc.app, developer);
@@ -72,6 +75,9 @@ describe('an attacker with wrong secrets for one client_id', () => {
     expect(attempts.slice(0, 20).every((a) => a.status === 401 && a.error === 'invalid_client')).toBe(true);
     const limited = attempts.filter((a) => a.status === 429);
     expect(limited.length).toBeGreaterThan(80);
+    // 20 free failures; past them each failure answers 429 with a wait twice the last
+    expect(attempts.filter((a) => a.status === 401)).toHaveLength(20);
+    expect(limited.slice(0, 4).map((a) => a.retryAfter)).toEqual(['1', '2', '4', '8']);
     for (const a of limited) {
       expect(a.error).toBe('rate_limited');
       expect(Number(a.retryAfter)).toBeGreaterThan(0);
@@ -108,6 +114,13 @@ describe('an attacker with wrong secrets for one client_id', () => {
     expect(res.statusCode).toBe(429);
     expect(res.json().error).toBe('rate_limited');
   });
+
+  it('forgets a client_id after 10 minutes without a failure, and not a millisecond before', async () => {
+    clock.advance(10 * 60_000 - 1);
+    expect((await token(wrongSecret(), '198.51.100.61')).statusCode).toBe(429); // a failure: counted again
+    clock.advance(10 * 60_000);
+    expect((await token(wrongSecret(), '198.51.100.62')).statusCode).toBe(401);
+  });
 });
 
 describe('one address failing for many client_ids', () => {
@@ -123,6 +136,7 @@ describe('one address failing for many client_ids', () => {
     }
     expect(statuses.slice(0, 50).every((s) => s === 401)).toBe(true);
     expect(statuses.slice(51)).toContain(429);
+    expect(statuses.slice(51)).toEqual(Array(9).fill(429)); // the 51st started a wait, which holds
     expect(await appRefreshes(ADDRESS)).toBe(200);
     // Another address is not affected.
     const other = await token({ ...wrongSecret(), client_id: 'svc_ca_unknown' }, '203.0.113.51');

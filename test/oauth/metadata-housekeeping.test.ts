@@ -1,14 +1,15 @@
 // RFC 8414 metadata, the audit counts of refreshes, and the purge of expired codes and tokens.
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepExpired } from '../../src/modules/oauth/index.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant } from '../support/merchants.ts';
+import { TestClock } from '../support/clock.ts';
 import { createApp, exchange, getCode, refresh } from './helpers.ts';
 
 let svc: TestService;
+const clock = new TestClock();
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ clock });
 });
 afterAll(async () => svc?.close());
 
@@ -107,9 +108,9 @@ describe('housekeeping', () => {
         ).n,
       );
     expect(await count('oauth_tokens')).toBeGreaterThan(0);
-    await sql`update oauth_tokens set expires_at = now() - interval '1 second'`.execute(svc.ctx.db);
-    await sql`update oauth_codes set expires_at = now() - interval '11 minutes'`.execute(svc.ctx.db);
-    await sql`update oauth_families set created_at = now() - interval '2 hours'`.execute(svc.ctx.db);
+    expect(await sweepExpired(svc.ctx)).toBe(0); // nothing has expired yet
+    // A refresh token's lifetime later every token has expired, and the used code's reuse window with it.
+    clock.advance((svc.config.oauth.refreshTokenTtl + 3600) * 1000);
     expect(await sweepExpired(svc.ctx)).toBeGreaterThan(0);
     expect(await count('oauth_tokens')).toBe(0);
     expect(await count('oauth_codes')).toBe(0);

@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
+import { TestClock } from '../support/clock.ts';
 import { hashCredential } from '../../src/lib/credentials.ts';
 import { sweepExpired } from '../../src/modules/oauth/index.ts';
 import { createApp, exchange, getCode, readWith, refresh, type TestApp } from './helpers.ts';
@@ -13,9 +14,10 @@ import { createApp, exchange, getCode, readWith, refresh, type TestApp } from '.
 let svc: TestService;
 let shop: TestMerchant;
 let client: TestApp;
+const clock = new TestClock();
 
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ clock });
   const dev = await signupMerchant(svc.app, 'Dev Co');
   shop = await signupMerchant(svc.app, 'Shop');
   client = await createApp(svc.app, dev);
@@ -153,9 +155,7 @@ describe('refresh siblings', () => {
   it('a replay of t0 after the grace is reuse even when its branches are unused', async () => {
     const t0 = await install();
     const t1 = await rotate(t0.refresh_token);
-    await sql`update oauth_tokens set rotated_at = now() - interval '61 seconds' where rotated_at is not null`.execute(
-      svc.ctx.db,
-    );
+    clock.advance(60_001); // the grace is 60 s of the service's clock
     await refused(t0.refresh_token);
     expect(await readWith(svc.app, t1.access_token)).toBe(401);
     expect(JSON.parse((await reuseEntries())[0]!.metadata)).toMatchObject({ reason: 'after_grace' });
@@ -168,8 +168,9 @@ describe('refresh siblings', () => {
         await sql<{ n: number }>`select count(*)::int as n from oauth_tokens
                                   where hash = ${hashCredential(token)}`.execute(db)
       ).rows[0]!.n === 1;
+    const past = () => new Date(clock.now() - 1000);
     const expire = (token: string) =>
-      sql`update oauth_tokens set expires_at = now() - interval '1 second'
+      sql`update oauth_tokens set expires_at = ${past()}
            where hash = ${hashCredential(token)}`.execute(db);
 
     // family A: the tombstone expires, the live chain does not: the tombstone stays and still catches reuse
@@ -192,7 +193,7 @@ describe('refresh siblings', () => {
     await expire(bNext.refresh_token);
     await sweepExpired(svc.ctx);
     expect(await present(bLost.refresh_token)).toBe(true); // the spent tokens of the family still live
-    await sql`update oauth_tokens set expires_at = now() - interval '1 second'
+    await sql`update oauth_tokens set expires_at = ${past()}
                where family_id = (select family_id from oauth_tokens where hash = ${hashCredential(bLost.refresh_token)})`.execute(
       db,
     );

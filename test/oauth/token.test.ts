@@ -3,6 +3,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
+import { TestClock } from '../support/clock.ts';
+import { eventually } from '../support/eventually.ts';
 import {
   basic,
   createApp,
@@ -19,9 +21,10 @@ let dev: TestMerchant;
 let shop: TestMerchant;
 let client: TestApp;
 let other: TestApp;
+const clock = new TestClock();
 
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ clock });
   dev = await signupMerchant(svc.app, 'Dev Co');
   shop = await signupMerchant(svc.app, 'Shop');
   client = await createApp(svc.app, dev);
@@ -166,23 +169,25 @@ describe('authorization_code', () => {
   });
 
   it('lets a code live codeTtl seconds only', async () => {
-    let skew = 0;
-    const clock = { now: () => Date.now() + skew };
     const short = await startTestService({ shareWith: svc, env: { SVC_OAUTH_CODE_TTL: '1' }, clock });
     try {
       const a = await getCode(short.app, client, shop);
-      skew += 1100;
-      const res = await tokenCall(
-        short.app,
-        {
-          grant_type: 'authorization_code',
-          code: a.code,
-          redirect_uri: REDIRECT(),
-          code_verifier: a.verifier,
-        },
-        basic(client),
-      );
-      expectError(res, 400, 'invalid_grant');
+      const b = await getCode(short.app, client, shop);
+      const exchangeOf = (code: { code: string; verifier: string }) =>
+        tokenCall(
+          short.app,
+          {
+            grant_type: 'authorization_code',
+            code: code.code,
+            redirect_uri: REDIRECT(),
+            code_verifier: code.verifier,
+          },
+          basic(client),
+        );
+      clock.advance(999);
+      expect((await exchangeOf(a)).statusCode).toBe(200);
+      clock.advance(1);
+      expectError(await exchangeOf(b), 400, 'invalid_grant');
     } finally {
       await short.close();
     }
@@ -373,8 +378,12 @@ describe('refresh_token', () => {
     return { statements: of('svc_batch_size_count'), refreshes: of('svc_batch_size_sum') };
   }
 
-  /** Locks oauth_tokens against writes until `release`, which waits 300 ms for the writers to queue. */
+  /**
+   * Locks oauth_tokens against writes until `release`, which first waits for a refresh statement to be
+   * blocked on the lock: the refreshes that arrive meanwhile queue in the batcher behind it.
+   */
   async function holdTokens() {
+    const { statements } = await refreshBatches();
     let locked!: () => void;
     let unlock!: () => void;
     const isLocked = new Promise<void>((r) => (locked = r));
@@ -387,7 +396,9 @@ describe('refresh_token', () => {
     await isLocked;
     return {
       async release() {
-        await new Promise((r) => setTimeout(r, 300));
+        await eventually(async () => (await refreshBatches()).statements > statements, {
+          what: 'a refresh statement blocked on the locked table',
+        });
         unlock();
         await transaction;
       },
@@ -440,10 +451,8 @@ describe('refresh_token', () => {
     const a = await getCode(svc.app, client, shop);
     const first = await exchange(svc.app, client, a.code, a.verifier);
     const second = (await refresh(svc.app, client, first.refresh_token)).json();
-    // Age the rotation past the grace period rather than wait a minute.
-    await sql`update oauth_tokens set rotated_at = now() - interval '61 seconds' where rotated_at is not null`.execute(
-      svc.ctx.db,
-    );
+    // Past the grace period: a minute on the service's clock.
+    clock.advance(60_001);
     expectError(await refresh(svc.app, client, first.refresh_token), 400, 'invalid_grant');
     expect(await readWith(svc.app, second.access_token)).toBe(401);
     expectError(await refresh(svc.app, client, second.refresh_token), 400, 'invalid_grant');

@@ -6,13 +6,16 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant } from '../support/merchants.ts';
 import { bearer, createKey } from '../api-keys/keys.ts';
 import { eventually } from '../support/eventually.ts';
+import { TestClock } from '../support/clock.ts';
 
 let a: TestService;
 let b: TestService;
+// Both processes read one clock, as two hosts synchronised by NTP would.
+const clock = new TestClock();
 beforeAll(async () => {
   const env = { SVC_CART_ABANDON_AFTER: '60' };
-  a = await startTestService({ env });
-  b = await startTestService({ env, shareWith: a });
+  a = await startTestService({ env, clock });
+  b = await startTestService({ env, shareWith: a, clock });
 });
 afterAll(async () => {
   await b?.close();
@@ -30,21 +33,23 @@ describe('cart abandonment with two processes', () => {
     });
     expect(viaRoute.statusCode).toBe(201);
     // More carts than one sweep batch (200), so that the sweepers interleave over several batches.
+    const made = new Date(clock.now());
     const rows = Array.from({ length: 699 }, (_, i) => ({
-      id: newId('cart'),
+      id: newId('cart', made.getTime()),
       merchant_id: m.merchantId,
       mode: i % 2 ? ('live' as const) : ('test' as const),
       store_id: m.storeId,
+      updated_at: made,
     }));
     await a.ctx.db.insertInto('carts').values(rows).execute();
     const ids = new Set([viaRoute.json().data.id as string, ...rows.map((r) => r.id)]);
 
-    const later = new Date(Date.now() + 61_000);
+    clock.advance(61_000);
     const counts = await Promise.all([
-      sweepAbandonedCarts(a.ctx, later),
-      sweepAbandonedCarts(b.ctx, later),
-      sweepAbandonedCarts(a.ctx, later),
-      sweepAbandonedCarts(b.ctx, later),
+      sweepAbandonedCarts(a.ctx),
+      sweepAbandonedCarts(b.ctx),
+      sweepAbandonedCarts(a.ctx),
+      sweepAbandonedCarts(b.ctx),
     ]);
     expect(counts.reduce((x, y) => x + y, 0)).toBe(ids.size);
 
@@ -67,11 +72,13 @@ describe('cart abandonment with two processes', () => {
     expect(Number(carts.n)).toBe(0);
 
     // and later sweeps find nothing more
-    expect(await sweepAbandonedCarts(b.ctx, new Date(later.getTime() + 3600_000))).toBe(0);
+    clock.advance(3600_000);
+    expect(await sweepAbandonedCarts(b.ctx)).toBe(0);
   });
 
   it('sweeps on its own from start(): a cart idle past the period is abandoned by the workers', async () => {
-    const svc = await startTestService({ env: { SVC_CART_ABANDON_AFTER: '1' }, workers: true });
+    const own = new TestClock();
+    const svc = await startTestService({ env: { SVC_CART_ABANDON_AFTER: '1' }, workers: true, clock: own });
     try {
       const m = await signupMerchant(svc.app);
       const key = await createKey(svc.app, m);
@@ -81,7 +88,8 @@ describe('cart abandonment with two processes', () => {
         headers: bearer(key.secret_key),
       });
       const id = res.json().data.id as string;
-      // abandonAfter 1 s: a sweep every 0.5 s, so within about 1.5 s
+      // idle past abandonAfter (1 s) at once; the loop sweeps every 0.5 s of real time
+      own.advance(1001);
       await eventually(
         async () => {
           const row = await svc.ctx.db

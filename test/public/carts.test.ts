@@ -3,12 +3,14 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { bearer, createKey, type TestKey } from '../api-keys/keys.ts';
 import { sweepAbandonedCarts } from '../../src/modules/carts/index.ts';
+import { TestClock } from '../support/clock.ts';
 
 let svc: TestService;
 let m: TestMerchant;
 let key: TestKey;
+const clock = new TestClock();
 beforeAll(async () => {
-  svc = await startTestService({ env: { SVC_CART_ABANDON_AFTER: '3600' } });
+  svc = await startTestService({ env: { SVC_CART_ABANDON_AFTER: '3600' }, clock });
   m = await signupMerchant(svc.app);
   key = await createKey(svc.app, m);
 });
@@ -136,8 +138,8 @@ describe('Idempotency-Key', () => {
       { merchantId: m.merchantId, mode: 'test', principal: `key:${key.id}`, key: 'in-flight' },
       {
         fingerprint: createHash('sha256').update('whatever').digest(),
-        lockedUntil: new Date(Date.now() + 60_000),
-        expiresAt: new Date(Date.now() + 86_400_000),
+        lockedUntil: new Date(clock.now() + 60_000),
+        expiresAt: new Date(clock.now() + 86_400_000),
       },
     );
     const res = await createCart(m.storeId, { ...bearer(key.secret_key), 'idempotency-key': 'in-flight' });
@@ -148,14 +150,14 @@ describe('Idempotency-Key', () => {
   it('lets a request take over a key whose first request died, or whose entry expired', async () => {
     const { insertRunning } = await import('../../src/modules/idempotency/idempotency.repository.ts');
     const { createHash } = await import('node:crypto');
-    const past = new Date(Date.now() - 1000);
+    const past = new Date(clock.now() - 1000);
     await insertRunning(
       svc.ctx.db,
       { merchantId: m.merchantId, mode: 'test', principal: `key:${key.id}`, key: 'dead' },
       {
         fingerprint: createHash('sha256').update('whatever').digest(),
         lockedUntil: past,
-        expiresAt: new Date(Date.now() + 86_400_000),
+        expiresAt: new Date(clock.now() + 86_400_000),
       },
     );
     const res = await createCart(m.storeId, { ...bearer(key.secret_key), 'idempotency-key': 'dead' });
@@ -208,8 +210,9 @@ describe('Idempotency-Key', () => {
   it('purges expired entries', async () => {
     const { purgeExpiredIdempotencyKeys } = await import('../../src/modules/idempotency/index.ts');
     await createCart(m.storeId, { ...bearer(key.secret_key), 'idempotency-key': 'purge-me' });
-    const soon = new Date(Date.now() + 25 * 3600 * 1000);
-    expect(await purgeExpiredIdempotencyKeys(svc.ctx, soon)).toBeGreaterThan(0);
+    expect(await purgeExpiredIdempotencyKeys(svc.ctx)).toBe(0); // kept 24 hours
+    clock.advance(25 * 3600 * 1000);
+    expect(await purgeExpiredIdempotencyKeys(svc.ctx)).toBeGreaterThan(0);
     const left = await svc.ctx.db.selectFrom('idempotency_keys').select('key').execute();
     expect(left).toEqual([]);
   });
@@ -246,12 +249,15 @@ describe('cart abandonment', () => {
     const res = await createCart(merchant.storeId, bearer(live.secret_key));
     const cart = res.json().data;
     // not yet idle
-    await sweepAbandonedCarts(svc.ctx, new Date(Date.now() + 3590_000));
+    clock.advance(3590_000);
+    await sweepAbandonedCarts(svc.ctx);
     expect(await eventsOf('cart.abandoned', merchant.merchantId)).toEqual([]);
 
-    const later = new Date(Date.now() + 3601_000);
-    await sweepAbandonedCarts(svc.ctx, later);
-    await sweepAbandonedCarts(svc.ctx, new Date(later.getTime() + 7200_000));
+    clock.advance(11_000);
+    const later = new Date(clock.now());
+    await sweepAbandonedCarts(svc.ctx);
+    clock.advance(7200_000);
+    await sweepAbandonedCarts(svc.ctx);
     const events = await eventsOf('cart.abandoned', merchant.merchantId);
     expect(events).toHaveLength(1);
     expect(events[0]!.mode).toBe('live');

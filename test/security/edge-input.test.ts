@@ -213,7 +213,7 @@ describe('credential-shaped input', () => {
 
   it('keeps the audit guard as the last line: a secret in an entry fails with a 400 error, not a 500', async () => {
     const attempt = svc.ctx.db.transaction().execute((trx) =>
-      writeAudit(trx, systemContext(m.merchantId, 'test'), {
+      writeAudit(trx, systemContext(svc.ctx, m.merchantId, 'test'), {
         action: 'api_key.created',
         entityType: 'api_key',
         entityId: 'key_x',

@@ -4,6 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { TestService } from '../support/service.ts';
 import type { TestMerchant } from '../support/merchants.ts';
+import type { Requests } from '../../src/modules/requests/index.ts';
 
 export interface Fixtures {
   /** Path parameter name (lower case, without `id`) -> id of the owner's resource. */
@@ -70,6 +71,15 @@ export async function createFixtures(svc: TestService, m: TestMerchant): Promise
   });
   const connections = await call(svc, m, 'GET', '/api/v1/merchant/developer/connections');
 
+  // A public call of the merchant's key, in its request log once the recorder's buffer is written.
+  const requestId = `req_fixture_${randomBytes(6).toString('hex')}`;
+  const stores = await svc.app.inject({
+    url: '/api/public/v1/stores',
+    headers: { authorization: `Bearer ${key.secret_key}`, 'x-request-id': requestId },
+  });
+  if (stores.statusCode !== 200) throw new Error(`GET /stores: ${stores.statusCode} ${stores.body}`);
+  await (svc.modules.find((x) => x.name === 'requests') as Requests).batch.flush();
+
   return {
     receiver,
     ids: {
@@ -79,6 +89,7 @@ export async function createFixtures(svc: TestService, m: TestMerchant): Promise
       delivery: delivery.id,
       event: delivery.event_id,
       grant: connections.items[0].id,
+      request: requestId,
     },
   };
 }

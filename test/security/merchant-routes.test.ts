@@ -34,6 +34,8 @@ const MERCHANT_ROUTES = [
   'GET /api/v1/merchant/developer/connections',
   'GET /api/v1/merchant/developer/logs',
   'GET /api/v1/merchant/developer/logs/export',
+  'GET /api/v1/merchant/developer/requests',
+  'GET /api/v1/merchant/developer/requests/:requestID',
   'GET /api/v1/merchant/events',
   'GET /api/v1/merchant/events/:eventID',
   'GET /api/v1/merchant/me',

@@ -33,6 +33,7 @@ export async function eventually<T>(
         `eventually: still waiting for ${typeof what === 'function' ? what() : what} after ${timeoutMs} ms (${checks} checks)`,
       );
     }
+    // eslint-disable-next-line no-restricted-syntax -- the pause between two checks of the one polling helper
     await new Promise((resolve) => setTimeout(resolve, Math.min(intervalMs, timeoutMs - elapsed)));
   }
 }

@@ -10,12 +10,17 @@ export interface Cluster {
   /** `postgres://postgres@127.0.0.1:PORT/` without a database name. */
   baseUrl: string;
   url(database: string): string;
+  /** The same database over the server's Unix socket (`?host=<socket directory>`), as on Debian. */
+  socketUrl(database: string): string;
   /**
    * Stops the server as an operator's restart does (fast: sessions are terminated with 57P01), waits
    * `downMs`, and starts it again on the same port. Asynchronous, so that a test keeps driving load while
    * the database is away. Resolves once the server accepts connections again.
    */
   restart(downMs?: number): Promise<void>;
+  /** Stops the server as `restart` does, until `up()`: for a test that looks at the service while it is down. */
+  down(): Promise<void>;
+  up(): Promise<void>;
   stop(): void;
 }
 
@@ -83,15 +88,21 @@ export async function startCluster(
   );
   run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', 'start']);
   const baseUrl = `postgres://postgres@127.0.0.1:${port}/`;
+  const down = () => runAsync('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+  const up = () => runAsync('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', 'start']);
   let stopped = false;
   return {
     baseUrl,
     url: (database) => `${baseUrl}${database}`,
+    socketUrl: (database) => `postgres://postgres@/${database}?host=${encodeURIComponent(dir)}&port=${port}`,
     async restart(downMs = 0) {
-      await runAsync('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+      await down();
+      // eslint-disable-next-line no-restricted-syntax -- the outage's length: the database stays down this long
       await new Promise((r) => setTimeout(r, downMs));
-      await runAsync('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', 'start']);
+      await up();
     },
+    down,
+    up,
     stop() {
       if (stopped) return;
       stopped = true;

@@ -3,6 +3,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { MASTER_KEY } from './service.ts';
+import { eventually } from './eventually.ts';
 import { freePort } from './ports.ts';
 
 export { freePort };
@@ -48,17 +49,17 @@ export async function startProcess(
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`process exited early: ${stderr}`);
-    if (Date.now() > deadline) throw new Error(`process not ready after 60 s: ${stderr}`);
-    const ready = await fetch(`${url}/readyz`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ready) return { child, url, pid: child.pid! };
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await eventually(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`process exited early: ${stderr}`);
+      return fetch(`${url}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
+    },
+    { timeoutMs: 60_000, intervalMs: 100, what: () => `the process to be ready: ${stderr}` },
+  );
+  return { child, url, pid: child.pid! };
 }
 
 /** SIGKILLs every child still running (crash tests, and the end of a file). */

@@ -3,11 +3,15 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { freePort } from './ports.ts';
 import { Redis } from 'ioredis';
+import { eventually } from './eventually.ts';
 
 export interface RedisServer {
   url: string;
   /** Stops the server (a test may stop it mid-way to see the fallback). */
   stop(): Promise<void>;
+  /** Freezes the server (SIGSTOP) with its connections open, until `resume` (SIGCONT): commands time out. */
+  pause(): void;
+  resume(): void;
 }
 
 export function haveRedis(): boolean {
@@ -23,27 +27,31 @@ export async function startRedis(): Promise<RedisServer> {
     { stdio: 'ignore' },
   );
   const url = `redis://127.0.0.1:${port}`;
-  const deadline = Date.now() + 15_000;
-  for (;;) {
+  const answers = async () => {
+    if (child.exitCode !== null) throw new Error('redis-server exited');
     const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
     probe.on('error', () => {});
     try {
       await probe.connect();
       await probe.ping();
-      probe.disconnect();
-      break;
+      return true;
     } catch {
+      return false;
+    } finally {
       probe.disconnect();
-      if (Date.now() > deadline || child.exitCode !== null) {
-        child.kill('SIGKILL');
-        throw new Error('redis-server did not start');
-      }
-      await new Promise((r) => setTimeout(r, 50));
     }
+  };
+  try {
+    await eventually(answers, { timeoutMs: 15_000, what: 'redis-server to answer' });
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
   }
   let stopped: Promise<void> | undefined;
   return {
     url,
+    pause: () => child.kill('SIGSTOP'),
+    resume: () => child.kill('SIGCONT'),
     stop: () =>
       (stopped ??= new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -43,6 +43,7 @@ export async function freshDatabase(): Promise<{ url?: string; pglite?: PGlite; 
       break;
     } catch (err) {
       if (attempt > 100 || !String(err).includes('being accessed by other users')) throw err;
+      // eslint-disable-next-line no-restricted-syntax -- a retry's jittered back-off, so concurrent copies spread out
       await new Promise((r) => setTimeout(r, 50 + Math.random() * 100));
     }
   }

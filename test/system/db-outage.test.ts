@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sampleData } from '../../src/modules/events/index.ts';
 import { startCluster, type Cluster } from '../support/postgres.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
+import { eventually } from '../support/eventually.ts';
 import {
   INTERNAL_TOKEN,
   killAll,
@@ -72,11 +73,21 @@ function load() {
       if (res?.status === 202) write.id = ((await res.json()) as { data: { id: string } }).data.id;
       else await res?.text();
       writes.push(write);
+      // eslint-disable-next-line no-restricted-syntax -- the load's pace (about 100 writes/s per loop), not a wait
       await new Promise((r) => setTimeout(r, 10));
     }
   });
   return {
     writes,
+    /** Until both processes accepted a write after `since` (epoch ms). */
+    acceptedSince: (since: number) =>
+      eventually(
+        async () =>
+          [a.url, b.url].every((base) =>
+            writes.some((w) => w.base === base && w.at > since && w.status === 202),
+          ),
+        { what: 'a write accepted by each process' },
+      ),
     async stop() {
       running = false;
       await Promise.all(workers);
@@ -95,19 +106,20 @@ function alive(p: ServiceProcess) {
 }
 
 async function allDelivered(ids: string[]) {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
+  const missing = () => {
     const seen = new Set(rx.received.map((r) => String(r.headers['webhook-id'])));
-    const missing = ids.filter((id) => !seen.has(id));
-    if (missing.length === 0) return;
-    if (Date.now() > deadline) throw new Error(`${missing.length} of ${ids.length} events never delivered`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+    return ids.filter((id) => !seen.has(id));
+  };
+  await eventually(async () => missing().length === 0, {
+    timeoutMs: 60_000,
+    intervalMs: 200,
+    what: () => `${missing().length} of ${ids.length} events to be delivered`,
+  });
 }
 
 it('lives through a restart of PostgreSQL under write load', async () => {
   const traffic = load();
-  await new Promise((r) => setTimeout(r, 1000));
+  await traffic.acceptedSince(0);
 
   // /readyz of both processes, sampled throughout
   const samples: { base: string; status: number }[] = [];
@@ -115,6 +127,7 @@ it('lives through a restart of PostgreSQL under write load', async () => {
   const sampler = (async () => {
     while (sampling) {
       for (const base of [a.url, b.url]) samples.push({ base, status: await readyz(base) });
+      // eslint-disable-next-line no-restricted-syntax -- the sampling period, not a wait
       await new Promise((r) => setTimeout(r, 100));
     }
   })();
@@ -134,7 +147,11 @@ it('lives through a restart of PostgreSQL under write load', async () => {
   // /readyz comes back on both
   for (const base of [a.url, b.url])
     await expect.poll(() => readyz(base), { timeout: 15_000, interval: 100 }).toBe(200);
-  await new Promise((r) => setTimeout(r, 1000));
+  // until the sampler too has seen both ready again
+  await eventually(
+    async () => [a.url, b.url].every((base) => samples.filter((s) => s.base === base).at(-1)?.status === 200),
+    { what: 'the sampler to see both processes ready' },
+  );
   sampling = false;
   await sampler;
   await traffic.stop();
@@ -157,7 +174,7 @@ it('lives through five service connections killed with pg_terminate_backend', as
   const admin = new pg.Client({ connectionString: cluster.url(DB) });
   await admin.connect();
   const traffic = load();
-  await new Promise((r) => setTimeout(r, 500));
+  await traffic.acceptedSince(0);
   const killed: number[] = [];
   for (let i = 0; i < 5; i++) {
     const { rows } = await admin.query<{ pid: number }>(
@@ -165,9 +182,10 @@ it('lives through five service connections killed with pg_terminate_backend', as
       [DB],
     );
     const victim = rows[Math.floor(Math.random() * rows.length)]!.pid;
+    const at = Date.now();
     await admin.query('select pg_terminate_backend($1)', [victim]);
     killed.push(victim);
-    await new Promise((r) => setTimeout(r, 400));
+    await traffic.acceptedSince(at); // both processes write again before the next kill
   }
   const last = Date.now();
   // still writing through both processes after the last kill

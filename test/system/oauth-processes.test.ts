@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../support/service.ts';
 import { call, startProcess, stopAll } from '../support/processes.ts';
+import { eventually } from '../support/eventually.ts';
 
 const REDIRECT = 'https://app.example.com/cb';
 let database: Awaited<ReturnType<typeof freshDatabase>>;
@@ -85,13 +86,15 @@ async function install(dev: string, shop: string) {
 const read = async (base: string, token: string) =>
   (await call(base, '/api/public/v1/payments/supported-countries', { token })).status;
 
+/** Polls B every 20 ms, for a second at most, until it refuses `token`: the time that took. */
 async function refusedWithinASecond(token: string): Promise<number> {
   const started = Date.now();
-  while (Date.now() - started < 1000) {
-    if ((await read(b, token)) === 401) return Date.now() - started;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return -1;
+  await eventually(async () => (await read(b, token)) === 401, {
+    timeoutMs: 1000,
+    intervalMs: 20,
+    what: 'process B to refuse the token',
+  });
+  return Date.now() - started;
 }
 
 let dev: string;
@@ -136,12 +139,13 @@ describe('OAuth revocations across processes', () => {
     });
     expect(rotated.status).toBe(200);
     const secret = rotated.data.client_secret as string;
-    const started = Date.now();
-    let old = 0;
-    while (Date.now() - started < 1000 && old !== 401) {
-      old = (await refreshOn(b, app, app.client_secret, tokens.refresh_token)).status;
-      if (old !== 401) await new Promise((r) => setTimeout(r, 20));
-    }
+    const old = await eventually(
+      async () => {
+        const { status } = await refreshOn(b, app, app.client_secret, tokens.refresh_token);
+        return status === 401 && status;
+      },
+      { timeoutMs: 1000, intervalMs: 20, what: 'process B to refuse the old secret' },
+    );
     expect(old).toBe(401);
     expect(await read(b, tokens.access_token)).toBe(200);
     const renewed = await refreshOn(b, app, secret, tokens.refresh_token);
@@ -165,12 +169,11 @@ describe('OAuth revocations across processes', () => {
     };
     expect(await cart(b)).toBe(201);
     await approve(shop, app.client_id, 'public:read', randomBytes(32).toString('base64url'));
-    const started = Date.now();
-    let status = 0;
-    while (Date.now() - started < 1000 && status !== 403) {
-      status = await cart(b);
-      if (status !== 403) await new Promise((r) => setTimeout(r, 20));
-    }
+    const status = await eventually(async () => (await cart(b)) === 403 && 403, {
+      timeoutMs: 1000,
+      intervalMs: 20,
+      what: 'process B to refuse the narrowed scope',
+    });
     expect(status).toBe(403);
     expect(await read(b, tokens.access_token)).toBe(200);
   });

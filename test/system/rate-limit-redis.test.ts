@@ -1,11 +1,18 @@
 // Public API rate limits shared through a real redis-server by two operating-system processes: three times
 // the bucket sent across both gets no more 200s than the bucket plus what refilled meanwhile, every answer
 // carries the RateLimit fields, and with Redis stopped the processes keep serving under their own limits,
-// which they log and count. (pg project only: see vitest.config.ts.)
+// which they log and count. A process shares the bucket from its first request: it waits for Redis at start
+// (or says it could not reach it), and a command that timed out does not leave it on its own bucket for good.
+// (pg project only: see vitest.config.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase } from '../support/service.ts';
+import { freshDatabase, startTestService, type TestService } from '../support/service.ts';
 import { call, freePort, startProcess, stopAll } from '../support/processes.ts';
 import { startRedis, type RedisServer } from '../support/redis.ts';
+import { captureLogs } from '../support/logs.ts';
+import { eventually } from '../support/eventually.ts';
+import { signupMerchant } from '../support/merchants.ts';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
+import { createKey } from '../api-keys/keys.ts';
 
 const COUNTRIES = '/api/public/v1/payments/supported-countries';
 const RATE = 1; // per second
@@ -14,6 +21,7 @@ const BURST = 30; // seconds of the rate: a bucket of 30
 let database: Awaited<ReturnType<typeof freshDatabase>>;
 let redis: RedisServer;
 let urls: [string, string];
+let metricsA: string;
 let metricsB: string;
 let logB = '';
 let secret: string;
@@ -34,17 +42,23 @@ beforeAll(async () => {
     SVC_RATE_LIMIT_BURST: String(BURST),
     SVC_LOG_LEVEL: 'info',
   };
-  const metricsPort = await freePort();
-  metricsB = `http://127.0.0.1:${metricsPort}/metrics`;
+  const [portA, portB] = [await freePort(), await freePort()];
+  metricsA = `http://127.0.0.1:${portA}/metrics`;
+  metricsB = `http://127.0.0.1:${portB}/metrics`;
   const [a, b] = await Promise.all([
-    startProcess(database.url!, env),
+    startProcess(database.url!, { ...env, SVC_METRICS_PORT: String(portA) }),
     startProcess(
       database.url!,
-      { ...env, SVC_METRICS_PORT: String(metricsPort) },
+      { ...env, SVC_METRICS_PORT: String(portB) },
       { stdout: (text) => (logB += text) },
     ),
   ]);
   urls = [a.url, b.url];
+  // Ready means sharing: a process that answered before its Redis connection was up served from a bucket of
+  // its own (45 requests passed where the shared bucket held 30).
+  for (const metrics of [metricsA, metricsB]) {
+    expect(await (await fetch(metrics)).text()).toMatch(/^svc_rate_limit_shared 1$/m);
+  }
   const signup = await call(a.url, '/api/v1/merchant/auth/signup', {
     method: 'POST',
     body: { merchant_name: 'Limited', email: `rl-${Date.now()}@example.com`, password: '0123456789ab' },
@@ -105,5 +119,74 @@ describe('rate limits shared through Redis', () => {
     const metrics = await (await fetch(metricsB)).text();
     expect(metrics).toMatch(/^svc_rate_limit_fallbacks_total 1$/m);
     expect(metrics).toMatch(/^svc_rate_limit_shared 0$/m);
+  });
+});
+
+describe('a process and its Redis connection', () => {
+  const { stream, raw } = captureLogs();
+  let redis: RedisServer;
+  let proxy: TcpProxy | undefined;
+  const services: TestService[] = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    for (const svc of services) await svc.close();
+    await proxy?.close();
+    await redis?.stop();
+  });
+
+  async function service(redisUrl: string) {
+    const svc = await startTestService({
+      env: {
+        SVC_RATE_LIMIT: 'on',
+        SVC_REDIS_URL: redisUrl,
+        SVC_RATE_LIMIT_TEST: String(RATE),
+        SVC_RATE_LIMIT_BURST: String(BURST),
+        SVC_LOG_LEVEL: 'info',
+      },
+      logStream: stream,
+    });
+    services.push(svc);
+    return svc;
+  }
+  const metrics = async (svc: TestService) => (await svc.ctx.metrics.scrape()).body;
+  const sharing = async (svc: TestService) => /^svc_rate_limit_shared 1$/m.test(await metrics(svc));
+
+  it('shares the bucket from its first request: the start waits for the connection', async () => {
+    expect(await sharing(await service(redis.url))).toBe(true);
+  });
+
+  it('says so when Redis cannot be reached at start, and shares once it can', async () => {
+    proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(redis.url).port) });
+    proxy.cut();
+    const svc = await service(proxy.through(redis.url));
+    expect(await metrics(svc)).toMatch(/^svc_rate_limit_fallbacks_total 1$/m);
+    expect(raw.join('\n')).toContain('Redis unreachable: rate limits fall back to this process alone');
+    proxy.restore();
+    await eventually(() => sharing(svc), { what: 'the limits to be shared once Redis is reachable' });
+    expect(raw.join('\n')).toContain('rate limits shared through Redis again');
+  });
+
+  it('shares the bucket again after a command that timed out on a connection still up', async () => {
+    const svc = await service(redis.url);
+    const m = await signupMerchant(svc.app);
+    const key = await createKey(svc.app, m);
+    const countries = () =>
+      svc.app.inject({
+        url: '/api/public/v1/payments/supported-countries',
+        headers: { authorization: `Bearer ${key.secret_key}` },
+      });
+    expect((await countries()).statusCode).toBe(200);
+    redis.pause();
+    try {
+      // a lease is one request at the test rate: this one asks Redis, waits 250 ms, and is served locally
+      expect((await countries()).statusCode).toBe(200);
+      expect(await metrics(svc)).toMatch(/^svc_rate_limit_fallbacks_total 1$/m);
+    } finally {
+      redis.resume();
+    }
+    await eventually(() => sharing(svc), { what: 'the limits to be shared again' });
+    expect((await countries()).statusCode).toBe(200);
   });
 });

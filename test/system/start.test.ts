@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { openPglite } from '../../src/db/database.ts';
 import { freePort } from '../support/processes.ts';
+import { eventually } from '../support/eventually.ts';
 import { START_ARGS, START_ENV } from '../support/start-command.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-start-'));
@@ -31,11 +32,14 @@ async function start(port: number) {
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const deadline = Date.now() + 120_000; // a first start under a loaded machine can take half a minute
-  while (!out.includes('Server listening') && Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`exited early: ${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await eventually(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`exited early: ${out}`);
+      return out.includes('Server listening');
+    },
+    // a first start under a loaded machine can take half a minute
+    { timeoutMs: 120_000, what: () => `the server to listen: ${out}` },
+  );
   return { child, output: () => out };
 }
 

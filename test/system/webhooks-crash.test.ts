@@ -4,6 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { freshDatabase } from '../support/service.ts';
+import { eventually } from '../support/eventually.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import { emitMany, killAll, merchantWithWebhook, startProcess } from './webhooks-processes.ts';
 
@@ -34,16 +35,16 @@ it('every delivery succeeds after one of two workers is SIGKILLed mid-send', asy
   const ids = await emitMany([a.url, b.url], m.merchantId, 300);
 
   // wait until process A holds claims it is sending, then kill it without any chance to clean up
-  let heldByA: string[] = [];
-  const deadline = Date.now() + 20_000;
-  while (heldByA.length < 5 && Date.now() < deadline) {
-    const { rows } = await client.query<{ id: string }>(
-      `select id from deliveries where status = 'pending' and locked_by like $1`,
-      [`%:${a.pid}:%`],
-    );
-    heldByA = rows.map((r) => r.id);
-    if (heldByA.length < 5) await new Promise((r) => setTimeout(r, 20));
-  }
+  const heldByA = await eventually(
+    async () => {
+      const { rows } = await client.query<{ id: string }>(
+        `select id from deliveries where status = 'pending' and locked_by like $1`,
+        [`%:${a.pid}:%`],
+      );
+      return rows.length >= 5 && rows.map((r) => r.id);
+    },
+    { timeoutMs: 20_000, intervalMs: 20, what: 'process A to hold five claims' },
+  );
   a.child.kill('SIGKILL');
   expect(heldByA.length).toBeGreaterThanOrEqual(5);
   const { rows: orphaned } = await client.query<{ id: string }>(
@@ -53,16 +54,18 @@ it('every delivery succeeds after one of two workers is SIGKILLed mid-send', asy
   expect(orphaned.length).toBeGreaterThan(0);
 
   // all 300 succeed, the ones A held included, with B the only process left
-  const until = Date.now() + 60_000;
-  for (;;) {
-    const { rows } = await client.query<{ n: number }>(
-      `select count(*)::int as n from deliveries where webhook_id = $1 and status = 'succeeded'`,
-      [m.webhookId],
-    );
-    if (rows[0]!.n === ids.length) break;
-    if (Date.now() > until) throw new Error(`only ${rows[0]!.n} of ${ids.length} succeeded`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  let succeeded = 0;
+  await eventually(
+    async () => {
+      const { rows } = await client.query<{ n: number }>(
+        `select count(*)::int as n from deliveries where webhook_id = $1 and status = 'succeeded'`,
+        [m.webhookId],
+      );
+      succeeded = rows[0]!.n;
+      return succeeded === ids.length;
+    },
+    { timeoutMs: 60_000, intervalMs: 200, what: () => `all ${ids.length} to succeed (${succeeded} did)` },
+  );
   const { rows: finals } = await client.query<{ status: string; locked_by: string | null }>(
     `select status, locked_by from deliveries where id = any($1)`,
     [orphaned.map((o) => o.id)],

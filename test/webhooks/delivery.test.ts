@@ -6,7 +6,7 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startReceiver, withReceiver, type Answer, type Receiver, type Received } from './receiver.ts';
 import { PER_WEBHOOK } from '../../src/modules/webhooks/delivery/worker.ts';
-import { INTERNAL_TOKEN, base, createWebhook, deliveries, delivery, emit, sleep } from './helpers.ts';
+import { INTERNAL_TOKEN, base, createWebhook, deliveries, delivery, emit } from './helpers.ts';
 import { eventually } from '../support/eventually.ts';
 
 let svc: TestService;
@@ -184,14 +184,19 @@ describe('disabled and deleted webhooks', () => {
     await svc.app.inject({ method: 'POST', url: `${base}/${wh.id}/disable`, headers: m.auth });
     const during = await emit(svc, m);
     expect(during.deliveries).toBe(0);
-    await sleep(1500); // more than a polling period
+    // no delivery was made for it: there is nothing a worker could send later
+    expect((await deliveries(svc, m, wh.id)).count).toBe(0);
     expect(rx.received.filter(onPath('/paused'))).toHaveLength(0);
     await svc.app.inject({ method: 'POST', url: `${base}/${wh.id}/enable`, headers: m.auth });
     const after = await emit(svc, m);
     const [got] = await rx.waitFor(1, 10_000, onPath('/paused'));
     expect(got!.headers['webhook-id']).toBe(after.id);
-    await sleep(300);
+    // recorded as succeeded: nothing of it is in flight or claimable any more
+    await eventually(async () => (await deliveries(svc, m, wh.id, '?status=succeeded')).count === 1, {
+      what: 'the delivery to be recorded',
+    });
     expect(rx.received.filter(onPath('/paused'))).toHaveLength(1);
+    expect((await deliveries(svc, m, wh.id)).count).toBe(1);
   });
 });
 
@@ -299,7 +304,8 @@ describe('per-webhook concurrency', () => {
       // more than the worker may hold for one webhook (2 x PER_WEBHOOK): a backlog stays in the database
       const backlog = 2 * PER_WEBHOOK + 16;
       for (let i = 0; i < backlog; i++) await emit(svc, m, 'inventory.low_stock');
-      await sleep(100);
+      // the slow backlog is being sent (and the rest of it waits) before the fast event comes
+      await eventually(async () => inFlight > 0, { intervalMs: 10, what: 'the slow backlog to be sent' });
       const t0 = Date.now();
       await emit(svc, m, 'payout.processed');
       await rx.waitFor(1, 5000, onPath('/fast'));

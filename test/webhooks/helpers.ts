@@ -75,5 +75,3 @@ export async function delivery(svc: TestService, m: TestMerchant, webhookId: str
   const res = await svc.app.inject({ url: `${base}/${webhookId}/deliveries/${id}`, headers: m.auth });
   return res.json<{ data: DeliveryView }>().data;
 }
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

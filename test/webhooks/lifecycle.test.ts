@@ -6,9 +6,10 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startReceiver, withReceiver, type Receiver } from './receiver.ts';
 import { eventually } from '../support/eventually.ts';
-import { INTERNAL_TOKEN, base, createWebhook, deliveries, emit, sleep } from './helpers.ts';
+import { INTERNAL_TOKEN, base, createWebhook, deliveries, emit } from './helpers.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { purgeExpired } from '../../src/modules/webhooks/delivery/purge-expired.repository.ts';
+import { claimDeliveries } from '../../src/modules/webhooks/delivery/claim-deliveries.repository.ts';
 
 let svc: TestService;
 let m: TestMerchant;
@@ -42,13 +43,29 @@ describe('deleting a webhook', () => {
     const del = await svc.app.inject({ method: 'DELETE', url: `${base}/${wh.id}`, headers: m.auth });
     expect(del.statusCode).toBe(204);
     expect(await statusOf(pending.id)).toBe('cancelled');
-    // due now or not, a cancelled delivery is out of the queue
+    // due now or not, a cancelled delivery is out of the queue: the workers' claim does not take it (run
+    // here in a transaction rolled back, so that it leases nothing)
     await svc.ctx.db
       .updateTable('deliveries')
-      .set({ next_attempt_at: new Date() })
+      .set({ next_attempt_at: new Date(svc.ctx.clock.now()) })
       .where('id', '=', pending.id)
       .execute();
-    await sleep(1500);
+    let claimed: string[] = [];
+    const probe = svc.ctx.db.transaction().execute(async (trx) => {
+      const rows = await claimDeliveries(trx, {
+        worker: 'probe',
+        limit: 1000,
+        leaseMs: 60_000,
+        perWebhook: 1000,
+        inFlight: {},
+        skipSaturated: false,
+        now: new Date(svc.ctx.clock.now()),
+      });
+      claimed = rows.map((r) => r.id);
+      throw new Error('rolled back');
+    });
+    await expect(probe).rejects.toThrow('rolled back');
+    expect(claimed).not.toContain(pending.id);
     expect(rx.received.filter((r) => r.path === '/deleted')).toHaveLength(1);
   });
 
@@ -133,8 +150,8 @@ describe('retention', () => {
     const old = new Date(Date.now() - 32 * 86_400_000);
     const db = svc.ctx.db;
     const make = async (at: Date) => {
-      const eventId = newId('evt', at);
-      const id = newId('dlv', at);
+      const eventId = newId('evt', at.getTime());
+      const id = newId('dlv', at.getTime());
       await db
         .insertInto('events')
         .values({

@@ -6,6 +6,7 @@ import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { isIP } from 'node:net';
 import { isBlockedAddress, REFUSED_RANGES } from '../../src/modules/webhooks/url-guard.ts';
 import { createAgent, sendOnce } from '../../src/modules/webhooks/sender.ts';
+import { systemClock } from '../../src/lib/time.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 import { eventually } from '../support/eventually.ts';
 import { INTERNAL_TOKEN, base, createWebhook, deliveries, emit } from './helpers.ts';
@@ -189,7 +190,7 @@ describe('every refused range of the table', () => {
     const agent = createAgent({ timeoutMs: 2000, allowPrivate: false });
     try {
       const results = await Promise.all(
-        refused.map(({ address }) => sendOnce(agent, url(address), {}, '{}', 2000)),
+        refused.map(({ address }) => sendOnce(agent, url(address), {}, '{}', 2000, systemClock)),
       );
       const sent = refused.filter((_, i) => !results[i]!.error?.startsWith('blocked_address'));
       expect(sent).toEqual([]);

@@ -677,6 +677,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/merchant/developer/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List request log entries
+         * @description Every call to /api/public/v1 (the OAuth token, revoke and introspection endpoints included) made with a credential of this merchant in this mode, newest first. Recording trails the answer by about a second; entries are kept at least SVC_REQUEST_LOG_RETENTION_DAYS (default 7) days.
+         */
+        get: operations["listRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchant/developer/requests/{requestID}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A request log entry, with what the request caused
+         * @description The newest entry of this request id, with the audit entries it wrote and the webhook deliveries of the events recorded during it.
+         */
+        get: operations["getRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/v1/stores": {
         parameters: {
             query?: never;
@@ -1672,6 +1712,84 @@ export interface components {
             has_more: boolean;
             /** @description Pass as starting_after. */
             next_cursor: string | null;
+        };
+        /** RequestCredential */
+        RequestCredential: {
+            /** @description `client_secret`: an app authenticating at the OAuth token, revoke or introspection endpoint. */
+            type: "secret_key" | "publishable_key" | "access_token" | "client_secret";
+            /** @description The key pair (`key_...`), or the app (`app_...`). */
+            id: string;
+            /** @description The last four characters of the credential sent; never the credential. */
+            last4: string;
+        };
+        /** RequestLogEntry */
+        RequestLogEntry: {
+            /** @description The X-Request-Id the call answered with (an incoming one as sent). */
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            mode: "test" | "live";
+            method: string;
+            /** @description Without the query string. */
+            path: string;
+            /** @description The route pattern, as the API reference names it. */
+            route: string | null;
+            status: number;
+            error_code: string | null;
+            duration_ms: number;
+            credential: components["schemas"]["RequestCredential"];
+            ip: string | null;
+            user_agent: string | null;
+            idempotency_key: string | null;
+            idempotent_replayed: boolean;
+            /** @description The error body the call answered with (status 400 and above; its first 4 KiB); null otherwise. */
+            error: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** RequestLogEntryList */
+        RequestLogEntryList: {
+            items: components["schemas"]["RequestLogEntry"][];
+            /** @description Total matching, over all pages. */
+            count: number;
+            has_more: boolean;
+            /** @description Pass as starting_after. */
+            next_cursor: string | null;
+        };
+        /** RequestLogDetail */
+        RequestLogDetail: {
+            /** @description The X-Request-Id the call answered with (an incoming one as sent). */
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            mode: "test" | "live";
+            method: string;
+            /** @description Without the query string. */
+            path: string;
+            /** @description The route pattern, as the API reference names it. */
+            route: string | null;
+            status: number;
+            error_code: string | null;
+            duration_ms: number;
+            credential: components["schemas"]["RequestCredential"];
+            ip: string | null;
+            user_agent: string | null;
+            idempotency_key: string | null;
+            idempotent_replayed: boolean;
+            /** @description The error body the call answered with (status 400 and above; its first 4 KiB); null otherwise. */
+            error: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The audit log entries this request wrote (their metadata carries its request_id). */
+            audit_entries: components["schemas"]["AuditEntry"][];
+            /** @description The webhook deliveries of the events recorded during this request, or by the platform with its request id. */
+            deliveries: components["schemas"]["Delivery"][];
         };
         /** CartItem */
         CartItem: {
@@ -2768,6 +2886,10 @@ export type EventList = components['schemas']['EventList'];
 export type KeyPairWithSecret = components['schemas']['KeyPairWithSecret'];
 export type KeyPair = components['schemas']['KeyPair'];
 export type KeyPairList = components['schemas']['KeyPairList'];
+export type RequestCredential = components['schemas']['RequestCredential'];
+export type RequestLogEntry = components['schemas']['RequestLogEntry'];
+export type RequestLogEntryList = components['schemas']['RequestLogEntryList'];
+export type RequestLogDetail = components['schemas']['RequestLogDetail'];
 export type CartItem = components['schemas']['CartItem'];
 export type Cart = components['schemas']['Cart'];
 export type Country = components['schemas']['Country'];
@@ -7066,6 +7188,196 @@ export interface operations {
             };
             /** @description A conflict, or an Idempotency-Key reused with another request (idempotency_conflict). */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listRequests: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description A request id of this log: the page continues after it. */
+                starting_after?: string;
+                /** @description A class (`2xx`, `4xx`, `5xx`) or a code. */
+                status?: string;
+                error_code?: string;
+                /** @description Any case. */
+                method?: string;
+                /** @description A prefix of the path. */
+                path?: string;
+                /** @description A key pair (`key_...`) or an app (`app_...`). */
+                credential_id?: string;
+                /** @description Inclusive. */
+                since?: string;
+                /** @description Exclusive. */
+                until?: string;
+            };
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RequestLogEntryList"];
+                    };
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path: {
+                /** @description The X-Request-Id the call answered with. */
+                requestID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RequestLogDetail"];
+                    };
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;

@@ -63,8 +63,8 @@ function entryOf(row: ApiKeyRow, kind: KeyKind): Entry {
   };
 }
 
-function use(keys: KeyState, entry: Entry): PublicPrincipal | undefined {
-  const now = Date.now();
+function use(keys: KeyState, ctx: Context, entry: Entry): PublicPrincipal | undefined {
+  const now = ctx.clock.now();
   if (entry.expiresAt <= now) return undefined;
   keys.uses.set(entry.keyId, now);
   return entry.principal;
@@ -76,7 +76,7 @@ export function verifyKey(keys: KeyState, ctx: Context, token: string, kind: Key
   const hit = keys.verified.get(id);
   if (hit) {
     ctx.metrics.cacheHit[kind].inc();
-    return use(keys, hit);
+    return use(keys, ctx, hit);
   }
   ctx.metrics.cacheMiss[kind].inc();
   return lookUp(keys, ctx, id, kind);
@@ -94,7 +94,7 @@ async function lookUp(
     const row = await findUsableKeyByHash(ctx.db, column, hash);
     return row && sameHash(row[column], hash) ? entryOf(row, kind) : undefined;
   });
-  return entry && use(keys, entry);
+  return entry && use(keys, ctx, entry);
 }
 
 /** This process's last use of a key not yet written to the database, if any. */

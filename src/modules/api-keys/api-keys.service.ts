@@ -18,7 +18,8 @@ export type KeyScope = 'public:read' | 'public:write' | 'public:*';
 
 const scopesOf = (row: repo.ApiKeyRow) => row.scopes.split(' ') as KeyScope[];
 
-export function statusOf(row: repo.ApiKeyRow, now = Date.now()): KeyStatus {
+/** The key's status at `now` (epoch ms, the service's clock). */
+export function statusOf(row: repo.ApiKeyRow, now: number): KeyStatus {
   if (row.revoked_at) return 'revoked';
   if (!row.expires_at) return 'active';
   return row.expires_at.getTime() <= now ? 'expired' : 'expiring';
@@ -29,7 +30,7 @@ function latest(a: Date | null, b: Date | undefined): Date | null {
   return a && a > b ? a : b;
 }
 
-export function presentKey(keys: KeyState, row: repo.ApiKeyRow) {
+export function presentKey(keys: KeyState, row: repo.ApiKeyRow, now: number) {
   return {
     id: row.id,
     name: row.name,
@@ -37,7 +38,7 @@ export function presentKey(keys: KeyState, row: repo.ApiKeyRow) {
     publishable_key: row.publishable_key,
     secret_key_last4: row.secret_key_last4,
     scopes: scopesOf(row),
-    status: statusOf(row),
+    status: statusOf(row, now),
     rotated_from: row.rotated_from,
     created_at: iso(row.created_at),
     // Uses are written in batches every few seconds; this process's own unwritten ones are shown at once.
@@ -51,11 +52,12 @@ async function insertPair(
   trx: Executor,
   owner: Scope,
   fields: { name: string | null; scopes: readonly string[]; rotatedFrom: string | null },
+  now: number,
 ) {
   const secret = makeCredential('secret_key', owner.mode);
   const publishable = makeCredential('publishable_key', owner.mode);
   const row = await repo.insertKey(trx, {
-    id: newId('key'),
+    id: newId('key', now),
     merchant_id: owner.merchantId,
     mode: owner.mode,
     name: fields.name,
@@ -76,8 +78,9 @@ export interface NewKey {
 
 export async function createKey(keys: KeyState, ctx: Context, audit: AuditContext, input: NewKey) {
   const scopes = input.scopes ?? ['public:*'];
+  const now = ctx.clock.now();
   const { row, secretKey } = await ctx.db.transaction().execute(async (trx) => {
-    const made = await insertPair(trx, audit, { name: input.name ?? null, scopes, rotatedFrom: null });
+    const made = await insertPair(trx, audit, { name: input.name ?? null, scopes, rotatedFrom: null }, now);
     await writeAudit(trx, audit, {
       action: 'api_key.created',
       entityType: 'api_key',
@@ -86,11 +89,12 @@ export async function createKey(keys: KeyState, ctx: Context, audit: AuditContex
     });
     return made;
   });
-  return { ...presentKey(keys, row), secret_key: secretKey };
+  return { ...presentKey(keys, row, now), secret_key: secretKey };
 }
 
 export async function listKeys(keys: KeyState, ctx: Context, scope: Scope, page: PageInput) {
-  return mapPage(await repo.listKeys(ctx.db, scope, page), (r) => presentKey(keys, r));
+  const now = ctx.clock.now();
+  return mapPage(await repo.listKeys(ctx.db, scope, page), (r) => presentKey(keys, r, now));
 }
 
 async function lockOwnKey(trx: Executor, audit: AuditContext, keyId: string) {
@@ -110,18 +114,20 @@ export async function rotateKey(
   keyId: string,
   expiresIn: number,
 ) {
+  const now = ctx.clock.now();
   const { row, secretKey } = await ctx.db.transaction().execute(async (trx) => {
     const old = await lockOwnKey(trx, audit, keyId);
-    const status = statusOf(old);
+    const status = statusOf(old, now);
     if (status !== 'active')
       throw new AppError('conflict', `The key is ${status}; only an active key rotates.`);
-    const made = await insertPair(trx, audit, {
-      name: old.name,
-      scopes: scopesOf(old),
-      rotatedFrom: old.id,
-    });
+    const made = await insertPair(
+      trx,
+      audit,
+      { name: old.name, scopes: scopesOf(old), rotatedFrom: old.id },
+      now,
+    );
     const expired = await repo.updateKey(trx, old.id, {
-      expires_at: new Date(Date.now() + expiresIn * 1000),
+      expires_at: new Date(now + expiresIn * 1000),
     });
     await writeAudit(trx, audit, {
       action: 'api_key.rotated',
@@ -137,25 +143,26 @@ export async function rotateKey(
     return made;
   });
   evictKey(keys, keyId);
-  return { ...presentKey(keys, row), secret_key: secretKey };
+  return { ...presentKey(keys, row, now), secret_key: secretKey };
 }
 
 /** Both keys of the pair stop working at once on every process. Revoking a revoked key changes nothing. */
 export async function revokeKey(keys: KeyState, ctx: Context, audit: AuditContext, keyId: string) {
+  const now = ctx.clock.now();
   const row = await ctx.db.transaction().execute(async (trx) => {
     const key = await lockOwnKey(trx, audit, keyId);
     if (key.revoked_at) return key;
-    const revoked = await repo.updateKey(trx, key.id, { revoked_at: new Date() });
+    const revoked = await repo.updateKey(trx, key.id, { revoked_at: new Date(now) });
     await writeAudit(trx, audit, {
       action: 'api_key.revoked',
       entityType: 'api_key',
       entityId: key.id,
-      fields: { previous_status: statusOf(key) },
+      fields: { previous_status: statusOf(key, now) },
     });
     await notify(trx, CHANNEL, key.id);
     return revoked;
   });
   evictKey(keys, keyId);
   logSecurityChange(ctx, audit, 'API key revoked', { key_id: row.id });
-  return presentKey(keys, row);
+  return presentKey(keys, row, now);
 }

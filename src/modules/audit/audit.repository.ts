@@ -190,3 +190,27 @@ export async function* eachEntry(
     after = rows[rows.length - 1]!.id;
   }
 }
+
+/**
+ * The entries written during a request (the request log's detail, API.md section 11.6): its id in their
+ * metadata, among the merchant's entries of the request's few seconds (ids begin with their time, so the
+ * window is one range of audit_logs_page_idx).
+ */
+export async function entriesOfRequest(
+  db: Executor,
+  scope: Scope,
+  requestId: string,
+  window: { from: Date; to: Date },
+): Promise<EntryRow[]> {
+  return db
+    .selectFrom('audit_logs')
+    .select(['id', 'action', 'entity_type', 'entity_id', 'metadata', 'created_at'])
+    .where('merchant_id', '=', scope.merchantId)
+    .where('mode', '=', scope.mode)
+    .where('id', '>=', idFloor('log', window.from))
+    .where('id', '<', idFloor('log', window.to))
+    .where(sql<string>`metadata::jsonb ->> 'request_id'`, '=', requestId)
+    .orderBy('id', 'desc')
+    .limit(100)
+    .execute();
+}

@@ -68,7 +68,7 @@ export const auditRoutes: FastifyPluginAsync = async (plugin) => {
         },
         format,
       );
-      const day = new Date().toISOString().slice(0, 10);
+      const day = new Date(app.ctx.clock.now()).toISOString().slice(0, 10);
       return (
         reply
           .header('cache-control', 'no-store')

@@ -13,6 +13,7 @@ import { iso } from '../../lib/time.ts';
 import { mapPage, type PageInput, type Scope } from '../../lib/scope.ts';
 import {
   eachEntry,
+  entriesOfRequest,
   insertEntries,
   listEntries,
   type EntryFilter,
@@ -24,7 +25,14 @@ import type { AuditActor, AuditContext } from '../../http/request.ts';
 export type { Actor, AuditActor, AuditContext } from '../../http/request.ts';
 
 export type EntityType =
-  'api_key' | 'developer_app' | 'oauth_grant' | 'webhook' | 'webhook_delivery' | 'audit_log' | 'event';
+  | 'api_key'
+  | 'developer_app'
+  | 'oauth_grant'
+  | 'webhook'
+  | 'webhook_delivery'
+  | 'audit_log'
+  | 'event'
+  | 'member';
 
 export interface AuditEntry {
   action: string;
@@ -43,8 +51,15 @@ export interface PreparedAudit {
   readonly metadata: string;
 }
 
-export function systemContext(merchantId: string, mode: Mode, requestId: string | null = null): AuditContext {
-  return { merchantId, mode, actor: { type: 'system', id: 'svc' }, ip: null, userAgent: null, requestId };
+/** The service itself acting (a worker, a sweep), stamped by its clock. */
+export function systemContext(
+  ctx: Pick<Context, 'clock'>,
+  merchantId: string,
+  mode: Mode,
+  requestId: string | null = null,
+): AuditContext {
+  const actor = { type: 'system', id: 'svc' } as const;
+  return { merchantId, mode, actor, ip: null, userAgent: null, requestId, clock: ctx.clock };
 }
 
 /**
@@ -67,10 +82,10 @@ export function prepareAudit(who: AuditActor, entry: Omit<AuditEntry, 'entityId'
       'The request holds something shaped like a secret credential; secrets do not belong there.',
     );
   }
-  const createdAt = new Date();
+  const at = who.clock.now();
   return {
-    id: newId('log', createdAt),
-    createdAt,
+    id: newId('log', at),
+    createdAt: new Date(at),
     action: entry.action,
     entityType: entry.entityType,
     metadata,
@@ -90,6 +105,19 @@ export interface LogQuery extends PageInput, EntryFilter {}
 export async function listLogs(ctx: Context, scope: Scope, input: LogQuery) {
   const { limit, startingAfter, ...filter } = input;
   return mapPage(await listEntries(ctx.db, scope, filter, { limit, startingAfter }), (r) => ({
+    ...r,
+    created_at: iso(r.created_at),
+  }));
+}
+
+/** The entries a request wrote in this merchant's log (the request log's detail). */
+export async function logsOfRequest(
+  ctx: Context,
+  scope: Scope,
+  requestId: string,
+  window: { from: Date; to: Date },
+) {
+  return (await entriesOfRequest(ctx.db, scope, requestId, window)).map((r) => ({
     ...r,
     created_at: iso(r.created_at),
   }));

@@ -2,10 +2,12 @@ import type { Module } from '../module.ts';
 import { auditRoutes } from './audit.routes.ts';
 
 export { auditCtes, AUDIT_SOURCE_COLUMNS } from './audit.repository.ts';
+export { AuditEntry as AuditEntryObject } from './audit.schemas.ts';
 export {
   prepareAudit,
   writeAudit,
   logSecurityChange,
+  logsOfRequest,
   systemContext,
   type Actor,
   type AuditActor,

@@ -7,14 +7,16 @@ export type CartRow = Selectable<CartsTable>;
 /**
  * Inserts the cart only if its store belongs to the merchant: the ownership check and the insert are one
  * statement, one round trip (two queries held the public write at ~860 requests/s on the bench machine).
+ * Its times are the service clock's `now`: abandonment reads `updated_at` against that clock.
  */
 export async function insertCartInOwnStore(
   db: Executor,
   row: Omit<Insertable<CartsTable>, 'store_id'> & { store_id: string; merchant_id: string },
+  now: Date,
 ): Promise<CartRow | undefined> {
   return db
     .insertInto('carts')
-    .columns(['id', 'merchant_id', 'mode', 'store_id'])
+    .columns(['id', 'merchant_id', 'mode', 'store_id', 'created_at', 'updated_at'])
     .expression((eb) =>
       eb
         .selectFrom('stores')
@@ -23,6 +25,8 @@ export async function insertCartInOwnStore(
           eb.val(row.merchant_id).as('merchant_id'),
           eb.val(row.mode).as('mode'),
           'stores.id',
+          sql<Date>`${now}::timestamptz`.as('created_at'),
+          sql<Date>`${now}::timestamptz`.as('updated_at'),
         ])
         .where('stores.id', '=', row.store_id)
         .where('stores.merchant_id', '=', row.merchant_id),

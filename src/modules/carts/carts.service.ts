@@ -24,13 +24,18 @@ export function presentCart(row: repo.CartRow) {
 }
 
 export async function createCart(ctx: Context, principal: PublicPrincipal, storeId: string) {
+  const now = ctx.clock.now();
   const row = isId('store', storeId)
-    ? await repo.insertCartInOwnStore(ctx.db, {
-        id: newId('cart'),
-        merchant_id: principal.merchantId,
-        mode: principal.mode,
-        store_id: storeId,
-      })
+    ? await repo.insertCartInOwnStore(
+        ctx.db,
+        {
+          id: newId('cart', now),
+          merchant_id: principal.merchantId,
+          mode: principal.mode,
+          store_id: storeId,
+        },
+        new Date(now),
+      )
     : undefined;
   if (!row) throw notFound('store');
   return presentCart(row);
@@ -39,8 +44,9 @@ export async function createCart(ctx: Context, principal: PublicPrincipal, store
 // One batch per transaction keeps each transaction short; the loop drains a backlog in one sweep.
 const BATCH = 200;
 
-/** Abandons every cart idle since before `now - cartAbandonAfter`; returns how many. */
-export async function sweepAbandonedCarts(ctx: Context, now: Date = new Date()): Promise<number> {
+/** Abandons every cart idle for `cartAbandonAfter` seconds of the service's clock; returns how many. */
+export async function sweepAbandonedCarts(ctx: Context): Promise<number> {
+  const now = new Date(ctx.clock.now());
   const idleSince = new Date(now.getTime() - ctx.config.cartAbandonAfter * 1000);
   let total = 0;
   for (;;) {
@@ -49,12 +55,16 @@ export async function sweepAbandonedCarts(ctx: Context, now: Date = new Date()):
       const carts = await repo.abandonIdleCarts(trx, idleSince, now, BATCH);
       enqueued = 0;
       for (const cart of carts) {
-        const emitted = await emitEvent(trx, {
-          merchantId: cart.merchant_id,
-          mode: cart.mode,
-          type: 'cart.abandoned',
-          data: presentCart(cart),
-        });
+        const emitted = await emitEvent(
+          trx,
+          {
+            merchantId: cart.merchant_id,
+            mode: cart.mode,
+            type: 'cart.abandoned',
+            data: presentCart(cart),
+          },
+          now,
+        );
         enqueued += emitted.deliveries;
       }
       return carts.length;

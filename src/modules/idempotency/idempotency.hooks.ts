@@ -80,8 +80,8 @@ async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<F
   const key = keyOf(request);
   const ref = key === undefined ? undefined : refOf(request, key);
   if (!ref) return undefined;
-  const { db, config } = request.server.ctx;
-  const now = new Date();
+  const { db, config, clock } = request.server.ctx;
+  const now = new Date(clock.now());
   const fields = {
     fingerprint: fingerprint(request),
     lockedUntil: new Date(now.getTime() + LOCK_MS),
@@ -159,6 +159,6 @@ export function registerIdempotency(scope: FastifyInstance): void {
   });
 }
 
-export async function purgeExpiredIdempotencyKeys(ctx: Context, now: Date = new Date()): Promise<number> {
-  return repo.deleteExpired(ctx.db, now);
+export async function purgeExpiredIdempotencyKeys(ctx: Context): Promise<number> {
+  return repo.deleteExpired(ctx.db, new Date(ctx.clock.now()));
 }

@@ -10,7 +10,6 @@ import { storeRoutes } from './stores.routes.ts';
 export {
   authenticateSession,
   checkPassword,
-  confirmPassword,
   createMerchant,
   findMerchantStore,
   isEmptyDatabase,
@@ -20,9 +19,12 @@ export {
   type SessionPrincipal,
 } from './merchants.service.ts';
 export {
+  confirmPassword,
   DEVICE_COOKIE,
   DEVICE_COOKIE_MAX_AGE,
   signIn,
+  type AuthCheck,
+  type PasswordCheck,
   type SignInAttempt,
   type SignInLimits,
   type SignInResult,
@@ -39,14 +41,14 @@ export {
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 
 export interface MerchantsModule extends Module {
-  /** The sign-in failure budgets: every form that signs a merchant in (the OAuth consent page's too) uses these. */
+  /** The sign-in failure budgets, which every check of a user's password draws on (sign-in forms, reveal). */
   readonly signIns: SignInLimits;
   /** Each merchant's first store, remembered: the token endpoint's `store_id` costs no query once warm. */
   readonly firstStores: FirstStores;
 }
 
 export function createMerchants(ctx: Context): MerchantsModule {
-  const signIns = createSignInLimits(ctx.config);
+  const signIns = createSignInLimits(ctx);
   const firstStores = createFirstStores();
   // Expired sessions are refused by their expiry alone; the purge only keeps the table from growing.
   const purge = new Loop({

@@ -4,7 +4,7 @@ import type { Executor } from '../../db/database.ts';
 import { AppError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { hashCredential, makeCredential, parseCredential, sameHash } from '../../lib/credentials.ts';
-import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../lib/passwords.ts';
+import { hashPassword } from '../../lib/passwords.ts';
 import { passwordProblem } from '../../lib/password-policy.ts';
 import { iso } from '../../lib/time.ts';
 import * as repo from './merchants.repository.ts';
@@ -47,17 +47,18 @@ export function checkPassword(password: string, email: string | undefined, field
 export async function createMerchant(ctx: Context, input: NewMerchant) {
   checkPassword(input.password, input.email);
   const passwordHash = await hashPassword(input.password);
+  const now = ctx.clock.now();
   return ctx.db.transaction().execute(async (trx) => {
-    const merchant = await repo.insertMerchant(trx, { id: newId('mer'), name: input.merchantName });
+    const merchant = await repo.insertMerchant(trx, { id: newId('mer', now), name: input.merchantName });
     const user = await repo.insertUser(trx, {
-      id: newId('usr'),
+      id: newId('usr', now),
       merchant_id: merchant.id,
       email: input.email,
       password_hash: passwordHash,
     });
     if (!user) throw new AppError('conflict', 'An account with this email already exists.');
     const store = await repo.insertStore(trx, {
-      id: newId('store'),
+      id: newId('store', now),
       merchant_id: merchant.id,
       name: input.storeName ?? input.merchantName,
     });
@@ -67,9 +68,10 @@ export async function createMerchant(ctx: Context, input: NewMerchant) {
 
 export async function openSession(ctx: Context, db: Executor, user: UserRow, merchant: MerchantRow) {
   const credential = makeCredential('merchant_session');
-  const expiresAt = new Date(Date.now() + ctx.config.sessionTtlSeconds * 1000);
+  const now = ctx.clock.now();
+  const expiresAt = new Date(now + ctx.config.sessionTtlSeconds * 1000);
   await repo.insertSession(db, {
-    id: newId('ses'),
+    id: newId('ses', now),
     token_hash: credential.hash,
     user_id: user.id,
     merchant_id: merchant.id,
@@ -91,18 +93,6 @@ export async function signup(ctx: Context, input: NewMerchant): Promise<LoginRes
   return openSession(ctx, ctx.db, user, merchant);
 }
 
-/** Re-entering the password before a sensitive step (revealing a webhook secret). */
-export async function confirmPassword(
-  ctx: Context,
-  merchantId: string,
-  userId: string,
-  password: string,
-): Promise<boolean> {
-  const user = await repo.findUser(ctx.db, merchantId, userId);
-  const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
-  return ok && user !== undefined;
-}
-
 export async function logout(ctx: Context, session: SessionPrincipal): Promise<void> {
   await repo.deleteSession(ctx.db, session.merchantId, session.sessionId);
 }
@@ -113,7 +103,7 @@ export async function authenticateSession(
 ): Promise<SessionPrincipal | undefined> {
   if (parseCredential(token)?.kind !== 'merchant_session') return undefined;
   const hash = hashCredential(token);
-  const row = await repo.findLiveSession(ctx.db, hash, new Date());
+  const row = await repo.findLiveSession(ctx.db, hash, new Date(ctx.clock.now()));
   if (!row || !sameHash(row.token_hash, hash)) return undefined;
   return { merchantId: row.merchant_id, userId: row.user_id, sessionId: row.id };
 }
@@ -143,7 +133,7 @@ export async function merchantName(db: Executor, merchantId: string): Promise<st
 }
 
 export async function purgeExpiredSessions(ctx: Context): Promise<void> {
-  await repo.deleteExpiredSessions(ctx.db, new Date());
+  await repo.deleteExpiredSessions(ctx.db, new Date(ctx.clock.now()));
 }
 
 export const isEmptyDatabase = async (ctx: Context) => (await repo.countMerchants(ctx.db)) === 0;

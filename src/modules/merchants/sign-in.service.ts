@@ -1,6 +1,8 @@
-// Sign-in with failure limits that an attacker cannot turn against the account's owner (OWASP "Slow down
-// online guessing attacks with device cookies"). Both sign-in routes (`/auth/login` and the authorize page's
-// form) call `signIn`, so they share one budget. Every attempt is one of three kinds:
+// Sign-in, and every other check of a user's password, with failure limits that an attacker cannot turn
+// against the account's owner (OWASP "Slow down online guessing attacks with device cookies"). Both sign-in
+// routes (`/auth/login` and the authorize page's form) call `signIn`, and a signed-in user re-entering the
+// password (revealing a webhook secret) calls `confirmPassword`: all of them draw on one set of budgets,
+// through `checkWithinBudgets`. Every attempt is one of three kinds:
 //
 // - from a trusted device: it presents the `svc_device` cookie that an earlier sign-in of this account set
 //   (HMAC-signed, HttpOnly). Its failures count against that device alone; no address budget applies.
@@ -10,14 +12,15 @@
 //
 // Each budget allows a few failures, then waits that double with each further failure. The attacker's
 // failures therefore fill only the account-wide budget and their own address's: the owner, on a device or
-// address that signed in before, keeps a budget of their own, including behind the same address.
+// address that signed in before, keeps a budget of their own, including behind the same address. A stolen
+// session guessing the password at reveal-secret fills the same budgets as a guesser at the sign-in form.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../../config.ts';
 import type { Context } from '../../context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { createFailureLimiter, retryAfterSeconds, type FailureLimiter } from '../../lib/failure-limiter.ts';
 import { DUMMY_PASSWORD_HASH, verifyPassword } from '../../lib/passwords.ts';
+import { writeAudit, type AuditContext } from '../audit/index.ts';
 import * as repo from './merchants.repository.ts';
 import { openSession, type LoginResult } from './merchants.service.ts';
 
@@ -35,7 +38,7 @@ const ADDRESS = { free: 20, baseMs: 1000, maxMs: 15 * MINUTE, forgetMs: 15 * MIN
 const KNOWN_PER_ACCOUNT = 10;
 const KNOWN_ACCOUNTS = 100_000;
 
-/** This process's failure budgets and known addresses: made by `createMerchants`, shared by both sign-in forms. */
+/** This process's failure budgets and known addresses, made by `createMerchants`: every password check's. */
 export interface SignInLimits {
   /** Keys: `a:<email>` (account-wide), `p:<email>|<ip>` (known address), `d:<device nonce>`. */
   readonly accounts: FailureLimiter;
@@ -44,13 +47,13 @@ export interface SignInLimits {
   readonly deviceKey: Buffer;
 }
 
-export function createSignInLimits(config: Config): SignInLimits {
+export function createSignInLimits(ctx: Context): SignInLimits {
   return {
-    accounts: createFailureLimiter(ACCOUNT),
-    addresses: createFailureLimiter(ADDRESS),
+    accounts: createFailureLimiter(ACCOUNT, ctx.clock),
+    addresses: createFailureLimiter(ADDRESS, ctx.clock),
     known: new Map(),
     // Derived from the master key: every process signs and checks alike, and nothing new to configure.
-    deviceKey: createHmac('sha256', config.masterKey).update('svc sign-in device cookie').digest(),
+    deviceKey: createHmac('sha256', ctx.config.masterKey).update('svc sign-in device cookie').digest(),
   };
 }
 
@@ -84,6 +87,76 @@ function remember(state: SignInLimits, userId: string, ip: string): void {
   if (state.known.size > KNOWN_ACCOUNTS) state.known.delete(state.known.keys().next().value!);
 }
 
+/** The budgets one attempt draws on: see the top of this file. */
+interface Draw {
+  /** `a:<email>` (account-wide), `p:<email>|<ip>` (known address) or `d:<device nonce>` (trusted device). */
+  accountKey: string;
+  ip: string;
+  /** A trusted device's failures count against it alone: the address's budget does not apply. */
+  trusted: boolean;
+  known: boolean;
+}
+
+/**
+ * Keyed by the email as given at sign-in (trimmed, lower case, as the lookup matches it), so that a 429 does
+ * not tell whether the account exists; a check of a known user's password keys it by the user's email alike.
+ */
+function drawOn(
+  state: SignInLimits,
+  email: string,
+  userId: string | undefined,
+  ip: string,
+  device: { userId: string; nonce: string } | undefined,
+): Draw {
+  const account = email.trim().toLowerCase();
+  const trusted = device !== undefined && userId !== undefined && device.userId === userId;
+  const known = !trusted && userId !== undefined && (state.known.get(userId)?.includes(ip) ?? false);
+  const accountKey = trusted ? `d:${device.nonce}` : known ? `p:${account}|${ip}` : `a:${account}`;
+  return { accountKey, ip, trusted, known };
+}
+
+function limited({ log, fields, what }: Refusal, waitMs: number): AppError {
+  log.info({ ...fields, outcome: 'limited' }, `${what} refused: too many failed attempts`);
+  const seconds = retryAfterSeconds(waitMs);
+  return new AppError('rate_limited', `Too many failed ${what} attempts; retry in ${seconds} s.`, {
+    headers: { 'retry-after': seconds },
+  });
+}
+
+/** How a refusal is logged: the attempt's fields, and what was tried (`sign-in`, `password`). */
+interface Refusal {
+  log: FastifyBaseLogger;
+  fields: object;
+  what: string;
+}
+
+/**
+ * The one way a user's secret is checked: 429 `rate_limited` while a budget the attempt draws on waits
+ * (SVC_RATE_LIMIT=off lifts the waits, not the counting), else `verify` runs; a failure (`undefined`) is
+ * counted, a success forgets the attempt's account budget. A wrong secret is a value: each caller answers it.
+ */
+async function checkWithinBudgets<T>(
+  state: SignInLimits,
+  ctx: Context,
+  draw: Draw,
+  refusal: Refusal,
+  verify: () => Promise<T | undefined>,
+): Promise<T | undefined> {
+  const wait = Math.max(
+    state.accounts.waitMs(draw.accountKey),
+    draw.trusted ? 0 : state.addresses.waitMs(draw.ip),
+  );
+  if (wait > 0 && ctx.config.rateLimit) throw limited(refusal, wait);
+  const verified = await verify();
+  if (verified !== undefined) {
+    state.accounts.reset(draw.accountKey);
+    return verified;
+  }
+  state.accounts.fail(draw.accountKey);
+  if (!draw.trusted) state.addresses.fail(draw.ip);
+  return undefined;
+}
+
 export interface SignInAttempt {
   email: string;
   password: string;
@@ -101,14 +174,6 @@ export interface SignInResult {
   device: string;
 }
 
-function limited(log: FastifyBaseLogger, fields: object, waitMs: number): AppError {
-  log.info({ ...fields, outcome: 'limited' }, 'sign-in refused: too many failed attempts');
-  const seconds = retryAfterSeconds(waitMs);
-  return new AppError('rate_limited', `Too many failed sign-in attempts; retry in ${seconds} s.`, {
-    headers: { 'retry-after': seconds },
-  });
-}
-
 /**
  * Unknown email and wrong password cost the same scrypt run and answer the same, and the account-wide budget
  * is keyed by the email as given, so a 429 does not tell whether the account exists either.
@@ -118,39 +183,93 @@ export async function signIn(
   ctx: Context,
   attempt: SignInAttempt,
 ): Promise<SignInResult> {
-  const limits = ctx.config.rateLimit; // SVC_RATE_LIMIT=off: test suites that sign in many times
   const { ip, log } = attempt;
-  const email = attempt.email.trim().toLowerCase();
   const device = readDevice(state, attempt.device);
   // A device cookie vouches for its own account only; the address budget is checked before any lookup.
-  if (!device && limits) {
+  if (!device && ctx.config.rateLimit) {
     const wait = state.addresses.waitMs(ip);
-    if (wait > 0) throw limited(log, { ip }, wait);
+    if (wait > 0) throw limited({ log, fields: { ip }, what: 'sign-in' }, wait);
   }
   const user = await repo.findUserByEmail(ctx.db, attempt.email);
-  const trusted = device !== undefined && user !== undefined && device.userId === user.id;
-  const known = !trusted && user !== undefined && (state.known.get(user.id)?.includes(ip) ?? false);
-  const accountKey = trusted ? `d:${device.nonce}` : known ? `p:${email}|${ip}` : `a:${email}`;
-  const fields = { user_id: user?.id, merchant_id: user?.merchant_id, ip, trusted_device: trusted, known };
-  const wait = Math.max(
-    state.accounts.waitMs(accountKey),
-    trusted || !device ? 0 : state.addresses.waitMs(ip),
-  );
-  if (wait > 0 && limits) throw limited(log, fields, wait);
-
-  const ok = await verifyPassword(attempt.password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
-  const merchant = user && ok ? await repo.findMerchant(ctx.db, user.merchant_id) : undefined;
+  const draw = drawOn(state, attempt.email, user?.id, ip, device);
+  const fields = {
+    user_id: user?.id,
+    merchant_id: user?.merchant_id,
+    ip,
+    trusted_device: draw.trusted,
+    known: draw.known,
+  };
+  const merchant = await checkWithinBudgets(state, ctx, draw, { log, fields, what: 'sign-in' }, async () => {
+    const right = await verifyPassword(attempt.password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
+    return user && right ? repo.findMerchant(ctx.db, user.merchant_id) : undefined;
+  });
   if (!user || !merchant) {
-    state.accounts.fail(accountKey);
-    if (!trusted) state.addresses.fail(ip);
     log.info({ ...fields, outcome: 'failed' }, 'sign-in failed');
     throw new AppError('invalid_credentials', 'The email or password is wrong.');
   }
-  state.accounts.reset(accountKey);
   // A device sign-in proves the device, not the address: behind a shared NAT, remembering the address
   // would hand everyone else there the owner's budget.
-  if (!trusted) remember(state, user.id, ip);
+  if (!draw.trusted) remember(state, user.id, ip);
   const session = await openSession(ctx, ctx.db, user, merchant);
   log.info({ ...fields, outcome: 'succeeded' }, 'sign-in succeeded');
   return { session, device: issueDevice(state, user.id) };
+}
+
+/** The checks of API.md section 11.3, by the name their failures are audited under. */
+export type AuthCheck = 'reveal';
+
+export interface PasswordCheck {
+  check: AuthCheck;
+  password: string;
+  /** The client address (`request.ip`) and the `svc_device` cookie, as at sign-in. */
+  ip: string;
+  device: string | undefined;
+  log: FastifyBaseLogger;
+  /** The signed-in user (`actor`) for a merchant in a mode: whose password, where a failure is audited. */
+  audit: AuditContext;
+}
+
+/**
+ * A signed-in user re-entering the password before a sensitive step: true when right; false when wrong, with
+ * a `member.auth_failed` entry (the check's name, never the value tried) committed whatever the caller does
+ * next; 429 `rate_limited` past the sign-in budgets, which this check fills and waits on alike.
+ */
+export async function confirmPassword(
+  state: SignInLimits,
+  ctx: Context,
+  attempt: PasswordCheck,
+): Promise<boolean> {
+  const { audit, log } = attempt;
+  const userId = audit.actor.id;
+  const user = await repo.findUser(ctx.db, audit.merchantId, userId);
+  const draw = drawOn(state, user?.email ?? userId, user?.id, attempt.ip, readDevice(state, attempt.device));
+  const fields = {
+    check: attempt.check,
+    user_id: userId,
+    merchant_id: audit.merchantId,
+    ip: attempt.ip,
+    trusted_device: draw.trusted,
+    known: draw.known,
+  };
+  const confirmed = await checkWithinBudgets(
+    state,
+    ctx,
+    draw,
+    { log, fields, what: 'password' },
+    async () => {
+      const right = await verifyPassword(attempt.password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
+      return right ? user : undefined;
+    },
+  );
+  if (confirmed) return true;
+  await ctx.db.transaction().execute((trx) =>
+    writeAudit(trx, audit, {
+      action: 'member.auth_failed',
+      entityType: 'member',
+      entityId: userId,
+      fields: { check: attempt.check },
+    }),
+  );
+  log.info({ ...fields, outcome: 'failed' }, 'password check failed');
+  return false;
 }

@@ -81,8 +81,11 @@ export async function appById(apps: AppsCache, ctx: Context, appId: string): Pro
   );
 }
 
-/** SHA-256 and a constant-time compare: client secrets carry 178 random bits, so a slow KDF buys nothing. */
-export function secretMatches(app: ClientApp, secret: string, now = Date.now()): boolean {
+/**
+ * SHA-256 and a constant-time compare: client secrets carry 178 random bits, so a slow KDF buys nothing. The
+ * previous secret passes until its grace ends at `now` (epoch ms, the service's clock).
+ */
+export function secretMatches(app: ClientApp, secret: string, now: number): boolean {
   const hash = hashCredential(secret);
   if (sameHash(hash, app.secretHash)) return true;
   return (

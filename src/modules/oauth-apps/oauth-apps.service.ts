@@ -74,9 +74,10 @@ export interface CreateApp {
 export async function createApp(ctx: Context, audit: AuditContext, input: CreateApp) {
   checkRedirectUris(input.redirect_uris);
   const secret = makeCredential('client_secret', audit.mode);
+  const now = ctx.clock.now();
   return ctx.db.transaction().execute(async (trx) => {
     const row = await repo.insertApp(trx, {
-      id: newId('app'),
+      id: newId('app', now),
       merchant_id: audit.merchantId,
       mode: audit.mode,
       client_id: newClientId(),
@@ -86,6 +87,8 @@ export async function createApp(ctx: Context, audit: AuditContext, input: Create
       allowed_scopes: joinScopes(input.allowed_scopes),
       secret_hash: secret.hash,
       secret_last4: secret.last4,
+      // codes and tokens made before it are refused: compared with their creation on the same clock
+      tokens_valid_after: new Date(now),
     });
     await writeAudit(trx, audit, {
       action: 'developer_app.created',
@@ -167,7 +170,7 @@ export async function rotateAppSecret(
     if (!current) throw notFound('app');
     const previous =
       previousExpiresIn > 0
-        ? { hash: current.secret_hash, expiresAt: new Date(Date.now() + previousExpiresIn * 1000) }
+        ? { hash: current.secret_hash, expiresAt: new Date(ctx.clock.now() + previousExpiresIn * 1000) }
         : null;
     const row = await repo.rotateSecret(trx, audit.merchantId, appId, secret, previous);
     if (!row) throw notFound('app');

@@ -30,7 +30,7 @@ export function createOauth(ctx: Context, deps: OauthDeps): Module {
   const hot = pool ? { pool } : { db: ctx.db };
   const state: OauthState = {
     tokens: accessTokens(ctx, deps.apps),
-    limits: clientAuthLimits(deps.apps),
+    limits: clientAuthLimits(deps.apps, ctx.clock),
     refresh: refreshBatcher(ctx, hot),
     exchange: exchangeBatcher(ctx, hot),
     apps: deps.apps,

@@ -125,7 +125,8 @@ export async function openConsent(
   request: AuthorizationRequest,
   merchantId: string,
 ): Promise<string> {
-  const id = newId('consent');
+  const now = ctx.clock.now();
+  const id = newId('consent', now);
   await repo.insertConsent(ctx.db, {
     id,
     app_id: request.app.id,
@@ -134,7 +135,7 @@ export async function openConsent(
     scopes: joinScopes(request.scopes),
     state: request.state ?? null,
     code_challenge: request.codeChallenge,
-    expires_at: new Date(ctx.clock.now() + CONSENT_TTL_MS),
+    expires_at: new Date(now + CONSENT_TTL_MS),
   });
   return id;
 }
@@ -177,14 +178,16 @@ export async function decideConsent(
   const app = await appById(apps, ctx, pending.app_id);
   if (!app) return undefined;
   let changedGrant: string | undefined;
+  const now = ctx.clock.now();
   const location = await ctx.db.transaction().execute(async (trx) => {
-    const consent = await repo.takeConsent(trx, who.merchantId, consentId, new Date(ctx.clock.now()));
+    const consent = await repo.takeConsent(trx, who.merchantId, consentId, new Date(now));
     if (!consent || consent.app_id !== app.id) return undefined;
     const audit: AuditContext = {
       merchantId: who.merchantId,
       mode: app.mode,
       actor: { type: 'user', id: who.userId },
       ...meta,
+      clock: ctx.clock,
     };
     const iss = ctx.config.publicUrl;
     const state = consent.state ?? undefined;
@@ -203,7 +206,7 @@ export async function decideConsent(
       });
     }
     const grantId = await repo.upsertGrant(trx, {
-      id: newId('grant'),
+      id: newId('grant', now),
       app_id: app.id,
       merchant_id: who.merchantId,
       mode: app.mode,
@@ -219,8 +222,10 @@ export async function decideConsent(
       redirect_uri: consent.redirect_uri,
       scopes: consent.scopes,
       code_challenge: consent.code_challenge,
-      family_id: newId('tok'),
-      expires_at: new Date(ctx.clock.now() + ctx.config.oauth.codeTtl * 1000),
+      family_id: newId('tok', now),
+      // the rotation cut (`tokens_valid_after`) compares the code's creation on the same clock
+      created_at: new Date(now),
+      expires_at: new Date(now + ctx.config.oauth.codeTtl * 1000),
     });
     await writeAudit(trx, audit, {
       action: 'oauth.consent_approved',

@@ -1,9 +1,11 @@
 // Client authentication at the token and revocation endpoints (RFC 6749 2.3): `client_secret_basic` (id and
 // secret form-encoded, then base64) or `client_secret_post`, never both. Apps are confidential clients.
+import type { FastifyRequest } from 'fastify';
 import type { Context } from '../../context.ts';
 import { parseCredential } from '../../lib/credentials.ts';
 import { storableText } from '../../http/text-guard.ts';
 import { createFailureLimiter, retryAfterSeconds, type FailureLimiter } from '../../lib/failure-limiter.ts';
+import type { Clock } from '../../lib/time.ts';
 import { clientById, secretMatches, type AppsCache, type ClientApp } from '../oauth-apps/index.ts';
 import { OAuthError, invalidClient } from './oauth.errors.ts';
 
@@ -67,10 +69,10 @@ export interface ClientAuthLimits {
   readonly apps: AppsCache;
 }
 
-export function clientAuthLimits(apps: AppsCache): ClientAuthLimits {
+export function clientAuthLimits(apps: AppsCache, clock: Clock): ClientAuthLimits {
   return {
-    clients: createFailureLimiter(PER_CLIENT),
-    addresses: createFailureLimiter(PER_ADDRESS),
+    clients: createFailureLimiter(PER_CLIENT, clock),
+    addresses: createFailureLimiter(PER_ADDRESS, clock),
     apps,
   };
 }
@@ -129,15 +131,39 @@ async function verify(
 
 /**
  * The authenticated app. A right secret is never refused, whatever others' failures; failures are limited
- * per app and per `ip` (the client address, `request.ip`).
+ * per app and per client address (`request.ip`). The request is then recorded in the request log of the
+ * app's merchant (API.md section 11.6).
  */
 export async function authenticateClient(
   ctx: Context,
   limits: ClientAuthLimits,
   params: Params,
-  authorization: string | undefined,
-  ip?: string,
+  request: FastifyRequest,
 ): Promise<ClientApp> {
+  const { client, secret } = await verifiedClient(
+    ctx,
+    limits,
+    params,
+    request.headers.authorization,
+    request.ip,
+  );
+  request.caller = {
+    merchantId: client.merchantId,
+    mode: client.mode,
+    type: 'client_secret',
+    id: client.id,
+    last4: secret.slice(-4),
+  };
+  return client;
+}
+
+async function verifiedClient(
+  ctx: Context,
+  limits: ClientAuthLimits,
+  params: Params,
+  authorization: string | undefined,
+  ip: string | undefined,
+): Promise<{ client: ClientApp; secret: string }> {
   let basic: Basic | undefined;
   try {
     basic = parseBasic(authorization);
@@ -156,7 +182,7 @@ export async function authenticateClient(
     if (bodyId !== undefined && bodyId !== basic.id) {
       throw new OAuthError('invalid_request', 'client_id in the body differs from the Basic credentials.');
     }
-    return verify(ctx, limits, basic.id, basic.secret, true, ip);
+    return { client: await verify(ctx, limits, basic.id, basic.secret, true, ip), secret: basic.secret };
   }
   if (bodyId === undefined) {
     throw invalidClient('Authenticate the client: HTTP Basic, or client_id and client_secret.', false);
@@ -164,5 +190,5 @@ export async function authenticateClient(
   if (bodySecret === undefined) {
     throw invalidClient('client_secret is required: apps are confidential clients.', false);
   }
-  return verify(ctx, limits, bodyId, bodySecret, false, ip);
+  return { client: await verify(ctx, limits, bodyId, bodySecret, false, ip), secret: bodySecret };
 }

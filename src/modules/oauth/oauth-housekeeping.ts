@@ -10,16 +10,17 @@ const BATCH = 1000;
 const MAX_BATCHES = 50;
 
 export async function sweepExpired(ctx: Context): Promise<number> {
+  const now = new Date(ctx.clock.now());
   let total = 0;
   for (const table of ['oauth_tokens', 'oauth_codes', 'oauth_consents'] as const) {
     for (let i = 0; i < MAX_BATCHES; i++) {
-      const n = await purgeExpired(ctx.db, table, BATCH);
+      const n = await purgeExpired(ctx.db, table, BATCH, now);
       total += n;
       if (n < BATCH) break;
     }
   }
-  total += await purgeTombstones(ctx.db, BATCH);
-  total += await purgeOrphanFamilies(ctx.db, BATCH);
+  total += await purgeTombstones(ctx.db, BATCH, now);
+  total += await purgeOrphanFamilies(ctx.db, BATCH, now);
   return total;
 }
 

@@ -51,7 +51,7 @@ async function callerOf(
   const header = request.headers.authorization;
   if (header !== undefined && /^Bearer\b/i.test(header))
     return platformCaller(ctx, limits, internal, request);
-  return { kind: 'client', app: await authenticateClient(ctx, limits, params, header, request.ip) };
+  return { kind: 'client', app: await authenticateClient(ctx, limits, params, request) };
 }
 
 export const introspectRoutes =

@@ -93,13 +93,7 @@ export const tokenRoutes =
             'grant_type must be authorization_code or refresh_token.',
           );
         }
-        const client = await authenticateClient(
-          app.ctx,
-          state.limits,
-          params,
-          request.headers.authorization,
-          request.ip,
-        );
+        const client = await authenticateClient(app.ctx, state.limits, params, request);
         const mode = request.headers['x-svc-mode'];
         if (mode !== undefined && mode !== client.mode) {
           // A test app's code never yields a live token, and the reverse (API.md section 5).
@@ -141,13 +135,7 @@ export const tokenRoutes =
       async (request, reply) => {
         void reply.headers(NO_STORE);
         const params = request.body as Record<string, unknown>;
-        const client = await authenticateClient(
-          app.ctx,
-          state.limits,
-          params,
-          request.headers.authorization,
-          request.ip,
-        );
+        const client = await authenticateClient(app.ctx, state.limits, params, request);
         await revokeToken(app.ctx, state, client, params, requestMeta(request));
         return {};
       },

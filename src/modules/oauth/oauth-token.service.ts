@@ -41,8 +41,8 @@ type Outcome =
   | { ok: TokenAnswer; revokedGrant?: string; reuse?: undefined; appId?: undefined }
   | { error: OAuthError; revokedGrant?: string; reuse?: 'code' | 'refresh'; appId?: string };
 
-function appAudit(client: ClientApp, merchantId: string, meta: RequestMeta): AuditContext {
-  return { merchantId, mode: client.mode, actor: { type: 'app', id: client.id }, ...meta };
+function appAudit(ctx: Context, client: ClientApp, merchantId: string, meta: RequestMeta): AuditContext {
+  return { merchantId, mode: client.mode, actor: { type: 'app', id: client.id }, ...meta, clock: ctx.clock };
 }
 
 function newPair(ctx: Context) {
@@ -56,6 +56,7 @@ function newPair(ctx: Context) {
       refreshHash: refresh.hash,
       accessTtl: ctx.config.oauth.accessTokenTtl,
       refreshTtl: ctx.config.oauth.refreshTokenTtl,
+      issuedAt: new Date(ctx.clock.now()),
     },
   };
 }
@@ -211,7 +212,7 @@ export async function exchangeCode(
     // Another consent since this code may have narrowed the grant: the answer reports what now holds.
     const scope = effectiveScope(row.scopes, row.grant_scopes, client.allowedScopes);
     const tokens = newPair(ctx);
-    const audit = prepareAudit(appAudit(client, row.merchant_id, meta), {
+    const audit = prepareAudit(appAudit(ctx, client, row.merchant_id, meta), {
       action: 'oauth.token_issued',
       entityType: 'oauth_grant',
       fields: { app_id: client.id, client_id: client.clientId, grant_type: 'authorization_code', scope },
@@ -242,7 +243,7 @@ async function refuseCode(
     if (!row || row.app_id !== client.id || row.mode !== client.mode) return { error: unknownCode() };
     if (row.used_at) {
       // RFC 6749 4.1.2 and RFC 9700 4.5: a second use means the code leaked; what it issued is revoked.
-      return revokeLeakedFamily(trx, appAudit(client, row.merchant_id, meta), row, 'code', client.id, {
+      return revokeLeakedFamily(trx, appAudit(ctx, client, row.merchant_id, meta), row, 'code', client.id, {
         action: 'oauth.code_reuse_detected',
         fields: { app_id: client.id, client_id: client.clientId, tokens_revoked: true },
         message: 'The code was already used; the tokens issued from it are revoked.',
@@ -253,9 +254,9 @@ async function refuseCode(
 }
 
 /** The audit entry of a refresh, made before the statement so that the statement can write it. */
-function refreshAudit(client: ClientApp, meta: RequestMeta, scope: string | null) {
+function refreshAudit(ctx: Context, client: ClientApp, meta: RequestMeta, scope: string | null) {
   return prepareAudit(
-    { actor: { type: 'app', id: client.id }, ...meta },
+    { actor: { type: 'app', id: client.id }, ...meta, clock: ctx.clock },
     {
       action: 'oauth.token_refreshed',
       entityType: 'oauth_grant',
@@ -306,7 +307,7 @@ export async function refreshTokens(
     appId: client.id,
     validAfter: new Date(client.tokensValidAfter),
     accessScopes,
-    audit: refreshAudit(client, meta, accessScopes),
+    audit: refreshAudit(ctx, client, meta, accessScopes),
   };
   const rotated = await state.refresh.submit(input);
   if (rotated) {
@@ -341,7 +342,7 @@ async function refreshSlowPath(
     if (peek.branch_of && !peek.rotated_at && !peek.revoked_at) await repo.lockToken(trx, peek.branch_of);
     const row = await repo.lockToken(trx, hash);
     if (!row) return { error: unknown };
-    const audit = appAudit(client, row.merchant_id, meta);
+    const audit = appAudit(ctx, client, row.merchant_id, meta);
     const reuse = (reason: string) =>
       revokeLeakedFamily(trx, audit, row, 'refresh', client.id, {
         action: 'oauth.refresh_reuse_detected',
@@ -429,7 +430,7 @@ export async function revokeToken(
     // Revoking a refresh token revokes its whole family, access tokens included (RFC 7009 2.1).
     if (row.kind === 'refresh') await repo.deleteFamily(trx, row.family_id);
     else await repo.deleteTokens(trx, [hash]);
-    await writeAudit(trx, appAudit(client, row.merchant_id, meta), {
+    await writeAudit(trx, appAudit(ctx, client, row.merchant_id, meta), {
       action: 'oauth.token_revoked',
       entityType: 'oauth_grant',
       entityId: row.grant_id,

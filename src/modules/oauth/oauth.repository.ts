@@ -147,7 +147,14 @@ export interface NewPair {
   refreshHash: Buffer;
   accessTtl: number;
   refreshTtl: number;
+  /**
+   * The service's time when the pair was made: its tokens' `created_at`, their expiries' start, and the time
+   * the statement that issues it checks and marks the old code or token against.
+   */
+  issuedAt: Date;
 }
+
+const expiry = (pair: NewPair, ttl: number) => new Date(pair.issuedAt.getTime() + ttl * 1000);
 
 export interface PairOwner {
   familyId: string;
@@ -179,14 +186,16 @@ export async function insertPair(db: Executor, owner: PairOwner, pair: NewPair):
         hash: pair.accessHash,
         kind: 'access',
         scopes: owner.accessScopes,
-        expires_at: sql<Date>`now() + make_interval(secs => ${pair.accessTtl}::int)`,
+        created_at: pair.issuedAt,
+        expires_at: expiry(pair, pair.accessTtl),
       },
       {
         ...common,
         hash: pair.refreshHash,
         kind: 'refresh',
         scopes: owner.scopes,
-        expires_at: sql<Date>`now() + make_interval(secs => ${pair.refreshTtl}::int)`,
+        created_at: pair.issuedAt,
+        expires_at: expiry(pair, pair.refreshTtl),
         ...(owner.branchOf ? { branch_of: owner.branchOf, twin_access: pair.accessHash } : {}),
       },
     ])
@@ -248,7 +257,7 @@ export async function setChildren(db: Executor, hash: Buffer, pair: NewPair): Pr
 export async function markRotated(db: Executor, hash: Buffer, pair: NewPair): Promise<void> {
   await db
     .updateTable('oauth_tokens')
-    .set({ rotated_at: sql<Date>`now()`, child_access: pair.accessHash, child_refresh: pair.refreshHash })
+    .set({ rotated_at: pair.issuedAt, child_access: pair.accessHash, child_refresh: pair.refreshHash })
     .where('hash', '=', hash)
     .execute();
 }
@@ -328,24 +337,26 @@ export interface Rotated {
 const ROTATE_SQL = `
 with input as (
   select * from unnest($1::bytea[], $2::text[], $3::timestamptz[], $4::bytea[], $5::bytea[], $6::text[],
-                       $7::text[], $8::text[], $9::timestamptz[])
-    as i(hash, app_id, valid_after, access_hash, refresh_hash, access_scopes, log_id, metadata, logged_at)
+                       $7::text[], $8::text[], $9::timestamptz[], $10::timestamptz[])
+    as i(hash, app_id, valid_after, access_hash, refresh_hash, access_scopes, log_id, metadata, logged_at,
+         issued_at)
 ), old as (
   update oauth_tokens t
-     set rotated_at = now(), child_access = i.access_hash, child_refresh = i.refresh_hash
+     set rotated_at = i.issued_at, child_access = i.access_hash, child_refresh = i.refresh_hash
     from input i
    where t.hash = i.hash and t.kind = 'refresh' and t.app_id = i.app_id and t.rotated_at is null
-     and t.branch_of is null and t.expires_at > now() and t.created_at >= i.valid_after
+     and t.branch_of is null and t.expires_at > i.issued_at and t.created_at >= i.valid_after
   returning t.hash, t.family_id, t.grant_id, t.app_id, t.merchant_id, t.mode, t.scopes,
-            i.access_hash, i.refresh_hash, i.access_scopes, i.log_id, i.metadata, i.logged_at
+            i.access_hash, i.refresh_hash, i.access_scopes, i.log_id, i.metadata, i.logged_at, i.issued_at
 ), fresh as (
-  insert into oauth_tokens (hash, kind, family_id, grant_id, app_id, merchant_id, mode, scopes, expires_at)
+  insert into oauth_tokens
+    (hash, kind, family_id, grant_id, app_id, merchant_id, mode, scopes, created_at, expires_at)
   select access_hash, 'access', family_id, grant_id, app_id, merchant_id, mode,
-         coalesce(access_scopes, scopes), now() + make_interval(secs => $10::int)
+         coalesce(access_scopes, scopes), issued_at, issued_at + make_interval(secs => $11::int)
     from old
   union all
   select refresh_hash, 'refresh', family_id, grant_id, app_id, merchant_id, mode,
-         scopes, now() + make_interval(secs => $11::int)
+         scopes, issued_at, issued_at + make_interval(secs => $12::int)
     from old
 ), refreshed as (
   select log_id, logged_at as log_at, merchant_id, mode, 'oauth.token_refreshed'::text as action,
@@ -388,6 +399,7 @@ export async function rotateRefresh(
     items.map((r) => r.audit.id),
     items.map((r) => r.audit.metadata),
     items.map((r) => r.audit.createdAt),
+    items.map((r) => r.issuedAt),
     first.accessTtl,
     first.refreshTtl,
   ];
@@ -425,24 +437,26 @@ export interface IssueInput extends NewPair {
  */
 const ISSUE_SQL = `
 with input as (
-  select * from unnest($1::bytea[], $2::bytea[], $3::bytea[], $4::text[], $5::text[], $6::timestamptz[])
-    as i(hash, access_hash, refresh_hash, log_id, metadata, logged_at)
+  select * from unnest($1::bytea[], $2::bytea[], $3::bytea[], $4::text[], $5::text[], $6::timestamptz[],
+                       $7::timestamptz[])
+    as i(hash, access_hash, refresh_hash, log_id, metadata, logged_at, issued_at)
 ), used as (
-  update oauth_codes c set used_at = now()
+  update oauth_codes c set used_at = i.issued_at
     from input i
    where c.hash = i.hash and c.used_at is null
   returning c.hash, c.family_id, c.grant_id, c.app_id, c.merchant_id, c.mode, c.scopes,
-            i.access_hash, i.refresh_hash, i.log_id, i.metadata, i.logged_at
+            i.access_hash, i.refresh_hash, i.log_id, i.metadata, i.logged_at, i.issued_at
 ), family as (
-  insert into oauth_families (id, grant_id) select family_id, grant_id from used
+  insert into oauth_families (id, grant_id, created_at) select family_id, grant_id, issued_at from used
 ), fresh as (
-  insert into oauth_tokens (hash, kind, family_id, grant_id, app_id, merchant_id, mode, scopes, expires_at)
+  insert into oauth_tokens
+    (hash, kind, family_id, grant_id, app_id, merchant_id, mode, scopes, created_at, expires_at)
   select access_hash, 'access', family_id, grant_id, app_id, merchant_id, mode, scopes,
-         now() + make_interval(secs => $7::int)
+         issued_at, issued_at + make_interval(secs => $8::int)
     from used
   union all
   select refresh_hash, 'refresh', family_id, grant_id, app_id, merchant_id, mode, scopes,
-         now() + make_interval(secs => $8::int)
+         issued_at, issued_at + make_interval(secs => $9::int)
     from used
 ), issued as (
   select log_id, logged_at as log_at, merchant_id, mode, 'oauth.token_issued'::text as action,
@@ -462,6 +476,7 @@ export async function issueFromCodes(on: HotOn, items: readonly IssueInput[]): P
     items.map((i) => i.audit.id),
     items.map((i) => i.audit.metadata),
     items.map((i) => i.audit.createdAt),
+    items.map((i) => i.issuedAt),
     first.accessTtl,
     first.refreshTtl,
   ]);
@@ -472,14 +487,16 @@ export async function issueFromCodes(on: HotOn, items: readonly IssueInput[]): P
 
 // ---- housekeeping ---------------------------------------------------------------------------------------
 
-/** Deletes up to `limit` rows whose time is past; returns how many went. */
+/** Deletes up to `limit` rows whose time is past at `now`; returns how many went. */
 export async function purgeExpired(
   db: Executor,
   table: 'oauth_tokens' | 'oauth_codes' | 'oauth_consents',
   limit: number,
+  now: Date,
 ): Promise<number> {
   // Used codes are kept 10 minutes past expiry so that a late second use is still seen as reuse.
-  const cutoff = table === 'oauth_codes' ? sql`now() - interval '10 minutes'` : sql`now()`;
+  const cutoff =
+    table === 'oauth_codes' ? sql`${now}::timestamptz - interval '10 minutes'` : sql`${now}::timestamptz`;
   const key = table === 'oauth_consents' ? sql.ref('id') : sql.ref('hash');
   // Tombstones (revoked siblings) outlive their own expiry: purgeTombstones takes them with their family.
   const keep = table === 'oauth_tokens' ? sql`and revoked_at is null` : sql``;
@@ -495,11 +512,11 @@ export async function purgeExpired(
  * Expired tombstones whose family has nothing else left (every other token expired and was purged): the
  * family's lifetime is over. Until then a tombstone stays, so that presenting it is still seen as reuse.
  */
-export async function purgeTombstones(db: Executor, limit: number): Promise<number> {
+export async function purgeTombstones(db: Executor, limit: number, now: Date): Promise<number> {
   const result = await sql`
     delete from oauth_tokens where hash in (
       select t.hash from oauth_tokens t
-       where t.expires_at < now() and t.revoked_at is not null
+       where t.expires_at < ${now}::timestamptz and t.revoked_at is not null
          and not exists (
            select 1 from oauth_tokens l where l.family_id = t.family_id and l.revoked_at is null
          )
@@ -510,11 +527,11 @@ export async function purgeTombstones(db: Executor, limit: number): Promise<numb
 }
 
 /** Families whose every token is gone (expired and purged, or revoked), an hour after they began. */
-export async function purgeOrphanFamilies(db: Executor, limit: number): Promise<number> {
+export async function purgeOrphanFamilies(db: Executor, limit: number, now: Date): Promise<number> {
   const result = await sql`
     delete from oauth_families where id in (
       select f.id from oauth_families f
-       where f.created_at < now() - interval '1 hour'
+       where f.created_at < ${now}::timestamptz - interval '1 hour'
          and not exists (select 1 from oauth_tokens t where t.family_id = f.id)
          and not exists (select 1 from oauth_codes c where c.family_id = f.id)
        limit ${limit}

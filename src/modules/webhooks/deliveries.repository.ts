@@ -8,8 +8,17 @@ import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryStatus } from './w
 export type DeliveryRow = Selectable<DeliveriesTable>;
 export type AttemptRow = Selectable<DeliveryAttemptsTable>;
 
-export async function insertDelivery(db: Executor, row: Insertable<DeliveriesTable>): Promise<DeliveryRow> {
-  return db.insertInto('deliveries').values(row).returningAll().executeTakeFirstOrThrow();
+/** Made at `now` (the service's clock): the retention purge reads `created_at`. */
+export async function insertDelivery(
+  db: Executor,
+  row: Insertable<DeliveriesTable>,
+  now: Date,
+): Promise<DeliveryRow> {
+  return db
+    .insertInto('deliveries')
+    .values({ ...row, created_at: now, updated_at: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** Scoped by webhook, which the caller found within the merchant and mode. */
@@ -46,9 +55,13 @@ export async function listDeliveries(
   return pageById(q, q.selectAll(), page);
 }
 
-/** A manual retry: due at once, one more attempt (`step` past the schedule unless it was still pending). */
-export async function requeueDelivery(db: Executor, id: string, step: number): Promise<DeliveryRow> {
-  const now = new Date();
+/** A manual retry: due at `now`, one more attempt (`step` past the schedule unless it was still pending). */
+export async function requeueDelivery(
+  db: Executor,
+  id: string,
+  step: number,
+  now: Date,
+): Promise<DeliveryRow> {
   return db
     .updateTable('deliveries')
     .set({
@@ -64,9 +77,8 @@ export async function requeueDelivery(db: Executor, id: string, step: number): P
     .executeTakeFirstOrThrow();
 }
 
-/** Pending deliveries of a webhook that no worker holds are cancelled; one in flight finishes its attempt. */
-export async function cancelPendingDeliveries(db: Executor, webhookId: string): Promise<number> {
-  const now = new Date();
+/** Pending deliveries of a webhook that no worker holds at `now` are cancelled; one in flight finishes. */
+export async function cancelPendingDeliveries(db: Executor, webhookId: string, now: Date): Promise<number> {
   const result = await db
     .updateTable('deliveries')
     .set({ status: 'cancelled', next_attempt_at: null, updated_at: now })

@@ -7,13 +7,19 @@ import { newId } from '../../lib/ids.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
 import { isEventType } from '../events/index.ts';
 import { iso } from '../../lib/time.ts';
-import { mapPage, type PageInput } from '../../lib/scope.ts';
+import { mapPage, type PageInput, type Scope } from '../../lib/scope.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import { RECOVER_MAX, countRecoverable, recoverDeliveries } from './recover.repository.ts';
 import * as repo from './deliveries.repository.ts';
 import { applyOutcomes, runAttempt, type Sending } from './delivery/attempt.ts';
 import { leaseMs } from './delivery/worker.ts';
-import { findEvent, listEvents, type EventFilter, type StoredEvent } from './events.repository.ts';
+import {
+  eventIdsOfRequest,
+  findEvent,
+  listEvents,
+  type EventFilter,
+  type StoredEvent,
+} from './events.repository.ts';
 import { recordEvent } from './outbox.service.ts';
 import { sampleEvent } from './sample-event.service.ts';
 import { DELIVERY_CHANNEL } from './signal.ts';
@@ -52,11 +58,11 @@ export async function retryDelivery(ctx: Context, audit: AuditContext, webhookId
     const row = await repo.findDelivery(trx, webhook.id, id);
     if (!row) throw notFound('delivery');
     if (webhook.status !== 'enabled') throw new AppError('conflict', 'Enable the webhook before retrying.');
-    const now = new Date();
+    const now = new Date(ctx.clock.now());
     if (row.status === 'pending' && row.locked_until && row.locked_until > now) return presentDelivery(row);
     // A delivery that had finished gets one more attempt; a pending one keeps its place in the schedule.
     const step = row.status === 'pending' ? row.step : ctx.config.webhookRetrySchedule.length;
-    const updated = await repo.requeueDelivery(trx, row.id, step);
+    const updated = await repo.requeueDelivery(trx, row.id, step, now);
     await writeAudit(trx, audit, {
       action: 'webhook.delivery_retried',
       entityType: 'webhook_delivery',
@@ -89,25 +95,35 @@ export async function testWebhook(
         details: [{ field: 'event', issue: 'is not an event of the catalog' }],
       });
     }
-    const ev = await recordEvent(trx, {
-      merchantId: audit.merchantId,
-      mode: audit.mode,
-      type,
-      data: await sampleEvent(ctx, trx, audit, type),
-    });
-    const leaseEnd = new Date(Date.now() + leaseMs(ctx));
-    const delivery = await repo.insertDelivery(trx, {
-      id: newId('dlv'),
-      webhook_id: webhook.id,
-      merchant_id: audit.merchantId,
-      mode: audit.mode,
-      event_id: ev.id,
-      event_type: type,
-      test: true,
-      next_attempt_at: leaseEnd,
-      locked_until: leaseEnd,
-      locked_by: holder,
-    });
+    const now = ctx.clock.now();
+    const ev = await recordEvent(
+      trx,
+      {
+        merchantId: audit.merchantId,
+        mode: audit.mode,
+        type,
+        data: await sampleEvent(ctx, trx, audit, type),
+        requestId: audit.requestId,
+      },
+      new Date(now),
+    );
+    const leaseEnd = new Date(now + leaseMs(ctx));
+    const delivery = await repo.insertDelivery(
+      trx,
+      {
+        id: newId('dlv', now),
+        webhook_id: webhook.id,
+        merchant_id: audit.merchantId,
+        mode: audit.mode,
+        event_id: ev.id,
+        event_type: type,
+        test: true,
+        next_attempt_at: leaseEnd,
+        locked_until: leaseEnd,
+        locked_by: holder,
+      },
+      new Date(now),
+    );
     await writeAudit(trx, audit, {
       action: 'webhook.tested',
       entityType: 'webhook',
@@ -139,7 +155,7 @@ export async function testWebhook(
 /** How many failed deliveries of this endpoint since `since` a recovery would enqueue (up to the bound). */
 export async function previewRecovery(ctx: Context, audit: AuditContext, webhookId: string, since: Date) {
   const webhook = await findOwnWebhook(ctx.db, audit, webhookId);
-  const n = await countRecoverable(ctx.db, webhook.id, since);
+  const n = await countRecoverable(ctx.db, webhook.id, since, new Date(ctx.clock.now()));
   return { count: Math.min(n, RECOVER_MAX), has_more: n > RECOVER_MAX };
 }
 
@@ -148,8 +164,15 @@ export async function recoverFailed(ctx: Context, audit: AuditContext, webhookId
   return ctx.db.transaction().execute(async (trx) => {
     const webhook = await findOwnEndpoint(trx, audit, webhookId);
     if (webhook.status !== 'enabled') throw new AppError('conflict', 'Enable the webhook before recovering.');
-    const count = await recoverDeliveries(trx, webhook.id, since, ctx.config.webhookRetrySchedule.length);
-    const left = count === RECOVER_MAX ? await countRecoverable(trx, webhook.id, since) : 0;
+    const now = new Date(ctx.clock.now());
+    const count = await recoverDeliveries(
+      trx,
+      webhook.id,
+      since,
+      ctx.config.webhookRetrySchedule.length,
+      now,
+    );
+    const left = count === RECOVER_MAX ? await countRecoverable(trx, webhook.id, since, now) : 0;
     await writeAudit(trx, audit, {
       action: 'webhook.recovered',
       entityType: 'webhook',
@@ -168,15 +191,20 @@ export async function resendEvent(ctx: Context, audit: AuditContext, eventId: st
     if (!event) throw notFound('event');
     const webhook = await findOwnEndpoint(trx, audit, webhookId);
     if (webhook.status !== 'enabled') throw new AppError('conflict', 'Enable the webhook before resending.');
-    const delivery = await repo.insertDelivery(trx, {
-      id: newId('dlv'),
-      webhook_id: webhook.id,
-      merchant_id: audit.merchantId,
-      mode: audit.mode,
-      event_id: event.id,
-      event_type: event.type,
-      next_attempt_at: new Date(),
-    });
+    const now = ctx.clock.now();
+    const delivery = await repo.insertDelivery(
+      trx,
+      {
+        id: newId('dlv', now),
+        webhook_id: webhook.id,
+        merchant_id: audit.merchantId,
+        mode: audit.mode,
+        event_id: event.id,
+        event_type: event.type,
+        next_attempt_at: new Date(now),
+      },
+      new Date(now),
+    );
     await writeAudit(trx, audit, {
       action: 'webhook.event_resent',
       entityType: 'webhook_delivery',
@@ -230,4 +258,15 @@ export async function getMerchantEvent(ctx: Context, audit: AuditContext, eventI
   if (!event) throw notFound('event');
   const deliveries = await repo.deliveriesOfEvents(ctx.db, audit, [event.id]);
   return { ...presentEvent(event), deliveries: deliveries.map(presentDelivery) };
+}
+
+/** The deliveries a request caused: those of the events recorded during it (the request log's detail). */
+export async function deliveriesOfRequest(
+  ctx: Context,
+  scope: Scope,
+  requestId: string,
+  window: { from: Date; to: Date },
+) {
+  const eventIds = await eventIdsOfRequest(ctx.db, scope, requestId, window);
+  return (await repo.deliveriesOfEvents(ctx.db, scope, eventIds)).map(presentDelivery);
 }

@@ -14,6 +14,8 @@ export interface EventRow {
   type: string;
   payload: string;
   createdAt: Date;
+  /** The X-Request-Id of the call that recorded it, if a call did. */
+  requestId: string | null;
 }
 
 export interface RecordedEvent {
@@ -44,6 +46,7 @@ export async function recordEvents(
     payload: e.payload,
     created_at: e.createdAt.toISOString(),
     id_prefix: idFloor('dlv', e.createdAt),
+    request_id: e.requestId,
   }));
   const { rows } = await sql<{ id: string; known_merchant: boolean; inserted: boolean; deliveries: number }>`
     select id, known_merchant, inserted, deliveries
@@ -68,6 +71,7 @@ export async function insertEvent(db: Executor, event: EventRow): Promise<void> 
       type: event.type,
       payload: event.payload,
       created_at: event.createdAt,
+      request_id: event.requestId,
     })
     .execute();
 }
@@ -161,4 +165,27 @@ export async function latestDataAbout(
     .limit(1)
     .executeTakeFirst();
   return row ? (JSON.parse(row.data) as Record<string, unknown>) : undefined;
+}
+
+/**
+ * The merchant's events recorded during a request (the request log's detail, API.md section 11.6): a scan of
+ * the request's few seconds of events_created_idx, so that ingestion writes no index for a page seldom read.
+ */
+export async function eventIdsOfRequest(
+  db: Executor,
+  scope: Scope,
+  requestId: string,
+  window: { from: Date; to: Date },
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('events')
+    .select('id')
+    .where('created_at', '>=', window.from)
+    .where('created_at', '<', window.to)
+    .where('merchant_id', '=', scope.merchantId)
+    .where('mode', '=', scope.mode)
+    .where('request_id', '=', requestId)
+    .limit(100)
+    .execute();
+  return rows.map((r) => r.id);
 }

@@ -8,6 +8,8 @@ export interface EventsTable {
   type: string;
   payload: string;
   created_at: Date;
+  /** The request during which it was recorded (migration 0081); null for the cart sweep's. */
+  request_id: string | null;
 }
 
 export interface EventsTables {

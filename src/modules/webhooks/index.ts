@@ -6,6 +6,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Context } from '../../context.ts';
 import { Batcher } from '../../lib/batcher.ts';
 import type { QueueDepth } from '../../lib/metrics.ts';
+import type { SignInLimits } from '../merchants/index.ts';
 import type { Background, Module } from '../module.ts';
 import { deliveryRoutes } from './deliveries.routes.ts';
 import { SigningKeys, type Sending } from './delivery/attempt.ts';
@@ -23,6 +24,8 @@ import { webhookRoutes } from './webhooks.routes.ts';
 
 export { resealWebhookBatch, webhookSecretsUnreadable, webhooksLeftToReseal } from './master-keys.ts';
 export { emitEvent, type EmittedEvent, type NewEvent } from './outbox.service.ts';
+export { deliveriesOfRequest } from './deliveries.service.ts';
+export { Delivery } from './webhooks.schemas.ts';
 
 // Events of concurrent ingestion requests written by one statement: at 16 requests in flight this cut the
 // database time per event by about half here (one parse, one executor start and one commit per batch).
@@ -30,7 +33,7 @@ const INGEST_BATCH = 200;
 
 /** The delivery queue now, for the metrics scrape. */
 export async function readQueueDepth(ctx: Context): Promise<QueueDepth> {
-  const row = await queueDepth(ctx.db);
+  const row = await queueDepth(ctx.db, new Date(ctx.clock.now()));
   return {
     due: row.due,
     scheduled: row.scheduled,
@@ -53,16 +56,21 @@ export interface Webhooks extends Module {
   stop(): Promise<void>;
 }
 
+export interface WebhooksDeps {
+  /** The sign-in failure budgets, which reveal-secret's password check draws on. */
+  readonly signIns: SignInLimits;
+}
+
 const merchantRoutes =
-  (state: WebhooksState): FastifyPluginAsync =>
+  (state: WebhooksState, deps: WebhooksDeps): FastifyPluginAsync =>
   async (app) => {
-    await app.register(webhookRoutes);
+    await app.register(webhookRoutes, { signIns: deps.signIns });
     await app.register(deliveryRoutes(state.sending));
     await app.register(merchantEventRoutes(state.ingestion.listeners));
     await app.register(listenRoutes(state.ingestion.listeners));
   };
 
-export function createWebhooks(ctx: Context): Webhooks {
+export function createWebhooks(ctx: Context, deps: WebhooksDeps): Webhooks {
   const keys = new SigningKeys(ctx.config.masterKeys);
   const ingestion: Ingestion = {
     batch: new Batcher<EventRow, RecordedEvent>({
@@ -99,7 +107,7 @@ export function createWebhooks(ctx: Context): Webhooks {
   };
   return {
     name: 'webhooks',
-    merchantRoutes: merchantRoutes(state),
+    merchantRoutes: merchantRoutes(state, deps),
     routes: ingestRoutes(ingestion),
     background: [workers, purgeLoop(ctx)],
     state,

@@ -43,6 +43,9 @@ export const ingestRoutes =
           mode: b.mode,
           type: b.type,
           data: b.data,
+          // The platform acting on a public call passes that call's X-Request-Id: the request log then links
+          // the call to this event's deliveries.
+          requestId: request.id,
           ...(b.id !== undefined ? { id: b.id } : {}),
         });
         if (result.duplicate) return reply.code(200).send({ data: result });

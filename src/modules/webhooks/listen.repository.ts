@@ -10,10 +10,10 @@ import type { Scope } from '../../lib/scope.ts';
  */
 export const LISTENER_STALE_MS = 120_000;
 
-export async function touchListener(db: Executor, id: string): Promise<void> {
+export async function touchListener(db: Executor, id: string, now: Date): Promise<void> {
   await db
     .updateTable('webhooks')
-    .set({ updated_at: new Date() })
+    .set({ updated_at: now })
     .where('id', '=', id)
     .where('kind', '=', 'listener')
     .where('deleted_at', 'is', null)
@@ -21,9 +21,13 @@ export async function touchListener(db: Executor, id: string): Promise<void> {
 }
 
 /** Soft-deletes the listener (it leaves the webhooks list) and cancels what its stream sent unanswered. */
-export async function closeListenerRows(db: Executor, ids: string[], reason: string): Promise<number> {
+export async function closeListenerRows(
+  db: Executor,
+  ids: string[],
+  reason: string,
+  now: Date,
+): Promise<number> {
   if (ids.length === 0) return 0;
-  const now = new Date();
   const { numUpdatedRows } = await db
     .updateTable('webhooks')
     .set({ status: 'disabled', disabled_reason: reason, deleted_at: now, updated_at: now })
@@ -75,7 +79,7 @@ export async function staleListeners(db: Executor, now: Date): Promise<string[]>
 
 /**
  * One delivery per event the stream sends, already "in flight": no due time, so no worker ever claims it
- * (the claim reads `next_attempt_at <= now()`); the client's report finishes it.
+ * (the claim reads `next_attempt_at <= $now`); the client's report finishes it.
  */
 export async function insertListenerDeliveries(
   db: Executor,
@@ -87,11 +91,12 @@ export async function insertListenerDeliveries(
     event_id: string;
     event_type: string;
   }[],
+  now: Date,
 ): Promise<void> {
   if (rows.length === 0) return;
   await db
     .insertInto('deliveries')
-    .values(rows.map((r) => ({ ...r, next_attempt_at: null })))
+    .values(rows.map((r) => ({ ...r, next_attempt_at: null, created_at: now, updated_at: now })))
     .execute();
 }
 
@@ -115,8 +120,8 @@ export async function recordListenerOutcome(
   webhookId: string,
   deliveryId: string,
   o: ReportedOutcome,
+  now: Date,
 ): Promise<DeliveryRow | undefined> {
-  const now = new Date();
   const ok = o.status !== null && o.status >= 200 && o.status < 300;
   const row = await db
     .updateTable('deliveries')

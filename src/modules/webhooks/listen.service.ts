@@ -4,7 +4,6 @@
 // wait for a listener, and a listener never changes what ingestion costs.
 import { createHmac } from 'node:crypto';
 import type { Context } from '../../context.ts';
-import type { Executor } from '../../db/database.ts';
 import { AppError, invalid } from '../../lib/errors.ts';
 import { idFloor, newId } from '../../lib/ids.ts';
 import { encryptSecret } from '../../lib/secrets.ts';
@@ -58,9 +57,10 @@ export function parseEventFilter(raw: string | undefined): string[] | undefined 
   return types;
 }
 
-async function closeStale(db: Executor): Promise<void> {
-  const stale = await repo.staleListeners(db, new Date());
-  await repo.closeListenerRows(db, stale, 'The listening process stopped.');
+async function closeStale(ctx: Context): Promise<void> {
+  const now = new Date(ctx.clock.now());
+  const stale = await repo.staleListeners(ctx.db, now);
+  await repo.closeListenerRows(ctx.db, stale, 'The listening process stopped.', now);
 }
 
 export async function openListener(
@@ -78,7 +78,7 @@ export async function openListener(
   const secret = listenerSecret(ctx.config.masterKey, input.sessionId);
   const key = signingKey(secret);
   const scope = { merchantId: audit.merchantId, mode: audit.mode };
-  const opened = new Date();
+  const opened = new Date(ctx.clock.now());
 
   // Where the stream starts: now, or on a reconnect the settle window before the last event the client saw
   // (within the hour), since an event with an earlier id may have committed after it and never reached the
@@ -102,8 +102,8 @@ export async function openListener(
     }
   }
 
-  await closeStale(ctx.db);
-  const webhookId = newId('wh', opened);
+  await closeStale(ctx);
+  const webhookId = newId('wh', opened.getTime());
   const description = input.types ? `svc listen: ${input.types.join(', ')}` : 'svc listen: every event';
   await ctx.db.transaction().execute(async (trx) => {
     await insertWebhook(trx, {
@@ -139,7 +139,8 @@ export async function openListener(
     const frames: Frame[] = [];
     let cursor = after;
     for (;;) {
-      const since = new Date(Date.now() - REPLAY_MS);
+      const now = ctx.clock.now();
+      const since = new Date(now - REPLAY_MS);
       const rows = await eventsAfter(ctx.db, {
         ...scope,
         afterId: cursor,
@@ -150,22 +151,21 @@ export async function openListener(
       const fresh = rows.filter((r) => !sent.has(r.id));
       if (fresh.length > 0) {
         const deliveries = fresh.map((e) => ({
-          id: newId('dlv'),
+          id: newId('dlv', now),
           webhook_id: webhookId,
           merchant_id: audit.merchantId,
           mode: 'test' as const,
           event_id: e.id,
           event_type: e.type,
         }));
-        await repo.insertListenerDeliveries(ctx.db, deliveries);
-        const now = new Date();
+        await repo.insertListenerDeliveries(ctx.db, deliveries, new Date(now));
         fresh.forEach((e, i) => {
           sent.set(e.id, e.created_at.getTime());
           frames.push({
             eventId: e.id,
             deliveryId: deliveries[i]!.id,
             type: e.type,
-            headers: signedHeaders([key], e.id, e.payload, now),
+            headers: signedHeaders([key], e.id, e.payload, new Date(now)),
             body: e.payload,
           });
         });
@@ -188,14 +188,19 @@ export async function openListener(
     secret,
     next,
     touch: async () => {
-      await repo.touchListener(ctx.db, webhookId);
-      await closeStale(ctx.db);
+      await repo.touchListener(ctx.db, webhookId, new Date(ctx.clock.now()));
+      await closeStale(ctx);
     },
     close: async () => {
       if (closed) return;
       closed = true;
       await ctx.db.transaction().execute(async (trx) => {
-        await repo.closeListenerRows(trx, [webhookId], 'The listen stream closed.');
+        await repo.closeListenerRows(
+          trx,
+          [webhookId],
+          'The listen stream closed.',
+          new Date(ctx.clock.now()),
+        );
         await writeAudit(trx, audit, {
           action: 'webhook.listener_closed',
           entityType: 'webhook',
@@ -235,6 +240,7 @@ export async function reportListenerDelivery(
       responseBody: input.response_body?.slice(0, BODY_KEPT) ?? null,
       requestHeaders: null,
     },
+    new Date(ctx.clock.now()),
   );
   if (!row) throw new AppError('not_found', 'No delivery of a listener awaits a report under this id.');
   return presentDelivery(row);

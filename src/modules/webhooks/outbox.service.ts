@@ -23,6 +23,11 @@ export interface NewEvent {
   data: unknown;
   /** Given by the caller for idempotent ingestion; `evt_` + 1-64 of [A-Za-z0-9_-]. */
   id?: string;
+  /**
+   * The X-Request-Id of the call that records it, so that the request log links the call to the deliveries it
+   * caused (API.md section 11.6). Absent for events no call makes (the cart sweep).
+   */
+  requestId?: string | null;
 }
 
 export interface EmittedEvent {
@@ -34,7 +39,7 @@ export interface EmittedEvent {
 function buildEvent(event: NewEvent, now: Date): EventRow {
   if (!isEventType(event.type)) throw new Error(`event type ${event.type} is not in the catalog`);
   if (event.id !== undefined && !EVENT_ID.test(event.id)) throw new Error(`malformed event id ${event.id}`);
-  const id = event.id ?? newId('evt', now);
+  const id = event.id ?? newId('evt', now.getTime());
   // Serialised once: every attempt of every delivery sends, and signs, these exact bytes.
   const payload = JSON.stringify({
     id,
@@ -45,12 +50,23 @@ function buildEvent(event: NewEvent, now: Date): EventRow {
     merchant_id: event.merchantId,
     data: event.data,
   });
-  return { id, merchantId: event.merchantId, mode: event.mode, type: event.type, payload, createdAt: now };
+  return {
+    id,
+    merchantId: event.merchantId,
+    mode: event.mode,
+    type: event.type,
+    payload,
+    createdAt: now,
+    requestId: event.requestId ?? null,
+  };
 }
 
-/** Records the event and its deliveries in `trx`; a repeated id records nothing and reports a duplicate. */
-export async function emitEvent(trx: Executor, event: NewEvent): Promise<EmittedEvent> {
-  const row = buildEvent(event, new Date());
+/**
+ * Records the event, made at `at` (the service's clock), and its deliveries in `trx`; a repeated id records
+ * nothing and reports a duplicate.
+ */
+export async function emitEvent(trx: Executor, event: NewEvent, at: Date): Promise<EmittedEvent> {
+  const row = buildEvent(event, at);
   const [{ knownMerchant, inserted, deliveries }] = (await recordEvents(trx, [row], DELIVERY_CHANNEL)) as [
     RecordedEvent,
   ];
@@ -61,8 +77,12 @@ export async function emitEvent(trx: Executor, event: NewEvent): Promise<Emitted
 }
 
 /** Records an event without fanning it out, for a delivery the caller makes itself (a webhook test). */
-export async function recordEvent(trx: Executor, event: NewEvent): Promise<{ id: string; payload: string }> {
-  const row = buildEvent(event, new Date());
+export async function recordEvent(
+  trx: Executor,
+  event: NewEvent,
+  at: Date,
+): Promise<{ id: string; payload: string }> {
+  const row = buildEvent(event, at);
   await insertEvent(trx, row);
   return { id: row.id, payload: row.payload };
 }
@@ -96,7 +116,7 @@ export async function ingestEvent(
   if (event.id !== undefined && !EVENT_ID.test(event.id))
     throw invalid('id', 'must be evt_ + 1-64 of [A-Za-z0-9_-]');
   checkPayload(event.type, event.data);
-  const row = buildEvent(event, new Date());
+  const row = buildEvent(event, new Date(ctx.clock.now()));
   const result = await ingestion.batch.submit(row);
   if (!result.knownMerchant) {
     throw new AppError('validation_failed', 'merchant_id is not a known merchant.', {

@@ -13,16 +13,18 @@ export interface QueueDepthRow {
   oldest_due_seconds: number | null;
 }
 
-export async function queueDepth(db: Executor): Promise<QueueDepthRow> {
+/** The queue at `now` (the service's clock, which the claims decide against). */
+export async function queueDepth(db: Executor, now: Date): Promise<QueueDepthRow> {
+  const at = sql`${now}::timestamptz`;
   const { rows } = await sql<QueueDepthRow>`
     select
-      count(*) filter (where next_attempt_at <= now() and not leased)::int as due,
-      count(*) filter (where next_attempt_at > now() and not leased)::int as scheduled,
+      count(*) filter (where next_attempt_at <= ${at} and not leased)::int as due,
+      count(*) filter (where next_attempt_at > ${at} and not leased)::int as scheduled,
       count(*) filter (where leased)::int as leased,
-      extract(epoch from now() - min(next_attempt_at) filter (where next_attempt_at <= now() and not leased))::float8
+      extract(epoch from ${at} - min(next_attempt_at) filter (where next_attempt_at <= ${at} and not leased))::float8
         as oldest_due_seconds
     from (
-      select next_attempt_at, coalesce(locked_until > now(), false) as leased
+      select next_attempt_at, coalesce(locked_until > ${at}, false) as leased
       from deliveries where status = 'pending'
       limit ${CAP}::int
     ) pending

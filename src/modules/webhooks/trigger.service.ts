@@ -34,7 +34,12 @@ export async function triggerEvent(ctx: Context, listeners: Signal, audit: Audit
   checkPayload(type, data, true);
   // The outbox: the event, its deliveries and the audit entry commit together; the commit wakes the workers.
   const emitted = await ctx.db.transaction().execute(async (trx) => {
-    const event = await emitEvent(trx, { merchantId: audit.merchantId, mode: audit.mode, type, data });
+    const at = new Date(ctx.clock.now());
+    const event = await emitEvent(
+      trx,
+      { merchantId: audit.merchantId, mode: audit.mode, type, data, requestId: audit.requestId },
+      at,
+    );
     await writeAudit(trx, audit, {
       action: 'webhook.event_triggered',
       entityType: 'event',

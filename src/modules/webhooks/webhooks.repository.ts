@@ -76,10 +76,11 @@ export async function updateWebhook(
   scope: Scope,
   id: string,
   changes: Updateable<WebhooksTable>,
+  now: Date,
 ): Promise<WebhookRow> {
   return db
     .updateTable('webhooks')
-    .set({ ...changes, updated_at: new Date() })
+    .set({ ...changes, updated_at: now })
     .where('merchant_id', '=', scope.merchantId)
     .where('mode', '=', scope.mode)
     .where('id', '=', id)

@@ -6,6 +6,7 @@ import { auditContext, merchantOf } from '../../http/request.ts';
 import type { Scope } from '../../lib/scope.ts';
 import { EmptyBody, PageQuery, errors, pageOf } from '../../http/schemas.ts';
 import { PUBLISHED_CATALOG } from '../events/index.ts';
+import { deviceCookieOf, type SignInLimits } from '../merchants/index.ts';
 import {
   CreateWebhookBody,
   EventCatalog,
@@ -29,7 +30,7 @@ const scopeOf = (request: FastifyRequest): Scope => ({
   mode: request.mode,
 });
 
-export const webhookRoutes: FastifyPluginAsync = async (plugin) => {
+export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = async (plugin, { signIns }) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   // Static, so it wins over /webhooks/:webhookID.
   app.get(
@@ -175,12 +176,13 @@ export const webhookRoutes: FastifyPluginAsync = async (plugin) => {
       },
     },
     async (request, reply) => {
-      const data = await service.revealSecret(
-        app.ctx,
-        auditContext(request),
-        request.params.webhookID,
-        request.body.password,
-      );
+      const data = await service.revealSecret(app.ctx, signIns, request.params.webhookID, {
+        password: request.body.password,
+        ip: request.ip,
+        device: deviceCookieOf(request.cookies),
+        log: request.log,
+        audit: auditContext(request),
+      });
       return reply.header('cache-control', 'no-store').send({ data });
     },
   );

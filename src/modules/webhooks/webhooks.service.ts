@@ -6,7 +6,7 @@ import { newId } from '../../lib/ids.ts';
 import { decryptSecret, encryptSecret } from '../../lib/secrets.ts';
 import type { Page, PageInput, Scope } from '../../lib/scope.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
-import { confirmPassword } from '../merchants/index.ts';
+import { confirmPassword, type PasswordCheck, type SignInLimits } from '../merchants/index.ts';
 import { cancelPendingDeliveries } from './deliveries.repository.ts';
 import { presentWebhook } from './webhooks.presenters.ts';
 import * as repo from './webhooks.repository.ts';
@@ -22,11 +22,11 @@ function loggableUrl(raw: string): string {
 }
 
 const DAY_MS = 86_400_000;
-const dayAgo = () => new Date(Date.now() - DAY_MS);
+const dayBefore = (now: Date) => new Date(now.getTime() - DAY_MS);
 
-/** The webhook as the API shows it, with the health of its last day. */
-async function presentOne(db: Executor, scope: Scope, id: string): Promise<Webhook> {
-  const view = await repo.viewWebhook(db, scope, id, dayAgo());
+/** The webhook as the API shows it, with the health of its last day before `now`. */
+async function presentOne(db: Executor, scope: Scope, id: string, now: Date): Promise<Webhook> {
+  const view = await repo.viewWebhook(db, scope, id, dayBefore(now));
   if (!view) throw notFound('webhook');
   return presentWebhook(view);
 }
@@ -70,9 +70,9 @@ export async function createWebhook(
   const url = await checkUrl(ctx.config, audit.mode, input.url);
   const secret = newWebhookSecret();
   return ctx.db.transaction().execute(async (trx) => {
-    const now = new Date();
+    const now = new Date(ctx.clock.now());
     const row = await repo.insertWebhook(trx, {
-      id: newId('wh', now),
+      id: newId('wh', now.getTime()),
       merchant_id: audit.merchantId,
       mode: audit.mode,
       url,
@@ -93,11 +93,11 @@ export async function createWebhook(
 }
 
 export async function getWebhook(ctx: Context, audit: AuditContext, id: string): Promise<Webhook> {
-  return presentOne(ctx.db, scopeOf(audit), id);
+  return presentOne(ctx.db, scopeOf(audit), id, new Date(ctx.clock.now()));
 }
 
 export async function listWebhooks(ctx: Context, scope: Scope, input: PageInput): Promise<Page<Webhook>> {
-  const page = await repo.listWebhooks(ctx.db, scope, input, dayAgo());
+  const page = await repo.listWebhooks(ctx.db, scope, input, dayBefore(new Date(ctx.clock.now())));
   return { ...page, items: page.items.map((w) => presentWebhook(w)) };
 }
 
@@ -110,19 +110,20 @@ export async function updateWebhook(
   const events = input.events ? checkEvents(input.events) : undefined;
   const url = input.url !== undefined ? await checkUrl(ctx.config, audit.mode, input.url) : undefined;
   return ctx.db.transaction().execute(async (trx) => {
+    const now = new Date(ctx.clock.now());
     await locked(trx, audit, id);
     const changes = {
       ...(url !== undefined ? { url } : {}),
       ...(events !== undefined ? { events } : {}),
       ...(input.description !== undefined ? { description: input.description } : {}),
     };
-    await repo.updateWebhook(trx, scopeOf(audit), id, changes);
+    await repo.updateWebhook(trx, scopeOf(audit), id, changes, now);
     await audited(trx, audit, 'webhook.updated', id, {
       changed: Object.keys(changes),
       ...changes,
       ...(url !== undefined ? { url: loggableUrl(url) } : {}),
     });
-    return presentOne(trx, scopeOf(audit), id);
+    return presentOne(trx, scopeOf(audit), id, now);
   });
 }
 
@@ -133,8 +134,9 @@ export async function setEnabled(
   enabled: boolean,
 ): Promise<Webhook> {
   return ctx.db.transaction().execute(async (trx) => {
+    const now = new Date(ctx.clock.now());
     const current = await locked(trx, audit, id);
-    if ((current.status === 'enabled') === enabled) return presentOne(trx, scopeOf(audit), id);
+    if ((current.status === 'enabled') === enabled) return presentOne(trx, scopeOf(audit), id, now);
     await repo.updateWebhook(
       trx,
       scopeOf(audit),
@@ -142,11 +144,12 @@ export async function setEnabled(
       enabled
         ? { status: 'enabled', disabled_reason: null, failing_since: null }
         : { status: 'disabled', disabled_reason: 'Disabled by the merchant.' },
+      now,
     );
     // Disabled means nothing more is sent: pending retries are cancelled with it.
-    if (!enabled) await cancelPendingDeliveries(trx, id);
+    if (!enabled) await cancelPendingDeliveries(trx, id, now);
     await audited(trx, audit, enabled ? 'webhook.enabled' : 'webhook.disabled', id);
-    return presentOne(trx, scopeOf(audit), id);
+    return presentOne(trx, scopeOf(audit), id, now);
   });
 }
 
@@ -158,33 +161,42 @@ export async function rotateSecret(
 ): Promise<Webhook & { secret: string }> {
   const secret = newWebhookSecret();
   return ctx.db.transaction().execute(async (trx) => {
+    const now = new Date(ctx.clock.now());
     const current = await locked(trx, audit, id);
-    const expiresAt = previousExpiresIn > 0 ? new Date(Date.now() + previousExpiresIn * 1000) : null;
-    await repo.updateWebhook(trx, scopeOf(audit), id, {
-      secret_sealed: encryptSecret(ctx.config.masterKey, secret),
-      previous_secret_sealed: expiresAt ? current.secret_sealed : null,
-      previous_secret_expires_at: expiresAt,
-    });
+    const expiresAt = previousExpiresIn > 0 ? new Date(now.getTime() + previousExpiresIn * 1000) : null;
+    await repo.updateWebhook(
+      trx,
+      scopeOf(audit),
+      id,
+      {
+        secret_sealed: encryptSecret(ctx.config.masterKey, secret),
+        previous_secret_sealed: expiresAt ? current.secret_sealed : null,
+        previous_secret_expires_at: expiresAt,
+      },
+      now,
+    );
     await audited(trx, audit, 'webhook.secret_rotated', id, {
       previous_secret_expires_at: expiresAt?.toISOString() ?? null,
     });
-    return { ...(await presentOne(trx, scopeOf(audit), id)), secret };
+    return { ...(await presentOne(trx, scopeOf(audit), id, now)), secret };
   });
 }
 
 /**
  * The current signing secret, shown again after the signed-in user re-enters the password. Webhook secrets
  * are stored encrypted (the service signs with them), so unlike keys and client secrets they can be shown.
+ * The password check draws on the sign-in failure budgets and audits its failures (merchants module).
  */
 export async function revealSecret(
   ctx: Context,
-  audit: AuditContext,
+  signIns: SignInLimits,
   id: string,
-  password: string,
+  attempt: Omit<PasswordCheck, 'check'>,
 ): Promise<{ secret: string }> {
+  const { audit } = attempt;
   const row = await repo.findWebhook(ctx.db, scopeOf(audit), id);
   if (!row) throw notFound('webhook');
-  if (!(await confirmPassword(ctx, audit.merchantId, audit.actor.id, password))) {
+  if (!(await confirmPassword(signIns, ctx, { ...attempt, check: 'reveal' }))) {
     throw new AppError('forbidden', 'The password is wrong.');
   }
   await ctx.db.transaction().execute((trx) => audited(trx, audit, 'webhook.secret_revealed', id));
@@ -193,9 +205,10 @@ export async function revealSecret(
 
 export async function deleteWebhook(ctx: Context, audit: AuditContext, id: string): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
+    const now = new Date(ctx.clock.now());
     await locked(trx, audit, id);
-    await repo.updateWebhook(trx, scopeOf(audit), id, { status: 'disabled', deleted_at: new Date() });
-    const cancelled = await cancelPendingDeliveries(trx, id);
+    await repo.updateWebhook(trx, scopeOf(audit), id, { status: 'disabled', deleted_at: now }, now);
+    const cancelled = await cancelPendingDeliveries(trx, id, now);
     await audited(trx, audit, 'webhook.deleted', id, { cancelled_deliveries: cancelled });
   });
 }

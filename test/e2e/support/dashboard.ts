@@ -23,7 +23,7 @@ export async function signUp(page: Page, base: string, merchantName = 'Acme Good
 
 export async function openTab(
   page: Page,
-  name: 'OAuth Apps' | 'Credentials' | 'Webhooks' | 'Events' | 'Logs',
+  name: 'OAuth Apps' | 'Credentials' | 'Webhooks' | 'Events' | 'Logs' | 'Requests',
 ): Promise<void> {
   await page.getByRole('navigation', { name: 'Developers' }).getByRole('link', { name }).click();
   await page.locator('[aria-current="page"]', { hasText: name }).waitFor();

@@ -1,4 +1,5 @@
 import { ApiError } from '../lib/api.ts';
+import { Link } from './link.tsx';
 
 /** An API error as a person needs it: what went wrong, and the request id to quote to support. */
 export function ErrorBox({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
@@ -18,7 +19,13 @@ export function ErrorBox({ error, onRetry }: { error: unknown; onRetry?: () => v
       )}
       {api?.requestId && (
         <p className="error-meta">
-          Request ID <code>{api.requestId}</code>
+          Request ID{' '}
+          <Link
+            to={`/settings/developers/requests/${encodeURIComponent(api.requestId)}`}
+            title="Open in Requests"
+          >
+            <code>{api.requestId}</code>
+          </Link>
           {api.code ? (
             <>
               {' '}

@@ -19,10 +19,12 @@ export type Route =
   | { name: 'events' }
   | { name: 'event'; id: string }
   | { name: 'logs' }
+  | { name: 'requests' }
+  | { name: 'request'; id: string }
   | { name: 'home' }
   | { name: 'not-found' };
 
-export type Tab = 'apps' | 'keys' | 'webhooks' | 'events' | 'logs';
+export type Tab = 'apps' | 'keys' | 'webhooks' | 'events' | 'logs' | 'requests';
 
 const listeners = new Set<() => void>();
 window.addEventListener('popstate', () => listeners.forEach((l) => l()));
@@ -93,6 +95,10 @@ export function parse(pathname: string): Route {
     case 'logs':
       if (a === undefined) return { name: 'logs' };
       break;
+    case 'requests':
+      if (a === undefined) return { name: 'requests' };
+      if (b === undefined) return { name: 'request', id: a };
+      break;
   }
   return { name: 'not-found' };
 }
@@ -116,6 +122,9 @@ export function tabOf(route: Route): Tab | null {
       return 'events';
     case 'logs':
       return 'logs';
+    case 'requests':
+    case 'request':
+      return 'requests';
     case 'signin':
     case 'signup':
     case 'home':

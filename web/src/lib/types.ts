@@ -133,3 +133,31 @@ export interface LogEntry {
   metadata: string;
   created_at: string;
 }
+
+/** A call to the public interface, as its request log recorded it (API.md section 11.6). */
+export interface RequestEntry {
+  id: string;
+  created_at: string;
+  mode: Mode;
+  method: string;
+  path: string;
+  route: string | null;
+  status: number;
+  error_code: string | null;
+  duration_ms: number;
+  credential: {
+    type: 'secret_key' | 'publishable_key' | 'access_token' | 'client_secret';
+    id: string;
+    last4: string;
+  };
+  ip: string | null;
+  user_agent: string | null;
+  idempotency_key: string | null;
+  idempotent_replayed: boolean;
+  error: Record<string, unknown> | null;
+}
+
+export interface RequestDetail extends RequestEntry {
+  audit_entries: LogEntry[];
+  deliveries: Delivery[];
+}

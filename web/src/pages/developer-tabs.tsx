@@ -8,6 +8,7 @@ const TABS: { id: Tab; label: string }[] = [
   { id: 'webhooks', label: 'Webhooks' },
   { id: 'events', label: 'Events' },
   { id: 'logs', label: 'Logs' },
+  { id: 'requests', label: 'Requests' },
 ];
 
 /**

@@ -24,6 +24,7 @@ const TITLES = {
   webhooks: 'Webhooks',
   events: 'Events',
   logs: 'Logs',
+  requests: 'Requests',
 } as const;
 
 export function Shell({ me, route, onSignedOut }: Props) {

@@ -12,6 +12,8 @@ import { WebhookCreatePage } from './webhooks/webhook-create-page.tsx';
 import { WebhookDetailPage } from './webhooks/webhook-detail-page.tsx';
 import { DeliveryPage } from './webhooks/delivery-page.tsx';
 import { LogsPage } from './logs/logs-page.tsx';
+import { RequestsPage } from './requests/requests-page.tsx';
+import { RequestPage } from './requests/request-page.tsx';
 import { EventsPage } from './events/events-page.tsx';
 import { EventPage } from './events/event-page.tsx';
 
@@ -41,6 +43,10 @@ export function View({ route, me }: { route: Route; me: Me }) {
       return <EventPage id={route.id} />;
     case 'logs':
       return <LogsPage me={me} />;
+    case 'requests':
+      return <RequestsPage />;
+    case 'request':
+      return <RequestPage id={route.id} />;
     case 'home':
     case 'signin':
     case 'signup':

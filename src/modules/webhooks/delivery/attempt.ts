@@ -96,7 +96,7 @@ export async function runAttempt(
 ): Promise<AttemptResult> {
   const number = row.attempt_count + 1;
   const base = { id: row.id, webhook_id: row.webhook_id, test: row.test, number };
-  const now = new Date();
+  const now = new Date(ctx.clock.now());
   if (!row.deliverable) {
     return {
       ...base,
@@ -116,8 +116,9 @@ export async function runAttempt(
     };
   }
   const headers = signedHeaders(keys.forDelivery(row, now), row.event_id, row.payload, now);
-  const result = await sendOnce(agent, row.url, { ...headers }, row.payload, ctx.config.webhookTimeoutMs);
-  const decision = decide(ctx.config.webhookRetrySchedule, row.step, result, new Date());
+  const { webhookTimeoutMs } = ctx.config;
+  const result = await sendOnce(agent, row.url, { ...headers }, row.payload, webhookTimeoutMs, ctx.clock);
+  const decision = decide(ctx.config.webhookRetrySchedule, row.step, result, new Date(ctx.clock.now()));
   observeAttempt(ctx, row, number, result, decision.nextAttemptAt);
   return {
     ...base,
@@ -147,10 +148,12 @@ export async function applyOutcomes(
   outcomes: readonly AttemptResult[],
 ): Promise<void> {
   if (outcomes.length === 0) return;
+  const now = new Date(ctx.clock.now());
   await recordOutcomes(
     ctx.db,
     worker,
     outcomes.map(({ gone: _gone, ...row }) => row),
+    now,
   );
   const failing = [
     ...new Set(outcomes.filter((o) => o.attempted && !o.ok && !o.test).map((o) => o.webhook_id)),
@@ -160,10 +163,10 @@ export async function applyOutcomes(
   await ctx.db
     .transaction()
     .execute(async (trx) => {
-      const disabled = await disableFailing(trx, failing, gone);
+      const disabled = await disableFailing(trx, failing, gone, now);
       for (const webhook of disabled) {
-        await cancelPendingDeliveries(trx, webhook.id);
-        await writeAudit(trx, systemContext(webhook.merchant_id, webhook.mode), {
+        await cancelPendingDeliveries(trx, webhook.id, now);
+        await writeAudit(trx, systemContext(ctx, webhook.merchant_id, webhook.mode), {
           action: 'webhook.auto_disabled',
           entityType: 'webhook',
           entityId: webhook.id,

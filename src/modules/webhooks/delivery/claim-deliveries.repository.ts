@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../../db/database.ts';
 import type { Mode } from '../../../lib/credentials.ts';
+import { systemClock } from '../../../lib/time.ts';
 
 export interface ClaimedDelivery {
   id: string;
@@ -36,9 +37,16 @@ export interface ClaimOptions {
    * so the worker uses it only when a plain claim found nothing it may take (see worker.ts).
    */
   skipSaturated: boolean;
+  /**
+   * The service's time (`ctx.clock`) that what is due and what a lease covers are decided against, and the
+   * lease starts from. The worker does not pass it yet (worker.ts still reads the system's time for its
+   * timers): until it does, the system clock.
+   */
+  now?: Date;
 }
 
 export async function claimDeliveries(db: Executor, o: ClaimOptions): Promise<ClaimedDelivery[]> {
+  const now = o.now ?? new Date(systemClock.now());
   const inFlight = JSON.stringify(o.inFlight);
   const skip = o.skipSaturated
     ? sql`and coalesce((${inFlight}::jsonb ->> d.webhook_id)::int, 0) < ${o.perWebhook}::int`
@@ -60,8 +68,8 @@ export async function claimDeliveries(db: Executor, o: ClaimOptions): Promise<Cl
     with candidates as (
       select d.id, d.webhook_id, d.next_attempt_at
       from deliveries d
-      where d.status = 'pending' and d.next_attempt_at <= now()
-        and (d.locked_until is null or d.locked_until <= now()) ${skip}
+      where d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz
+        and (d.locked_until is null or d.locked_until <= ${now}::timestamptz) ${skip}
       limit ${o.limit * 2}::int
     ), ranked as (
       select c.id, c.next_attempt_at,
@@ -73,12 +81,12 @@ export async function claimDeliveries(db: Executor, o: ClaimOptions): Promise<Cl
     ), locked as (
       select d.id from deliveries d
       where d.id = any (array(select id from chosen))
-        and d.status = 'pending' and d.next_attempt_at + interval '0 s' <= now()
-        and (d.locked_until is null or d.locked_until <= now())
+        and d.status = 'pending' and d.next_attempt_at + interval '0 s' <= ${now}::timestamptz
+        and (d.locked_until is null or d.locked_until <= ${now}::timestamptz)
       for update skip locked
     ), claimed as (
       update deliveries d
-      set locked_until = now() + ${o.leaseMs}::int * interval '1 millisecond',
+      set locked_until = ${now}::timestamptz + ${o.leaseMs}::int * interval '1 millisecond',
           locked_by = ${o.worker}::text
       where d.id = any (array(select id from locked))
       returning d.id, d.webhook_id, d.merchant_id, d.mode, d.event_id, d.attempt_count, d.step, d.test

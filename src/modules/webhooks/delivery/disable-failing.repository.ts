@@ -12,11 +12,12 @@ export interface DisabledWebhook {
   disabled_reason: string;
 }
 
-/** Among `ids`, disables the enabled webhooks that answered 410 (`gone`) or fail since five days. */
+/** Among `ids`, disables the enabled webhooks that answered 410 (`gone`) or fail since five days at `now`. */
 export async function disableFailing(
   db: Executor,
   failing: string[],
   gone: string[],
+  now: Date,
 ): Promise<DisabledWebhook[]> {
   if (failing.length === 0 && gone.length === 0) return [];
   const goneIds = JSON.stringify(gone);
@@ -27,10 +28,10 @@ export async function disableFailing(
         disabled_reason = case when w.id in (select jsonb_array_elements_text(${goneIds}::jsonb))
           then 'The endpoint answered 410 Gone.'
           else 'Every delivery failed for ${sql.raw(String(FAILING_DAYS))} days in a row.' end,
-        updated_at = now()
+        updated_at = ${now}::timestamptz
     where w.status = 'enabled' and w.deleted_at is null
       and (w.id in (select jsonb_array_elements_text(${goneIds}::jsonb))
-           or (w.id in (select jsonb_array_elements_text(${failingIds}::jsonb)) and w.failing_since <= now() - interval '${sql.raw(String(FAILING_DAYS))} days'))
+           or (w.id in (select jsonb_array_elements_text(${failingIds}::jsonb)) and w.failing_since <= ${now}::timestamptz - interval '${sql.raw(String(FAILING_DAYS))} days'))
     returning w.id, w.merchant_id, w.mode, w.disabled_reason
   `.execute(db);
   return rows;

@@ -16,7 +16,7 @@ export function purgeLoop(ctx: Context): Background {
     name: 'delivery purge',
     everyMs: PURGE_MS,
     run: async () => {
-      const before = new Date(Date.now() - ctx.config.webhookRetentionDays * 86_400_000);
+      const before = new Date(ctx.clock.now() - ctx.config.webhookRetentionDays * 86_400_000);
       // a stop waits for the batch in progress only, not for the rest of a long backlog
       while (!stopping && (await purgeExpired(ctx.db, before)) > 0);
     },

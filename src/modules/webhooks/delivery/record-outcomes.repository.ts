@@ -33,7 +33,12 @@ export interface OutcomeRow {
  * overwrite what the next one did, and its late attempt is not recorded (the next worker's is). That guard
  * is also why the attempts need no ON CONFLICT clause, which cost a speculative insertion per row.
  */
-export async function recordOutcomes(db: Executor, worker: string, outcomes: OutcomeRow[]): Promise<void> {
+export async function recordOutcomes(
+  db: Executor,
+  worker: string,
+  outcomes: OutcomeRow[],
+  now: Date,
+): Promise<void> {
   await sql`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb) as x(
@@ -52,7 +57,7 @@ export async function recordOutcomes(db: Executor, worker: string, outcomes: Out
           last_attempt_at = case when i.attempted then i.started_at else d.last_attempt_at end,
           last_response_status = case when i.attempted then i.response_status else d.last_response_status end,
           last_error = case when i.attempted then i.error else d.last_error end,
-          updated_at = now()
+          updated_at = ${now}::timestamptz
       from input i
       where d.id = any (array(select id from input)) -- by primary key: the planner cannot size the JSON input
         and d.id = i.id and d.locked_by = ${worker}::text and d.attempt_count = i.number - 1

@@ -1,10 +1,16 @@
 // On a clean stop, leases of claims this worker will not send are given back at once instead of waiting
 // for them to run out.
 import type { Executor } from '../../../db/database.ts';
+import { systemClock } from '../../../lib/time.ts';
 
-export async function releaseLeases(db: Executor, worker: string, ids: string[]): Promise<void> {
+/** `now`: the service's time, the rows' `updated_at` (the system clock until the worker passes it). */
+export async function releaseLeases(
+  db: Executor,
+  worker: string,
+  ids: string[],
+  now = new Date(systemClock.now()),
+): Promise<void> {
   if (ids.length === 0) return;
-  const now = new Date();
   await db
     .updateTable('deliveries')
     .set({ locked_until: null, locked_by: null, updated_at: now })

@@ -1,4 +1,4 @@
-// The audit actions of API.md sections 8 and 10, by family, for the filters.
+// The audit actions of API.md sections 8, 10 and 11, by family, for the filters.
 export const FAMILIES: Record<string, readonly string[]> = {
   api_key: ['api_key.created', 'api_key.rotated', 'api_key.revoked'],
   developer_app: [
@@ -33,4 +33,5 @@ export const FAMILIES: Record<string, readonly string[]> = {
     'webhook.event_triggered',
   ],
   audit_log: ['audit_log.exported'],
+  member: ['member.auth_failed'],
 };
