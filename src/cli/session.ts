@@ -3,6 +3,7 @@
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCliConfig } from '../config.ts';
+import { systemClock } from '../lib/time.ts';
 import { CliError } from './command.ts';
 
 export interface StoredSession {
@@ -107,7 +108,7 @@ function refusedSession(base: string, session: StoredSession | undefined): strin
       `Run \`svc login --api-url ${base}\`, or leave --api-url out to use ${session.api_url}.`
     );
   }
-  if (Date.parse(session.expires_at) <= Date.now()) {
+  if (Date.parse(session.expires_at) <= systemClock.now()) {
     return `the session expired at ${session.expires_at}: run \`svc login\` again.`;
   }
   return `the service at ${base} no longer accepts this session (signed out, or its data was reset): run \`svc login\` again.`;

@@ -18,6 +18,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GUIDES } from '../../src/modules/dashboard/guides.ts';
+import { eventually } from '../support/eventually.ts';
 import { freePort } from '../support/processes.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { GUIDES as DASHBOARD_GUIDES } from '../../web/src/lib/guides.ts';
@@ -115,17 +116,16 @@ async function start(command: string, cwd: string, env: Record<string, string>):
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   const url = `http://127.0.0.1:${port}`;
   // The first start builds the dashboard and creates the embedded database: up to a few minutes when busy.
-  const deadline = Date.now() + 240_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`\`${command}\` exited ${child.exitCode}:\n${output}`);
-    const ready = await fetch(`${url}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ready) break;
-    if (Date.now() > deadline) throw new Error(`\`${command}\` was not ready in 240 s:\n${output}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await eventually(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`\`${command}\` exited ${child.exitCode}:\n${output}`);
+      return fetch(`${url}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      );
+    },
+    { timeoutMs: 240_000, intervalMs: 250, what: () => `\`${command}\` to be ready:\n${output}` },
+  );
   return {
     url,
     child,
