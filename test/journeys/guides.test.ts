@@ -73,6 +73,8 @@ async function sh(
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  // A script that never reads its input may be gone before the input is written: nothing to report.
+  child.stdin.on('error', () => {});
   child.stdin.end(input ?? '');
   const killGroup = () => {
     try {
