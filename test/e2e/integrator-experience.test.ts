@@ -201,7 +201,7 @@ describe('no dead ends', () => {
     const overflows = await tabs.evaluate((el) => el.scrollWidth > el.clientWidth);
     expect(overflows).toBe(true);
     await s.page.getByTestId('tabs-more').waitFor();
-    for (const name of ['OAuth Apps', 'Credentials', 'Webhooks', 'Events', 'Logs'] as const) {
+    for (const name of ['OAuth Apps', 'Credentials', 'Webhooks', 'Events', 'Logs', 'Requests'] as const) {
       await openTab(s.page, name);
       await settled(s.page);
       // The current tab is in view, whole.
