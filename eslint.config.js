@@ -50,6 +50,7 @@ export default tseslint.config(
     ignores: [
       'node_modules',
       'clients/typescript/src/schema.d.ts',
+      'clients/typescript/dist',
       'web/dist',
       '.svc-data',
       'bench/results',

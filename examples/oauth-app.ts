@@ -1,8 +1,9 @@
 // A third-party app that installs on a svc store, runnable as is with oauth4webapi (a certified, standard
-// OAuth 2 client): `node examples/oauth-app.ts` (Node 22.6+ runs this TypeScript directly).
+// OAuth 2 client), on the project's own Node 24 (which `npm ci` installs and which runs this TypeScript
+// directly; the machine's own `node` may be too old):
 //
 //   SVC_URL=http://127.0.0.1:4000 CLIENT_ID=svc_ca_... CLIENT_SECRET=svc_test_cs_... \
-//     PORT=8788 node examples/oauth-app.ts
+//     PORT=8788 node_modules/.bin/node examples/oauth-app.ts
 //
 // Register http://127.0.0.1:8788/callback as a redirect URI of the app, then open http://127.0.0.1:8788/
 // and press "Install". docs/guides/oauth-apps.md walks through it step by step.

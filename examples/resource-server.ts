@@ -1,7 +1,8 @@
 // Another service of the platform that accepts svc's bearer credentials, runnable as is with nothing but
-// node:http: `node examples/resource-server.ts` (Node 22.6+ runs this TypeScript directly).
+// node:http, on the project's own Node 24 (which `npm ci` installs and which runs this TypeScript directly;
+// the machine's own `node` may be too old):
 //
-//   SVC_URL=http://127.0.0.1:4000 SVC_INTERNAL_TOKEN=... PORT=8790 node examples/resource-server.ts
+//   SVC_URL=http://127.0.0.1:4000 SVC_INTERNAL_TOKEN=... PORT=8790 node_modules/.bin/node examples/resource-server.ts
 //   curl -H "Authorization: Bearer svc_test_sk_..." http://127.0.0.1:8790/orders
 //
 // It serves an invented GET /orders. Every request's credential (secret key, publishable key or OAuth

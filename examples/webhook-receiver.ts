@@ -2,12 +2,12 @@
 // this TypeScript directly), with the endpoint secret in WEBHOOK_SECRET. On a clean machine, in the project
 // with the service running (`npm ci && npm start`) and signed in once (`npx svc login`):
 //
-//   WEBHOOK_SECRET=$(npx svc listen --print-secret) PORT=8787 npx node examples/webhook-receiver.ts
+//   WEBHOOK_SECRET=$(npx svc listen --print-secret) PORT=8787 node_modules/.bin/node examples/webhook-receiver.ts
 //
 // then, in a second terminal, forward your test-mode events to it and make one happen:
 //
 //   npx svc listen --forward-to http://127.0.0.1:8787/webhooks
-//   npx svc trigger order.paid
+//   npx svc trigger order.created
 //
 // Or create a test-mode webhook for http://127.0.0.1:8787/webhooks (local targets need
 // SVC_WEBHOOK_ALLOW_PRIVATE=1 on the service) with its own secret, and press "Send test event".

@@ -1,22 +1,9 @@
 // `npm start`: migrate, serve both interfaces, the dashboard and the workers in one process; stop cleanly on
 // SIGTERM/SIGINT (in-flight requests finish, workers release their leases, the database closes).
 import { ConfigError, loadConfig } from './config.ts';
-import { createService, type Service } from './server.ts';
-import { generatePassword } from './lib/password-policy.ts';
-import { createMerchant, isEmptyDatabase } from './modules/merchants/index.ts';
+import { createService } from './server.ts';
+import { seedDemo } from './demo.ts';
 import { surviveConnectionLoss } from './db/connection-loss.ts';
-
-async function seedDemo(service: Service): Promise<void> {
-  const { ctx } = service;
-  if (ctx.config.databaseUrl || !(await isEmptyDatabase(ctx))) return;
-  const email = 'demo@example.com';
-  const password = generatePassword();
-  await createMerchant(ctx, { merchantName: 'Demo merchant', email, password });
-  // Printed once, on the first start of an empty embedded database: the only place this password exists.
-  process.stdout.write(
-    `\nDemo merchant created. Sign in at ${ctx.config.publicUrl}/dashboard\n  email:    ${email}\n  password: ${password}\n\n`,
-  );
-}
 
 async function main(): Promise<void> {
   const config = loadConfig();

@@ -14,11 +14,16 @@ export interface Command {
   summary: string;
   /** The arguments, after the name. */
   usage: string;
-  /** The options one per line, and anything else the user needs (printed by --help). */
-  help: string;
+  /**
+   * The options one per line, and anything else the user needs (printed by --help); a function when it needs
+   * what is slow to load (the event catalog), so that other commands do not pay for it.
+   */
+  help: string | (() => Promise<string>);
   options: NonNullable<Parameters<typeof parseArgs>[0]>['options'];
   /** Set when the command takes positional arguments (named in usage). */
   positionals?: true;
+  /** The values its positional argument may take, for shell completion (the event types of `trigger`). */
+  values?(): Promise<string[]>;
   /** The exit status. */
   run(values: Values, positionals: string[]): Promise<number>;
 }

@@ -1,8 +1,9 @@
 // The subcommands of `svc`, one entry each.
 // The database commands load the service's modules when they run, so that `svc --help` and the commands
 // that only talk HTTP start in a fraction of the time.
+import { loadConfig } from '../config.ts';
 import { AppError } from '../lib/errors.ts';
-import { printResult, withDatabase, type Command, type Values } from './command.ts';
+import { CliError, printResult, withDatabase, type Command, type Values } from './command.ts';
 import { auditVerifyCommand } from './audit-verify.ts';
 import { listenCommand } from './listen.ts';
 import { logsTailCommand } from './logs-tail.ts';
@@ -156,12 +157,44 @@ the embedded database stop the server first. Afterwards OLD can be removed (docs
   },
 };
 
+// `svc demo`: the demo merchant's sign-in, printed once at the first start, shown again (src/demo.ts).
+const demoCommand: Command = {
+  name: 'demo',
+  summary: "Show the demo merchant's sign-in, made at the first start of the embedded database.",
+  usage: '[--json]',
+  help: `Options:
+  --json  print {"email","password","dashboard"} on one line
+
+Reads it from SVC_DATA_DIR (default ./.svc-data), so it works while the server runs. The demo merchant exists
+only on the embedded database; a password changed since is not known here.`,
+  options: { json: { type: 'boolean' } },
+  async run(values) {
+    // Only where the data is: no master key is needed, so none is made in an empty data directory.
+    const config = loadConfig(process.env, { masterKey: Buffer.alloc(32), masterKeys: [Buffer.alloc(32)] });
+    if (config.databaseUrl)
+      throw new CliError('DATABASE_URL is set: the demo merchant exists only on the embedded database.');
+    const { demoSignInText, readDemoSignIn } = await import('../demo.ts');
+    const signIn = readDemoSignIn(config.dataDir);
+    if (!signIn) {
+      throw new CliError(
+        `no demo sign-in in ${config.dataDir}: it is made at the first start of an empty embedded database ` +
+          '(`npm start`). A data directory from an older version printed it once and did not keep it: sign up ' +
+          `at ${config.publicUrl}/dashboard/signup, or remove ${config.dataDir} (and its data) to start afresh.`,
+      );
+    }
+    if (values.json) printResult(values, { ...signIn, dashboard: `${config.publicUrl}/dashboard` });
+    else process.stdout.write(`The demo merchant. ${demoSignInText(config.publicUrl, signIn)}`);
+    return 0;
+  },
+};
+
 export const COMMANDS: Command[] = [
   loginCommand,
   logoutCommand,
   listenCommand,
   logsTailCommand,
   triggerCommand,
+  demoCommand,
   merchantCreate,
   eventsEmit,
   rotateMasterKeyCommand,

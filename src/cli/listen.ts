@@ -165,7 +165,7 @@ async function listen(
         parsed = undefined;
       }
       // 4xx will not get better by retrying; 5xx (a restart, the database away) may.
-      if (res.status < 500) throw apiError(res.status, parsed);
+      if (res.status < 500) throw apiError(res.status, parsed, { base, session });
       process.stderr.write(`The service answered ${res.status}; retrying in ${delay} ms.\n`);
       await new Promise((r) => setTimeout(r, delay));
       delay = Math.min(delay * 2, 5000);

@@ -11,17 +11,9 @@ import {
   writeSession,
 } from './session.ts';
 
-/** One line from the terminal (echo off for a password), or from stdin when it is not a terminal. */
-async function ask(question: string, secret: boolean): Promise<string> {
+/** One line from the terminal, echo off for a password. */
+async function askTerminal(question: string, secret: boolean): Promise<string> {
   const input = process.stdin;
-  if (!input.isTTY) {
-    const rl = createInterface({ input });
-    for await (const line of rl) {
-      rl.close();
-      return line;
-    }
-    throw new CliError(`${question.replace(/: $/, '')} is required (stdin ended).`);
-  }
   process.stderr.write(question);
   if (!secret) {
     const rl = createInterface({ input, output: process.stderr, terminal: false });
@@ -54,6 +46,21 @@ async function ask(question: string, secret: boolean): Promise<string> {
   });
 }
 
+/**
+ * The answers to a command's questions: from the terminal, or from stdin line after line when it is not one
+ * (a script: `printf '%s\n' "$EMAIL" "$PASSWORD" | svc login`). One reader for all the questions, since a
+ * reader takes every line that has arrived, not just the first.
+ */
+function answers(): (question: string, secret: boolean) => Promise<string> {
+  if (process.stdin.isTTY) return askTerminal;
+  const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+  return async (question) => {
+    const next = await lines.next();
+    if (next.done) throw new CliError(`${question.replace(/: $/, '')} is required (stdin ended).`);
+    return next.value;
+  };
+}
+
 export const loginCommand: Command = {
   name: 'login',
   summary: 'Sign in to a running service and keep the session for the other commands.',
@@ -62,12 +69,14 @@ export const loginCommand: Command = {
   --email EMAIL   the merchant user's email (asked when absent)
   --api-url URL   the service (default: SVC_API_URL, else http://127.0.0.1:4000)
 
-The password is asked on the terminal, or read from the first line of stdin when it is not one:
+The email (without --email) and the password are asked on the terminal, or read line by line from stdin
+when it is not one:
   printf '%s\\n' "$PASSWORD" | npx svc login --email you@example.com
 The session is stored in $XDG_CONFIG_HOME/svc/session.json (or ~/.config/svc/session.json), mode 0600.`,
   options: { email: { type: 'string' }, 'api-url': { type: 'string' } },
   async run(values) {
     const base = apiUrl(values['api-url']);
+    const ask = answers();
     const email = typeof values.email === 'string' ? values.email : await ask('Email: ', false);
     const password = await ask('Password: ', true);
     const data = await callApi<{
@@ -106,25 +115,52 @@ export const logoutCommand: Command = {
   },
 };
 
+/** The catalog's event types, loaded only when a command needs them (the catalog loads its validators). */
+async function eventTypes(): Promise<string[]> {
+  const { EVENT_CATALOG } = await import('../modules/events/index.ts');
+  return EVENT_CATALOG.map((e) => e.id);
+}
+
+const listed = (types: string[]) => types.map((t) => `  ${t}`).join('\n');
+
 export const triggerCommand: Command = {
   name: 'trigger',
-  summary: 'Record a real test-mode event with example data: every subscribed endpoint and listener gets it.',
-  usage: "<event-type> [--data '{...}'] [--api-url URL] [--json]",
-  help: `Arguments:
-  event-type      an event type of the catalog, e.g. order.created
+  summary:
+    'Record a real test-mode event with data from your store: every subscribed endpoint and listener gets it.',
+  usage: "<event-type> [--object ID] [--data '{...}'] [--api-url URL] [--json]",
+  help: async () => `Arguments:
+  event-type      an event type of the catalog (below)
 
 Options:
-  --data JSON     fields merged over the type's example data
+  --object ID     the object the event is about, e.g. the ord_... of an earlier order.created: the event
+                  continues that object (same ids, lines and creation time)
+  --data JSON     fields merged over the data, field by field; a field the type's schema does not name is
+                  refused with its path
   --api-url URL   the service (default: where \`svc login\` signed in)
   --json          print the recorded event as JSON
 
-Test mode only. Needs \`svc login\` first.`,
-  options: { data: { type: 'string' }, 'api-url': { type: 'string' }, json: { type: 'boolean' } },
+The data is the type's example made yours: your store's id, fresh ids, the current time. Test mode only.
+Needs \`svc login\` first. For example:
+  ORDER=$(npx svc trigger order.created --json | jq -r .data.id)
+  npx svc trigger order.paid --object "$ORDER"
+
+Event types:
+${listed(await eventTypes())}`,
+  options: {
+    object: { type: 'string' },
+    data: { type: 'string' },
+    'api-url': { type: 'string' },
+    json: { type: 'boolean' },
+  },
   positionals: true,
+  values: eventTypes,
   async run(values, positionals) {
     const [type, ...extra] = positionals;
     if (!type || extra.length > 0)
       throw new CliError('give exactly one event type, e.g. `svc trigger order.created`.');
+    const types = await eventTypes();
+    if (!types.includes(type))
+      throw new CliError(`${type} is not an event type of the catalog. Event types:\n${listed(types)}`);
     let data: unknown;
     if (typeof values.data === 'string') {
       try {
@@ -137,18 +173,19 @@ Test mode only. Needs \`svc login\` first.`,
     }
     const session = requireSession();
     const base = apiUrl(values['api-url'], session);
-    const event = await callApi<{ id: string; type: string }>(
+    const event = await callApi<{ id: string; type: string; data: { id?: unknown } }>(
       base,
       session,
       'POST',
       '/api/v1/merchant/events/trigger',
       {
         type,
+        ...(typeof values.object === 'string' ? { object: values.object } : {}),
         ...(data !== undefined ? { data } : {}),
       },
     );
     if (values.json) printResult(values, event);
-    else process.stdout.write(`Triggered ${event.type}: ${event.id}\n`);
+    else process.stdout.write(`Triggered ${event.type}: ${event.id} (object ${String(event.data.id)})\n`);
     return 0;
   },
 };

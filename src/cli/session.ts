@@ -3,6 +3,7 @@
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCliConfig } from '../config.ts';
+import { systemClock } from '../lib/time.ts';
 import { CliError } from './command.ts';
 
 export interface StoredSession {
@@ -94,13 +95,38 @@ export async function callApi<T>(
     parsed = undefined;
   }
   if (res.ok) return parsed?.data as T;
-  throw apiError(res.status, parsed);
+  throw apiError(res.status, parsed, { base, session });
 }
 
-export function apiError(status: number, parsed: ErrorEnvelope | undefined): CliError {
+/** Why the service refused the stored session, in words that say what to do. */
+function refusedSession(base: string, session: StoredSession | undefined): string {
+  if (!session) return 'the service asks for a session: run `svc login` first.';
+  if (session.api_url !== base) {
+    // Another service, or another database behind it: it has never seen this session.
+    return (
+      `the service at ${base} does not know this session: \`svc login\` signed in at ${session.api_url}. ` +
+      `Run \`svc login --api-url ${base}\`, or leave --api-url out to use ${session.api_url}.`
+    );
+  }
+  if (Date.parse(session.expires_at) <= systemClock.now()) {
+    return `the session expired at ${session.expires_at}: run \`svc login\` again.`;
+  }
+  return `the service at ${base} no longer accepts this session (signed out, or its data was reset): run \`svc login\` again.`;
+}
+
+/** The error of a refused call: the contract's code and message, and the details the message does not say. */
+export function apiError(
+  status: number,
+  parsed: ErrorEnvelope | undefined,
+  call?: { base: string; session: StoredSession | undefined },
+): CliError {
   const code = parsed?.error?.code ?? `http_${status}`;
   if (status === 401 && code !== 'invalid_credentials')
-    return new CliError(`${code}: the session is unknown, expired or signed out: run \`svc login\` again.`);
-  const details = (parsed?.error?.details ?? []).map((d) => ` ${d.field}: ${d.issue}.`).join('');
-  return new CliError(`${code}: ${parsed?.error?.message ?? `the service answered ${status}.`}${details}`);
+    return new CliError(`${code}: ${refusedSession(call?.base ?? '', call?.session)}`);
+  const message = parsed?.error?.message ?? `the service answered ${status}.`;
+  const details = (parsed?.error?.details ?? [])
+    .filter((d) => !(message.includes(d.field) && message.includes(d.issue)))
+    .map((d) => ` ${d.field}: ${d.issue}.`)
+    .join('');
+  return new CliError(`${code}: ${message}${details}`);
 }

@@ -286,6 +286,9 @@ function finishDocument(doc: Json, webhooks: Json, optionalBodies: ReadonlySet<s
   for (const [path, item] of Object.entries(out.paths ?? {})) {
     for (const [method, op] of Object.entries(item)) finishOperation(path, method, op, optionalBodies);
   }
+  // Event ids are checked by the services, which name an unknown one: the route schemas say string, and
+  // the document lists the catalog's ids, which are the `webhooks` section's keys, so clients can type them.
+  if (schemas.EventType) schemas.EventType = { ...(schemas.EventType as Json), enum: Object.keys(webhooks) };
   const existingSchemas = out.components?.schemas ?? {};
   out.components = {
     ...out.components,
@@ -319,9 +322,9 @@ export async function registerOpenApi(app: FastifyInstance, ctx: Context, webhoo
             '/quickstart.md), [Building an OAuth app](' +
             GUIDES +
             '/oauth-apps.md),',
-          '[API keys](' + GUIDES + '/api-keys.md), [Platform services](' + GUIDES + '/platform-services.md),',
+          '[API keys](' + GUIDES + '/api-keys.md), [Platform services](' + GUIDES + '/platform-services.md).',
+          '[Receiving webhooks](' + GUIDES + '/webhooks.md), [Operating svc](' + GUIDES + '/operations.md),',
           '[The audit log for auditors](' + GUIDES + '/audit.md).',
-          'Receiving webhooks: `docs/webhooks.md` in the repository.',
           '',
           'Two interfaces share the conventions of the contract: the merchant interface (`/api/v1/merchant`,',
           'a merchant session, the mode chosen by `X-Svc-Mode`) and the public interface (`/api/public/v1`, a',

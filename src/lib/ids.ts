@@ -72,6 +72,16 @@ export function newId(kind: IdKind, at: number): string {
   return `${kind}_${encodeTime(at)}${random}`;
 }
 
+/**
+ * An id of our shape for an object that another part of the platform keeps (an order, a customer, a
+ * product): the data of a triggered event names such objects.
+ */
+export function platformId(prefix: string, at: Date): string {
+  let random = '';
+  for (const digit of nextRandom(at.getTime())) random += ALPHABET[digit];
+  return `${prefix}_${encodeTime(at.getTime())}${random}`;
+}
+
 /** The smallest id of a kind made at or after `at`: turns a time bound into a primary-key bound. */
 export function idFloor(kind: IdKind, at: Date): string {
   return `${kind}_${encodeTime(at.getTime())}`;

@@ -4,7 +4,14 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SvcError, createSvcClient, paginate, unwrap, type SvcClient } from '@svc/client';
+// The package's source: outsiders install its build (test/client/fresh-project.test.ts does).
+import {
+  SvcError,
+  createSvcClient,
+  paginate,
+  unwrap,
+  type SvcClient,
+} from '../../clients/typescript/src/index.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';

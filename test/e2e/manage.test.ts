@@ -197,7 +197,7 @@ describe('managing integrations', () => {
     expect(s.errors).toEqual([]);
   });
 
-  it('searches Logs by entity id and action, by date, and loads more over the cursor', async () => {
+  it('searches Logs by entity id and action, by date, and pages over the cursor', async () => {
     // More entries than one page (50) of Logs.
     const keys = [];
     for (let i = 0; i < 52; i++) keys.push(await call('POST', '/api-keys', { name: `Bulk ${i}` }));
@@ -206,13 +206,21 @@ describe('managing integrations', () => {
     await settled(page);
     const rows = page.locator('tbody tr');
     await expect.poll(() => rows.count()).toBe(50);
-    await page.getByRole('button', { name: 'Load more' }).click();
-    await expect.poll(() => rows.count()).toBeGreaterThan(50);
+    const first = await rows.first().textContent();
+    // The next page replaces this one (the list never grows past a page), and Newest comes back.
+    await page.getByRole('button', { name: 'Older' }).click();
+    await expect.poll(() => rows.first().textContent()).not.toBe(first);
+    expect(await rows.count()).toBeGreaterThan(0);
+    expect(await rows.count()).toBeLessThanOrEqual(50);
+    expect(new URL(page.url()).searchParams.get('starting_after')).toMatch(/^log_/);
     const total = await svc.app.inject({
       url: '/api/v1/merchant/developer/logs?limit=1',
       headers: merchant.auth,
     });
-    await expect.poll(() => page.getByText(`of ${total.json().data.count}`).count()).toBe(1);
+    await expect.poll(() => page.getByText(`${total.json().data.count} entries`).count()).toBe(1);
+    await page.getByRole('button', { name: 'Newest' }).click();
+    await expect.poll(() => rows.first().textContent()).toBe(first);
+    await expect.poll(() => rows.count()).toBe(50);
 
     await page.getByLabel('Entity ID').fill(keys[7].id);
     await page.getByRole('button', { name: 'Apply' }).click();

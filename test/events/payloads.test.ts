@@ -176,11 +176,15 @@ describe('where the schemas are published', () => {
     expect(result.valid).toBe(true);
   });
 
-  it('a test event carries the example of its type', async () => {
+  it('a test event carries a sample of its type from the merchant store, valid against its schema', async () => {
     const wh = await createWebhook(svc, m, `${rx.url}/test`, ['discount.redeemed']);
     const res = await svc.app.inject({ method: 'POST', url: `${base}/${wh.id}/test`, headers: m.auth });
     expect(res.statusCode).toBe(200);
     const [got] = await rx.waitFor(1);
-    expect(JSON.parse(got!.body).data).toEqual(EVENT_PAYLOADS['discount.redeemed']!.example);
+    const data = JSON.parse(got!.body).data as Record<string, unknown>;
+    const example = EVENT_PAYLOADS['discount.redeemed']!.example;
+    expect(payloadProblems('discount.redeemed', data, true)).toEqual([]);
+    expect(data).toMatchObject({ store_id: m.storeId, code: example.code, kind: example.kind });
+    expect(data.id).not.toBe(example.id);
   });
 });

@@ -30,6 +30,7 @@ interface Health {
   success_rate_24h: number | null;
   last_attempt_at: string | null;
   last_status: number | null;
+  last_error: string | null;
   failing_since: string | null;
   disables_at: string | null;
 }
@@ -61,6 +62,7 @@ describe('endpoint health, events, resend and recovery', () => {
       success_rate_24h: null,
       last_attempt_at: null,
       last_status: null,
+      last_error: null,
       failing_since: null,
       disables_at: null,
     });
@@ -80,6 +82,9 @@ describe('endpoint health, events, resend and recovery', () => {
     expect(good.disables_at).toBeNull();
     const sick = await health(bad.id);
     expect(sick).toMatchObject({ deliveries_24h: 2, success_rate_24h: 0, last_status: 500 });
+    // What the last attempt met, beside its status: the dashboard says it in words.
+    expect(sick.last_error).toBe('http_status: the endpoint answered 500');
+    expect(good.last_error).toBeNull();
     expect(sick.failing_since).not.toBeNull();
     expect(Date.parse(sick.disables_at!) - Date.parse(sick.failing_since!)).toBe(5 * 86_400_000);
     expect(Date.parse(sick.last_attempt_at!)).toBeGreaterThanOrEqual(Date.parse(sick.failing_since!));

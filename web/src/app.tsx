@@ -2,7 +2,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api, onSignedOut } from './lib/api.ts';
 import { BASE, navigate, parse, usePath } from './lib/router.ts';
-import { session } from './lib/session.ts';
+import { session, signupOpen } from './lib/session.ts';
 import type { Me } from './lib/types.ts';
 import { AuthPage } from './pages/auth/auth-page.tsx';
 import { Shell } from './pages/shell.tsx';
@@ -64,7 +64,9 @@ export function App() {
     );
   }
   if (state.status === 'out') {
-    return <AuthPage kind={route.name === 'signup' ? 'signup' : 'signin'} onSignedIn={signedIn} />;
+    // With sign-up closed (SVC_SIGNUP=off) its page is the sign-in page, which says so.
+    const kind = route.name === 'signup' && signupOpen() ? 'signup' : 'signin';
+    return <AuthPage kind={kind} onSignedIn={signedIn} />;
   }
   return (
     <Shell

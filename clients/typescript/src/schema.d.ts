@@ -152,7 +152,7 @@ export interface paths {
         };
         /**
          * Export the audit log as CSV or JSON Lines
-         * @description The filters of the logs list; streamed, newest first in sequence order, the chain as of the call (entries committed before it are sealed first), at most 1,000,000 entries. A filtered export marks its JSON lines `"export_filtered": true`.
+         * @description The filters of the logs list; streamed in sequence order, newest first, at most 1,000,000 entries.
          */
         get: operations["exportLogs"];
         put?: never;
@@ -576,7 +576,7 @@ export interface paths {
         put?: never;
         /**
          * Trigger a test event
-         * @description Test mode only (live: 403 forbidden). Records a real event of the type with its example data, `data` merged over it field by field; every subscribed test webhook and every listener receives it.
+         * @description Test mode only (live: 403 forbidden). Records a real event of the type whose data comes from your own store: its `store_id`, fresh ids and the current time, valid against the type's schema. `object` names the object the event is about (`ord_...` of an earlier order.created continues that order); `data` is merged over it field by field, and a field the schema does not name is refused (400, `details` with its path). Every subscribed test webhook and every listener receives it.
          */
         post: operations["triggerEvent"];
         delete?: never;
@@ -1005,6 +1005,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/guides": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The integrator guides, as a page */
+        get: operations["listGuides"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/guides/{name}": {
         parameters: {
             query?: never;
@@ -1013,8 +1030,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * An integrator guide, as Markdown
-         * @description quickstart.md, oauth-apps.md, api-keys.md, platform-services.md or audit.md.
+         * An integrator guide, as a page or as Markdown
+         * @description quickstart, api-keys, webhooks, oauth-apps, platform-services, audit, operations: the page (HTML, with the signed-in merchant's ids in the snippets), or with `.md` the Markdown (a browser asking for HTML is redirected to the page).
          */
         get: operations["getGuide"];
         put?: never;
@@ -1560,6 +1577,12 @@ export interface components {
             next_cursor: string | null;
         };
         /**
+         * EventType
+         * @description An event id of the catalog (GET /webhooks/events).
+         * @enum {string}
+         */
+        EventType: "order.created" | "order.paid" | "order.cancelled" | "order.fulfilled" | "cart.abandoned" | "customer.created" | "customer.updated" | "product.created" | "product.updated" | "product.deleted" | "inventory.low_stock" | "discount.redeemed" | "payout.processed" | "subscription.renewed";
+        /**
          * WebhookHealth
          * @description Test deliveries do not count.
          */
@@ -1571,6 +1594,8 @@ export interface components {
             last_attempt_at: string | null;
             /** @description HTTP status of the last attempt; null when it got no answer or none was made. */
             last_status: number | null;
+            /** @description What went wrong in the last attempt, as `code: detail` (`ECONNREFUSED: ...`, `timeout: ...`, `http_status: ...`); null when it succeeded or none was made. */
+            last_error: string | null;
             /** @description First failure of the current unbroken run of failures. */
             failing_since: string | null;
             /** @description When the 5-day rule disables the webhook if failures continue. */
@@ -1728,6 +1753,8 @@ export interface components {
                 id: string;
                 webhook_id: string;
                 status: "pending" | "succeeded" | "failed" | "cancelled";
+                /** @description Attempts made: a pending delivery tried already is retrying. */
+                attempt_count: number;
             }[];
         };
         /** EventList */
@@ -2971,6 +2998,7 @@ export type Connection = components['schemas']['Connection'];
 export type ConnectionList = components['schemas']['ConnectionList'];
 export type EventDefinition = components['schemas']['EventDefinition'];
 export type EventDefinitionList = components['schemas']['EventDefinitionList'];
+export type EventType = components['schemas']['EventType'];
 export type WebhookHealth = components['schemas']['WebhookHealth'];
 export type WebhookWithSecret = components['schemas']['WebhookWithSecret'];
 export type Webhook = components['schemas']['Webhook'];
@@ -5017,7 +5045,7 @@ export interface operations {
                     /** @description Absolute; https in live mode. */
                     url: string;
                     /** @description Event ids of the catalog (GET /webhooks/events). */
-                    events: string[];
+                    events: components["schemas"]["EventType"][];
                     description?: string;
                 };
             };
@@ -5300,7 +5328,7 @@ export interface operations {
                     /** @description Absolute; https in live mode. */
                     url?: string;
                     /** @description Event ids of the catalog (GET /webhooks/events). */
-                    events?: string[];
+                    events?: components["schemas"]["EventType"][];
                     description?: string | null;
                 };
             };
@@ -5859,8 +5887,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description Default: the first subscribed. */
-                    event?: string;
+                    event?: components["schemas"]["EventType"];
                 };
             };
         };
@@ -6501,12 +6528,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description An event id of the catalog. */
-                    type: string;
-                    /** @description Merged over the type's example, field by field (objects merge, anything else replaces); the result must match the schema of the type. */
+                    type: components["schemas"]["EventType"];
+                    /** @description Merged over the sample, field by field (objects merge, anything else replaces); a field the type's schema does not name is refused with its path, and the result must match the schema. */
                     data?: {
                         [key: string]: unknown;
                     };
+                    /** @description The id of the object the event is about (`data.id`), e.g. the `ord_...` of an earlier order.created: the event continues that object (its ids, lines and creation time) when an earlier event names it. */
+                    object?: string;
                 };
             };
         };
@@ -8912,6 +8940,72 @@ export interface operations {
             };
             /** @description Every error answer. */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listGuides: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
+            400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;

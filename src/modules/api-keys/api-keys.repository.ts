@@ -62,3 +62,18 @@ export async function findUsableKeyByHash(
 export async function recordLastUse(db: Executor, uses: ReadonlyMap<string, number>): Promise<void> {
   await recordLastUses(db, 'api_keys', uses);
 }
+
+/** The publishable key of the merchant's newest pair in the mode that is neither revoked nor expiring. */
+export async function newestPublishableKey(db: Executor, scope: Scope): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select('publishable_key')
+    .where('merchant_id', '=', scope.merchantId)
+    .where('mode', '=', scope.mode)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', 'is', null)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.publishable_key;
+}

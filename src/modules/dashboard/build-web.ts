@@ -1,5 +1,5 @@
 // Builds the dashboard (web/ -> web/dist) when the build is missing or older than its sources, so the
-// README's `npm ci && npm start` serves it with no extra step (npm runs this as `prestart`), and the browser
+// README's `npm ci && npm start` serves it with no extra step (`npm run build`, which `prestart` runs), and the browser
 // tests always drive the current sources. A fresh build is a file-time scan, about 10 ms; a build ~1.5 s.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';

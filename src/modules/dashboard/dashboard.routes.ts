@@ -9,12 +9,12 @@ import { AppError } from '../../lib/errors.ts';
 import { SESSION_COOKIE } from '../../http/merchant-auth.ts';
 import { DIST_DIR } from './build-web.ts';
 
-interface IndexCache {
+export interface IndexCache {
   last: { mtimeMs: number; html: string } | undefined;
 }
 
 /** index.html, read again only when a new build replaced it. */
-async function indexHtml(cache: IndexCache): Promise<string | undefined> {
+export async function indexHtml(cache: IndexCache): Promise<string | undefined> {
   const file = join(DIST_DIR, 'index.html');
   try {
     const { mtimeMs } = await stat(file);
@@ -55,10 +55,17 @@ export const dashboardRoutes: FastifyPluginAsync = async (app) => {
     // signed-out visitor goes straight to sign-in instead of through a 401 (a console error), and a
     // merchant who signed in on the OAuth consent page is signed in here too.
     const signedIn = request.cookies[SESSION_COOKIE] ? '1' : '0';
+    // And whether sign-up is open (SVC_SIGNUP), so that a closed one offers no link to a page that is not.
+    const signup = app.ctx.config.signup ? 'on' : 'off';
     return reply
       .header('cache-control', 'no-store')
       .type('text/html; charset=utf-8')
-      .send(html.replace('<head>', `<head><meta name="svc-session" content="${signedIn}">`));
+      .send(
+        html.replace(
+          '<head>',
+          `<head><meta name="svc-session" content="${signedIn}"><meta name="svc-signup" content="${signup}">`,
+        ),
+      );
   };
 
   app.get('/', hidden, (_request, reply) => reply.redirect('/dashboard', 302));

@@ -96,7 +96,7 @@ export function isEventType(type: string): boolean {
   return Object.hasOwn(IDS, type);
 }
 
-/** The `data` of a sample event of this type (test and triggered events): the example of its schema. */
+/** The example `data` of this type, as published (a copy): test and triggered events start from it. */
 export function sampleData(type: string): Record<string, unknown> {
   const payload = EVENT_PAYLOADS[type];
   if (!payload) throw new Error(`no payload schema for event type ${type}`);

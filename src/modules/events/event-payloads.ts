@@ -395,7 +395,7 @@ const product: Static<typeof ProductCreated> = {
 export interface EventPayload {
   /** The JSON Schema of the event's `data`. */
   schema: TSchema;
-  /** A realistic `data`, valid against the schema: test events and triggered events carry it. */
+  /** A realistic `data`, valid against the schema: test and triggered events are made from it. */
   example: Record<string, unknown>;
 }
 

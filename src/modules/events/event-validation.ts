@@ -10,13 +10,38 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 // No defaults, no coercion, no removal: the data is checked as sent and kept byte for byte, extra fields too.
 const ajv = addFormats(new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false }));
 
-const VALIDATORS: Readonly<Record<string, ValidateFunction>> = Object.freeze(
-  Object.fromEntries(Object.entries(EVENT_PAYLOADS).map(([type, p]) => [type, ajv.compile(p.schema)])),
-);
+/** The schema with no field beyond those it names, at any depth: what a caller may put in a triggered event. */
+function closedSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(closedSchema);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, closedSchema(v)]));
+  if (out.type === 'object') out.additionalProperties = false;
+  return out;
+}
 
-/** Where `data` differs from the schema of `type`, as error details naming `data.<path>`; [] when it fits. */
-export function payloadProblems(type: string, data: unknown): ErrorDetail[] {
-  const validate = Object.hasOwn(VALIDATORS, type) ? VALIDATORS[type] : undefined;
+const compileAll = (strict: boolean): Readonly<Record<string, ValidateFunction>> =>
+  Object.freeze(
+    Object.fromEntries(
+      Object.entries(EVENT_PAYLOADS).map(([type, p]) => [
+        type,
+        ajv.compile(strict ? (closedSchema(p.schema) as object) : p.schema),
+      ]),
+    ),
+  );
+
+// Ingestion keeps the fields a schema does not name (the platform may know more than this service does); a
+// triggered event is made here, so a field the schema does not name is a mistake (`{"total": 4200}` beside
+// `totals`), refused with its path.
+const VALIDATORS = compileAll(false);
+const CLOSED_VALIDATORS = compileAll(true);
+
+/**
+ * Where `data` differs from the schema of `type`, as error details naming `data.<path>`; [] when it fits.
+ * `closed`: a field the schema does not name is a problem too.
+ */
+export function payloadProblems(type: string, data: unknown, closed = false): ErrorDetail[] {
+  const validators = closed ? CLOSED_VALIDATORS : VALIDATORS;
+  const validate = Object.hasOwn(validators, type) ? validators[type] : undefined;
   if (!validate) throw new Error(`no payload schema for event type ${type}`);
   if (validate(data)) return [];
   return validationDetails(validate.errors ?? [], '').map((d) => ({
@@ -26,8 +51,8 @@ export function payloadProblems(type: string, data: unknown): ErrorDetail[] {
 }
 
 /** Throws 400 validation_failed, with the path of every mismatch in `details`, unless `data` fits its type. */
-export function checkPayload(type: string, data: unknown): void {
-  const details = payloadProblems(type, data);
+export function checkPayload(type: string, data: unknown, closed = false): void {
+  const details = payloadProblems(type, data, closed);
   if (details.length === 0) return;
   throw new AppError('validation_failed', `${details[0]!.field} ${details[0]!.issue} (schema of ${type}).`, {
     details,

@@ -11,3 +11,4 @@ export {
 export { CartItem, EVENT_PAYLOADS, type EventPayload } from './event-payloads.ts';
 export { eventWebhooks } from './event-webhooks.ts';
 export { checkPayload, mergeData, payloadProblems } from './event-validation.ts';
+export { objectPrefix, sampleFor, type SampleSource } from './event-samples.ts';

@@ -30,7 +30,7 @@ export {
   type SignInResult,
 } from './sign-in.service.ts';
 export { clearSessionCookie, deviceCookieOf, setSessionCookie, setSignInCookies } from './sign-in.cookies.ts';
-export { installedStoreId, type FirstStores, type PublicStore } from './stores.service.ts';
+export { firstStore, installedStoreId, type FirstStores, type PublicStore } from './stores.service.ts';
 
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 

@@ -2,6 +2,7 @@
 // A merchant has one store today; the list form leaves room for more. The first store of a merchant never
 // changes, so the token endpoint's lookup is remembered per process: a refresh then costs no extra query.
 import type { Context } from '../../context.ts';
+import type { Executor } from '../../db/database.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import type { Scope } from '../../lib/scope.ts';
 import * as repo from './merchants.repository.ts';
@@ -31,6 +32,12 @@ export async function listStores(ctx: Context, scope: Scope): Promise<PublicStor
   return rows.map((s) => ({ id: s.id, name: s.name, merchant_id: scope.merchantId, mode: scope.mode }));
 }
 
+/** The merchant's first store, read through `db` (a transaction's too): the store its sample events name. */
+export async function firstStore(db: Executor, merchantId: string): Promise<{ id: string } | undefined> {
+  const [first] = await repo.listStores(db, merchantId);
+  return first;
+}
+
 /** The store an app installed by the merchant acts on (its first store); undefined if it has none. */
 export async function installedStoreId(
   stores: FirstStores,
@@ -40,7 +47,7 @@ export async function installedStoreId(
   const memo = stores.byMerchant;
   const known = memo.get(merchantId);
   if (known) return known;
-  const [first] = await repo.listStores(ctx.db, merchantId);
+  const first = await firstStore(ctx.db, merchantId);
   if (!first) return undefined;
   if (memo.size >= MEMO_MAX) memo.delete(memo.keys().next().value!);
   memo.set(merchantId, first.id);

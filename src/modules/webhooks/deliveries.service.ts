@@ -5,7 +5,7 @@ import { notify } from '../../db/bus.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
-import { isEventType, sampleData } from '../events/index.ts';
+import { isEventType } from '../events/index.ts';
 import { iso } from '../../lib/time.ts';
 import { mapPage, type PageInput, type Scope } from '../../lib/scope.ts';
 import type { Mode } from '../../lib/credentials.ts';
@@ -21,6 +21,7 @@ import {
   type StoredEvent,
 } from './events.repository.ts';
 import { recordEvent } from './outbox.service.ts';
+import { sampleEvent } from './sample-event.service.ts';
 import { DELIVERY_CHANNEL } from './signal.ts';
 import { presentAttempt, presentDelivery } from './webhooks.presenters.ts';
 import { findOwnEndpoint, findOwnWebhook } from './webhooks.service.ts';
@@ -101,7 +102,7 @@ export async function testWebhook(
         merchantId: audit.merchantId,
         mode: audit.mode,
         type,
-        data: sampleData(type),
+        data: await sampleEvent(ctx, trx, audit, type),
         requestId: audit.requestId,
       },
       new Date(now),
@@ -250,6 +251,7 @@ export async function listMerchantEvents(ctx: Context, scope: Scope, input: Even
       id: d.id,
       webhook_id: d.webhook_id,
       status: d.status,
+      attempt_count: d.attempt_count,
     })),
   }));
 }

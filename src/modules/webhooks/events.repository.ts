@@ -149,6 +149,24 @@ export async function eventsAfter(
   return q.orderBy('id', 'asc').limit(f.limit).execute();
 }
 
+/** The `data` of the merchant's latest event about an object (`data.id`), through the data.id index. */
+export async function latestDataAbout(
+  db: Executor,
+  scope: Scope,
+  objectId: string,
+): Promise<Record<string, unknown> | undefined> {
+  const row = await db
+    .selectFrom('events')
+    .select(sql<string>`payload::jsonb #>> '{data}'`.as('data'))
+    .where('merchant_id', '=', scope.merchantId)
+    .where('mode', '=', scope.mode)
+    .where(sql`(payload::jsonb #>> '{data,id}')`, '=', objectId)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? (JSON.parse(row.data) as Record<string, unknown>) : undefined;
+}
+
 /**
  * The merchant's events recorded during a request (the request log's detail, API.md section 11.6): a scan of
  * the request's few seconds of events_created_idx, so that ingestion writes no index for a page seldom read.

@@ -172,7 +172,7 @@ export async function recordListenerOutcome(
     .execute();
   await db
     .updateTable('webhooks')
-    .set({ last_attempt_at: now, last_response_status: o.status })
+    .set({ last_attempt_at: now, last_response_status: o.status, last_error: o.error })
     .where('id', '=', webhookId)
     .execute();
   return row;

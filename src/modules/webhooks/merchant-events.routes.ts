@@ -55,17 +55,19 @@ export const merchantEventRoutes =
           summary: 'Trigger a test event',
           tags: ['Events'],
           description:
-            'Test mode only (live: 403 forbidden). Records a real event of the type with its example data, ' +
-            '`data` merged over it field by field; every subscribed test webhook and every listener receives ' +
-            'it.',
+            'Test mode only (live: 403 forbidden). Records a real event of the type whose data comes from your ' +
+            "own store: its `store_id`, fresh ids and the current time, valid against the type's schema. " +
+            '`object` names the object the event is about (`ord_...` of an earlier order.created continues that ' +
+            'order); `data` is merged over it field by field, and a field the schema does not name is refused ' +
+            '(400, `details` with its path). Every subscribed test webhook and every listener receives it.',
           body: TriggerBody,
           response: { 201: EventWithDeliveries, ...errors(400, 401, 403) },
         },
       },
       async (request, reply) => {
-        const { type, data } = request.body;
-        const override = data as Record<string, unknown> | undefined;
-        const event = await triggerEvent(app.ctx, listeners, auditContext(request), type, override);
+        const { type, data, object } = request.body;
+        const input = { type, data: data as Record<string, unknown> | undefined, object };
+        const event = await triggerEvent(app.ctx, listeners, auditContext(request), input);
         return reply.code(201).send({ data: event });
       },
     );

@@ -93,7 +93,7 @@ function keptHeaders(raw: Record<string, string | string[] | undefined>): Record
   return kept;
 }
 
-function describe(err: unknown): string {
+function describe(err: unknown, timeoutMs: number): string {
   if (err instanceof BlockedAddressError) return `blocked_address: ${err.message}`;
   const e = err as { name?: string; code?: string; message?: string };
   if (
@@ -101,7 +101,7 @@ function describe(err: unknown): string {
     e?.code === 'UND_ERR_HEADERS_TIMEOUT' ||
     e?.code === 'UND_ERR_BODY_TIMEOUT'
   )
-    return 'timeout: no complete answer in time';
+    return `timeout: no complete answer within ${timeoutMs / 1000} s`;
   const code = e?.code ?? e?.name ?? 'error';
   return `${code}: ${String(e?.message ?? err)
     .split('\n')[0]!
@@ -161,7 +161,7 @@ export async function sendOnce(
         text = await readBody(res.body);
       }
     } catch (err) {
-      error = describe(err);
+      error = describe(err, timeoutMs);
     }
     const ok = res.statusCode >= 200 && res.statusCode < 300;
     return done({
@@ -172,6 +172,12 @@ export async function sendOnce(
       retryAfter: retryAfterSeconds(res.statusCode, res.headers['retry-after'], clock.now()),
     });
   } catch (err) {
-    return done({ status: null, body: null, headers: null, error: describe(err), retryAfter: null });
+    return done({
+      status: null,
+      body: null,
+      headers: null,
+      error: describe(err, timeoutMs),
+      retryAfter: null,
+    });
   }
 }

@@ -1,21 +1,26 @@
-// Triggering an event by hand (API.md section 10): a real event of the merchant's test mode, with the example
-// data of its type and the caller's fields merged over it, recorded like any event of the platform, so every
-// subscribed test webhook gets a delivery. Live mode is refused: a live event is a fact about the business.
+// Triggering an event by hand (API.md section 10): a real event of the merchant's test mode whose data is the
+// example of its type made the merchant's own (its store, fresh ids, now; events/event-samples.ts), with the
+// caller's fields merged over it, recorded like any event of the platform, so every subscribed test webhook
+// gets a delivery. Live mode is refused: a live event is a fact about the business.
 import type { Context } from '../../context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
-import { checkPayload, isEventType, mergeData, sampleData } from '../events/index.ts';
+import { checkPayload, isEventType, mergeData } from '../events/index.ts';
 import { getMerchantEvent } from './deliveries.service.ts';
 import { emitEvent } from './outbox.service.ts';
+import { sampleEvent } from './sample-event.service.ts';
 import type { Signal } from './signal.ts';
 
-export async function triggerEvent(
-  ctx: Context,
-  listeners: Signal,
-  audit: AuditContext,
-  type: string,
-  override: Record<string, unknown> | undefined,
-) {
+export interface Trigger {
+  type: string;
+  /** Merged over the sample, field by field; a field the type's schema does not name is refused. */
+  data?: Record<string, unknown> | undefined;
+  /** The object the event is about: an earlier event's (`ord_...` of an order.created) continues its story. */
+  object?: string | undefined;
+}
+
+export async function triggerEvent(ctx: Context, listeners: Signal, audit: AuditContext, input: Trigger) {
+  const { type, data: override, object } = input;
   if (audit.mode !== 'test') {
     throw new AppError('forbidden', 'Events can be triggered in test mode only.');
   }
@@ -24,8 +29,9 @@ export async function triggerEvent(
       details: [{ field: 'type', issue: 'is not an event of the catalog' }],
     });
   }
-  const data = override ? mergeData(sampleData(type), override) : sampleData(type);
-  checkPayload(type, data);
+  const sample = await sampleEvent(ctx, ctx.db, audit, type, object);
+  const data = override ? mergeData(sample, override) : sample;
+  checkPayload(type, data, true);
   // The outbox: the event, its deliveries and the audit entry commit together; the commit wakes the workers.
   const emitted = await ctx.db.transaction().execute(async (trx) => {
     const at = new Date(ctx.clock.now());
@@ -43,6 +49,7 @@ export async function triggerEvent(
         event_type: type,
         deliveries: event.deliveries,
         overridden_fields: Object.keys(override ?? {}),
+        ...(object !== undefined ? { object } : {}),
       },
     });
     return event;

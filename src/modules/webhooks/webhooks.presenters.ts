@@ -13,6 +13,7 @@ export function presentHealth(w: ShownWebhook & Partial<WebhookView>) {
     success_rate_24h: w.attempted ? w.succeeded! / w.attempted : null,
     last_attempt_at: iso(w.last_attempt_at),
     last_status: w.last_response_status,
+    last_error: w.last_error,
     failing_since: iso(w.failing_since),
     disables_at:
       w.status === 'enabled' && w.failing_since

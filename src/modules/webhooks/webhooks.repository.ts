@@ -20,6 +20,7 @@ const SHOWN = [
   'failing_since',
   'last_attempt_at',
   'last_response_status',
+  'last_error',
   'created_at',
   'updated_at',
 ] as const;

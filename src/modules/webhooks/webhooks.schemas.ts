@@ -11,7 +11,17 @@ import {
 } from '../../http/schemas.ts';
 
 const Url = PlainText({ minLength: 1, maxLength: 2048, description: 'Absolute; https in live mode.' });
-const Events = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+/**
+ * An event id of the catalog. Checked by the services (an unknown one is named in the error), so the route
+ * schema is a string; the OpenAPI document lists the ids (its EventType schema), and the typed client with it.
+ */
+export const EventType = Type.String({
+  title: 'EventType',
+  minLength: 1,
+  maxLength: 100,
+  description: 'An event id of the catalog (GET /webhooks/events).',
+});
+const Events = Type.Array(EventType, {
   minItems: 1,
   maxItems: 100,
   description: 'Event ids of the catalog (GET /webhooks/events).',
@@ -27,6 +37,11 @@ export const WebhookHealth = Type.Object(
     last_attempt_at: NullableTimestamp,
     last_status: Type.Union([Type.Integer(), Type.Null()], {
       description: 'HTTP status of the last attempt; null when it got no answer or none was made.',
+    }),
+    last_error: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'What went wrong in the last attempt, as `code: detail` (`ECONNREFUSED: ...`, `timeout: ...`, ' +
+        '`http_status: ...`); null when it succeeded or none was made.',
     }),
     failing_since: Type.Union([Timestamp, Type.Null()], {
       description: 'First failure of the current unbroken run of failures.',
@@ -82,9 +97,7 @@ export const RotateSecretBody = Body({
   ),
 });
 export const TestWebhookBody = Body({
-  event: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 100, description: 'Default: the first subscribed.' }),
-  ),
+  event: Type.Optional(EventType),
 });
 
 export const DeliveryStatus = Type.Union([
@@ -224,7 +237,14 @@ export const EventSummary = Type.Object(
   {
     ...EventFields,
     deliveries: Type.Array(
-      Type.Object({ id: Type.String(), webhook_id: Type.String(), status: DeliveryStatus }),
+      Type.Object({
+        id: Type.String(),
+        webhook_id: Type.String(),
+        status: DeliveryStatus,
+        attempt_count: Type.Integer({
+          description: 'Attempts made: a pending delivery tried already is retrying.',
+        }),
+      }),
     ),
   },
   { title: 'Event' },
@@ -266,16 +286,25 @@ export const ListenReportBody = Body({
 });
 
 export const TriggerBody = Body({
-  type: Type.String({ minLength: 1, maxLength: 100, description: 'An event id of the catalog.' }),
+  type: EventType,
   data: Type.Optional(
     Type.Object(
       {},
       {
         additionalProperties: true,
         description:
-          "Merged over the type's example, field by field (objects merge, anything else replaces); the " +
-          'result must match the schema of the type.',
+          'Merged over the sample, field by field (objects merge, anything else replaces); a field the ' +
+          "type's schema does not name is refused with its path, and the result must match the schema.",
       },
     ),
+  ),
+  object: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description:
+        'The id of the object the event is about (`data.id`), e.g. the `ord_...` of an earlier order.created: ' +
+        'the event continues that object (its ids, lines and creation time) when an earlier event names it.',
+    }),
   ),
 });

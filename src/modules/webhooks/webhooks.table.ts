@@ -25,6 +25,8 @@ export interface WebhooksTable {
   listen_from: Generated<Date | null>;
   last_attempt_at: Generated<Date | null>;
   last_response_status: Generated<number | null>;
+  /** The last attempt's error, beside its status (migration 0090). */
+  last_error: Generated<string | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   deleted_at: Date | null;

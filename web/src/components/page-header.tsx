@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { guideTitle, guideUrl, type GuideName } from '../lib/guides.ts';
 import { Link } from './link.tsx';
 
 interface Props {
@@ -6,9 +7,11 @@ interface Props {
   description?: ReactNode;
   back?: { to: string; label: string };
   actions?: ReactNode;
+  /** The guide of what this page manages, linked under its description. */
+  guide?: GuideName;
 }
 
-export function PageHeader({ title, description, back, actions }: Props) {
+export function PageHeader({ title, description, back, actions, guide }: Props) {
   return (
     <div className="section-header">
       <div>
@@ -21,6 +24,11 @@ export function PageHeader({ title, description, back, actions }: Props) {
           {title}
         </h2>
         {description && <p className="muted section-description">{description}</p>}
+        {guide && (
+          <p className="section-guide small">
+            Guide: <a href={guideUrl(guide)}>{guideTitle(guide)}</a>
+          </p>
+        )}
       </div>
       {actions && <div className="section-actions">{actions}</div>}
     </div>

@@ -10,8 +10,13 @@ const TONES: Record<string, string> = {
   expired: 'grey',
   revoked: 'red',
   failed: 'red',
+  failing: 'red',
 };
 
 export function StatusBadge({ status }: { status: string }) {
-  return <span className={`badge badge-${TONES[status] ?? 'grey'}`}>{status}</span>;
+  return (
+    <span className={`badge badge-${TONES[status] ?? 'grey'}`} data-status={status}>
+      {status}
+    </span>
+  );
 }

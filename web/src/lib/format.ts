@@ -71,3 +71,29 @@ export function healthSummary(
   if (rate === null) return { tone: 'idle', text: 'No deliveries in 24 h' };
   return { tone: h.success_rate_24h === 1 ? 'ok' : 'bad', text: rate };
 }
+
+/**
+ * What an attempt met, in words a person acts on: "HTTP 503", "connection refused", "timed out after 15 s",
+ * "TLS error"... from its HTTP status, or from the error the sender recorded (`code: detail`).
+ */
+export function outcomeWords(status: number | null, error: string | null): string {
+  if (status !== null) return `HTTP ${status}`;
+  if (!error) return 'no answer';
+  const code = error.split(':', 1)[0]!.trim();
+  if (code === 'timeout') {
+    const seconds = /within ([\d.]+) s/.exec(error)?.[1];
+    return seconds ? `timed out after ${seconds} s` : 'timed out';
+  }
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET') return 'connection reset';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'host unreachable';
+  if (code === 'blocked_address') return 'address not allowed';
+  if (/CERT|TLS|SSL|EPROTO|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(code)) return 'TLS error';
+  return `error (${code})`;
+}
+
+/** One name per delivery state, on every page: a pending delivery that was tried already is retrying. */
+export function deliveryStatus(d: { status: string; attempt_count?: number | undefined }): string {
+  return d.status === 'pending' && (d.attempt_count ?? 0) > 0 ? 'retrying' : d.status;
+}

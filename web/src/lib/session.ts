@@ -12,3 +12,7 @@ export const session = {
     present = false;
   },
 };
+
+/** Whether self-serve sign-up is open (SVC_SIGNUP): the service says so in a <meta> of index.html too. */
+export const signupOpen = () =>
+  document.querySelector('meta[name="svc-signup"]')?.getAttribute('content') !== 'off';

@@ -74,6 +74,7 @@ export interface WebhookHealth {
   success_rate_24h: number | null;
   last_attempt_at: string | null;
   last_status: number | null;
+  last_error: string | null;
   failing_since: string | null;
   disables_at: string | null;
 }
@@ -121,7 +122,7 @@ export interface EventItem {
   merchant_id: string;
   data: unknown;
   created_at: string;
-  deliveries: (Pick<Delivery, 'id' | 'webhook_id' | 'status'> & Partial<Delivery>)[];
+  deliveries: (Pick<Delivery, 'id' | 'webhook_id' | 'status' | 'attempt_count'> & Partial<Delivery>)[];
 }
 
 export interface LogEntry {

@@ -2,6 +2,7 @@
 // support): shown under Settings -> Developers with copy buttons.
 import type { Me } from '../lib/types.ts';
 import { CopyButton } from '../components/copy-button.tsx';
+import { GUIDES, guideUrl } from '../lib/guides.ts';
 
 export function AccountIds({ me }: { me: Me }) {
   const store = me.stores[0];
@@ -25,10 +26,12 @@ export function AccountIds({ me }: { me: Me }) {
       )}
       <div className="copy-row">
         <dt>Guides</dt>
-        <dd className="copy-row">
-          <a href="/guides/quickstart.md">Quickstart</a>
-          <a href="/guides/oauth-apps.md">OAuth apps</a>
-          <a href="/guides/api-keys.md">API keys</a>
+        <dd className="copy-row guide-links">
+          {GUIDES.map((g) => (
+            <a key={g.name} href={guideUrl(g.name)}>
+              {g.title}
+            </a>
+          ))}
         </dd>
       </div>
     </dl>

@@ -73,7 +73,7 @@ export async function recordOutcomes(
       -- per webhook: whether any attempt succeeded, the first failure, and the latest attempt (health)
       select distinct on (webhook_id) webhook_id,
              bool_or(ok) over w as ok, min(started_at) over w as failed_at,
-             started_at as last_at, response_status as last_status
+             started_at as last_at, response_status as last_status, error as last_error
       from input where attempted and not test
       window w as (partition by webhook_id)
       order by webhook_id, started_at desc
@@ -81,7 +81,8 @@ export async function recordOutcomes(
     update webhooks w
     set failing_since = case when s.ok then null else coalesce(w.failing_since, s.failed_at) end,
         last_attempt_at = s.last_at,
-        last_response_status = s.last_status
+        last_response_status = s.last_status,
+        last_error = s.last_error
     from streaks s
     where w.id = any (array(select webhook_id from streaks)) and w.id = s.webhook_id
       and (w.last_attempt_at is null or w.last_attempt_at <= s.last_at)

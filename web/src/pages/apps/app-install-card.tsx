@@ -5,8 +5,9 @@ import { api } from '../../lib/api.ts';
 import type { App } from '../../lib/types.ts';
 import { useAsync } from '../../lib/use-async.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
+import { guideUrl } from '../../lib/guides.ts';
 
-export const GUIDE_URL = '/guides/oauth-apps.md';
+export const GUIDE_URL = guideUrl('oauth-apps');
 
 /** The authorize URL without state and PKCE: the app adds both per install (they are per request). */
 export function installLink(origin: string, app: App, redirectUri: string): string {

@@ -15,6 +15,7 @@ export function AppsPage() {
       <AppsSubnav current="apps" />
       <PageHeader
         title="OAuth apps"
+        guide="oauth-apps"
         description="Apps that other merchants install through OAuth consent. Each gets a client ID and secret."
         actions={
           <Link className="btn btn-primary" to="/settings/developers/apps/new">

@@ -3,6 +3,7 @@ import { api } from '../../lib/api.ts';
 import type { Me } from '../../lib/types.ts';
 import { ErrorBox } from '../../components/error-box.tsx';
 import { Link } from '../../components/link.tsx';
+import { signupOpen } from '../../lib/session.ts';
 
 interface Props {
   kind: 'signin' | 'signup';
@@ -97,10 +98,12 @@ export function AuthPage({ kind, onSignedIn }: Props) {
           <>
             Already have an account? <Link to="/signin">Sign in</Link>
           </>
-        ) : (
+        ) : signupOpen() ? (
           <>
             New here? <Link to="/signup">Create an account</Link>
           </>
+        ) : (
+          <>Accounts on this service are made by its operator: ask them for yours.</>
         )}
       </p>
     </main>

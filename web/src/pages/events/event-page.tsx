@@ -8,8 +8,8 @@ import { AsyncView } from '../../components/async-view.tsx';
 import { ErrorBox } from '../../components/error-box.tsx';
 import { Link } from '../../components/link.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
-import { StatusBadge } from '../../components/status-badge.tsx';
 import { TimeText } from '../../components/time-text.tsx';
+import { DeliveryBadge } from '../../components/delivery-badge.tsx';
 
 /** The payload as delivered: the event without the page's own fields. */
 function payloadOf(e: EventItem) {
@@ -149,7 +149,7 @@ export function EventPage({ id }: { id: string }) {
                             </Link>
                           </td>
                           <td data-label="Status">
-                            <StatusBadge status={d.status} />
+                            <DeliveryBadge delivery={d} />
                           </td>
                           <td data-label="Attempts">{d.attempt_count ?? '—'}</td>
                           <td data-label="Created">

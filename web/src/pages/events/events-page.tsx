@@ -9,8 +9,8 @@ import { AsyncView } from '../../components/async-view.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
 import { Link } from '../../components/link.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
-import { StatusBadge } from '../../components/status-badge.tsx';
 import { TimeText } from '../../components/time-text.tsx';
+import { DeliveryBadge } from '../../components/delivery-badge.tsx';
 
 const PAGE = 25;
 const HERE = '/settings/developers/events';
@@ -46,6 +46,7 @@ export function EventsPage() {
     <section aria-labelledby="section-title">
       <PageHeader
         title="Events"
+        guide="webhooks"
         description="Everything that happened in this mode, newest first, and the deliveries each event produced."
         actions={
           <button type="button" className="btn" onClick={() => reload()}>
@@ -133,7 +134,7 @@ export function EventsPage() {
                                     <Link
                                       to={`/settings/developers/webhooks/${d.webhook_id}/deliveries/${d.id}`}
                                     >
-                                      <StatusBadge status={d.status} />
+                                      <DeliveryBadge delivery={d} />
                                     </Link>
                                   </li>
                                 ))}

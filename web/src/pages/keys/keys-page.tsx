@@ -23,6 +23,7 @@ export function KeysPage() {
     <section aria-labelledby="section-title">
       <PageHeader
         title="Credentials"
+        guide="api-keys"
         description="A key pair is a secret key for your server and a publishable key, read-only, safe for browsers."
         actions={
           <button type="button" className="btn btn-primary" onClick={() => setOpen('generate')}>

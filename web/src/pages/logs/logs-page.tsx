@@ -14,6 +14,7 @@ import { LogsFilters, type LogFilters } from './logs-filters.tsx';
 
 const HERE = '/settings/developers/logs';
 
+// A page of 50 entries: the list pages (Older, Newest) instead of growing without end.
 const PAGE = 50;
 
 /** The filters live in the URL, so a filtered view can be bookmarked and shared. */
@@ -28,13 +29,14 @@ function fromUrl(search: URLSearchParams): LogFilters {
   };
 }
 
-function toUrl(f: LogFilters): string {
+function toUrl(f: LogFilters, startingAfter?: string): string {
   return query({
     family: f.family,
     action: f.action,
     entity_id: f.entityId.trim(),
     from: f.since,
     to: f.until,
+    starting_after: startingAfter,
   });
 }
 
@@ -74,7 +76,9 @@ export function LogsPage({ me }: { me: Me }) {
   const search = useSearch();
   const key = search.toString();
   const filters = fromUrl(search);
-  const setFilters = (f: LogFilters) => navigate(`${HERE}${toUrl(f)}`);
+  const after = search.get('starting_after') ?? undefined;
+  // A change of filters starts again from the newest entry; the page's cursor is in the URL too.
+  const setFilters = (f: LogFilters, startingAfter?: string) => navigate(`${HERE}${toUrl(f, startingAfter)}`);
   const actors = useActorNames(me);
   const [exportError, setExportError] = useState<unknown>(null);
   // The checkpoint is signed before the export starts, so the export reaches it (`svc audit verify`); it is
@@ -96,46 +100,20 @@ export function LogsPage({ me }: { me: Me }) {
       .catch(setExportError);
   };
   const chain = useAsync(() => api<ChainState>('GET', '/developer/logs/chain'), []);
-  const [more, setMore] = useState<{
-    items: LogEntry[];
-    cursor: string | null;
-    busy: boolean;
-    error: unknown;
-  }>({
-    items: [],
-    cursor: null,
-    busy: false,
-    error: null,
-  });
-  const { state, reload } = useAsync(async () => {
-    const page = await api<ListPage<LogEntry>>('GET', `/developer/logs${params(filters)}`);
-    setMore({ items: [], cursor: page.next_cursor, busy: false, error: null });
-    return page;
-  }, [key]);
-
-  const loadMore = () => {
-    if (!more.cursor) return;
-    setMore({ ...more, busy: true, error: null });
-    api<ListPage<LogEntry>>('GET', `/developer/logs${params(filters, more.cursor)}`).then(
-      (page) =>
-        setMore({
-          items: [...more.items, ...page.items],
-          cursor: page.next_cursor,
-          busy: false,
-          error: null,
-        }),
-      (error: unknown) => setMore({ ...more, busy: false, error }),
-    );
-  };
+  const { state, reload } = useAsync(
+    () => api<ListPage<LogEntry>>('GET', `/developer/logs${params(filters, after)}`),
+    [key],
+  );
 
   return (
     <section aria-labelledby="section-title">
       <PageHeader
         title="Logs"
+        guide="audit"
         description={
           <>
             Every change to apps, keys, webhooks and OAuth connections, with who made it. Read-only, and
-            provably so: <a href="/guides/audit.md">verify an export</a>.
+            provably so: <a href="/guides/audit">verify an export</a>.
           </>
         }
         actions={
@@ -167,7 +145,7 @@ export function LogsPage({ me }: { me: Me }) {
         <ChainStateLine state={chain.state} onRetry={() => chain.reload()} />
         <AsyncView state={state} onRetry={reload} label="logs">
           {(page) => {
-            const items = [...page.items, ...more.items];
+            const items = page.items;
             return items.length === 0 ? (
               <EmptyState title="No log entries match." />
             ) : (
@@ -197,15 +175,22 @@ export function LogsPage({ me }: { me: Me }) {
                 </div>
                 <div className="pager">
                   <span className="muted small">
-                    {items.length} of {page.count}
+                    {page.count} entr{page.count === 1 ? 'y' : 'ies'}
                   </span>
-                  {more.cursor && (
-                    <button type="button" className="btn btn-small" onClick={loadMore} disabled={more.busy}>
-                      {more.busy ? 'Loading…' : 'Load more'}
+                  {after && (
+                    <button type="button" className="btn btn-small" onClick={() => setFilters(filters)}>
+                      Newest
                     </button>
                   )}
+                  <button
+                    type="button"
+                    className="btn btn-small"
+                    disabled={!page.has_more || !page.next_cursor}
+                    onClick={() => page.next_cursor && setFilters(filters, page.next_cursor)}
+                  >
+                    Older
+                  </button>
                 </div>
-                {more.error !== null && <ErrorBox error={more.error} />}
               </>
             );
           }}

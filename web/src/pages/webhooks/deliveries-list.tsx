@@ -6,8 +6,9 @@ import { usePollWhile } from '../../lib/use-poll.ts';
 import { AsyncView } from '../../components/async-view.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
 import { Link } from '../../components/link.tsx';
-import { StatusBadge } from '../../components/status-badge.tsx';
 import { TimeText } from '../../components/time-text.tsx';
+import { DeliveryBadge } from '../../components/delivery-badge.tsx';
+import { outcomeWords } from '../../lib/format.ts';
 
 const PAGE = 20;
 const STATUSES: DeliveryStatus[] = ['pending', 'succeeded', 'failed', 'cancelled'];
@@ -89,9 +90,7 @@ export function DeliveriesList({ webhookId }: { webhookId: string }) {
                           {d.test && <span className="badge badge-grey badge-inline">test</span>}
                         </td>
                         <td data-label="Status">
-                          <StatusBadge
-                            status={d.status === 'pending' && d.attempt_count > 0 ? 'retrying' : d.status}
-                          />
+                          <DeliveryBadge delivery={d} />
                           {d.status === 'pending' && d.attempt_count > 0 && d.next_attempt_at && (
                             <div className="muted small">
                               next <TimeText value={d.next_attempt_at} />
@@ -100,8 +99,7 @@ export function DeliveriesList({ webhookId }: { webhookId: string }) {
                         </td>
                         <td data-label="Attempts">{d.attempt_count}</td>
                         <td data-label="Last response">
-                          {d.last_response_status ??
-                            (d.last_error ? <span className="muted">error</span> : '—')}
+                          {d.attempt_count > 0 ? outcomeWords(d.last_response_status, d.last_error) : '—'}
                         </td>
                         <td data-label="Created">
                           <TimeText value={d.created_at} />

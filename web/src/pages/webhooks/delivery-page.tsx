@@ -7,12 +7,12 @@ import { AsyncView } from '../../components/async-view.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
 import { ErrorBox } from '../../components/error-box.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
-import { StatusBadge } from '../../components/status-badge.tsx';
 import { TimeText } from '../../components/time-text.tsx';
 import { AttemptResult } from './attempt-result.tsx';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { Link } from '../../components/link.tsx';
 import { prettyJson } from '../../lib/format.ts';
+import { DeliveryBadge } from '../../components/delivery-badge.tsx';
 
 export function DeliveryPage({ webhookId, id }: { webhookId: string; id: string }) {
   const path = `/webhooks/${encodeURIComponent(webhookId)}/deliveries/${encodeURIComponent(id)}`;
@@ -73,7 +73,7 @@ export function DeliveryPage({ webhookId, id }: { webhookId: string; id: string 
               <dl className="props">
                 <dt>Status</dt>
                 <dd>
-                  <StatusBadge status={d.status} />
+                  <DeliveryBadge delivery={d} />
                   {d.test && <span className="badge badge-grey badge-inline">test event</span>}
                 </dd>
                 <dt>Event</dt>

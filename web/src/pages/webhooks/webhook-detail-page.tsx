@@ -9,12 +9,13 @@ import { ErrorBox } from '../../components/error-box.tsx';
 import { GraceDialog } from '../../components/grace-dialog.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
 import { SecretDialog } from '../../components/secret-dialog.tsx';
-import { StatusBadge } from '../../components/status-badge.tsx';
 import { TimeText } from '../../components/time-text.tsx';
 import { DeliveriesList } from './deliveries-list.tsx';
 import { TestEventPanel } from './test-event-panel.tsx';
 import { EditWebhookDialog, RecoverDialog, RevealSecretDialog } from './webhook-dialogs.tsx';
 import { HealthText } from '../../components/health-text.tsx';
+import { EndpointStatus } from '../../components/endpoint-status.tsx';
+import { LastResponse } from '../../components/last-response.tsx';
 
 type Open = null | 'rotate' | 'delete' | 'disable' | 'edit' | 'reveal' | 'recover' | { secret: string };
 
@@ -77,7 +78,7 @@ export function WebhookDetailPage({ id }: { id: string }) {
                 <dl className="props">
                   <dt>Status</dt>
                   <dd>
-                    <StatusBadge status={wh.status} />
+                    <EndpointStatus webhook={wh} />
                     {wh.disabled_reason && <div className="muted small">{wh.disabled_reason}</div>}
                   </dd>
                   <dt>Last 24 hours</dt>
@@ -86,14 +87,7 @@ export function WebhookDetailPage({ id }: { id: string }) {
                   </dd>
                   <dt>Last attempt</dt>
                   <dd>
-                    {wh.health.last_attempt_at ? (
-                      <>
-                        {wh.health.last_status ?? 'no answer'} ·{' '}
-                        <TimeText value={wh.health.last_attempt_at} />
-                      </>
-                    ) : (
-                      <span className="muted">none yet</span>
-                    )}
+                    <LastResponse health={wh.health} none="none yet" />
                   </dd>
                   <dt>URL</dt>
                   <dd className="break">

@@ -5,9 +5,9 @@ import { AsyncView } from '../../components/async-view.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
 import { Link } from '../../components/link.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
-import { StatusBadge } from '../../components/status-badge.tsx';
+import { EndpointStatus } from '../../components/endpoint-status.tsx';
 import { HealthText } from '../../components/health-text.tsx';
-import { TimeText } from '../../components/time-text.tsx';
+import { LastResponse } from '../../components/last-response.tsx';
 
 export function WebhooksPage() {
   const { state, reload } = useAsync(() => api<ListPage<Webhook>>('GET', '/webhooks?limit=100'), []);
@@ -15,6 +15,7 @@ export function WebhooksPage() {
     <section aria-labelledby="section-title">
       <PageHeader
         title="Webhooks"
+        guide="webhooks"
         description="Endpoints that receive signed events as they happen, retried until they answer 2xx."
         actions={
           <Link className="btn btn-primary" to="/settings/developers/webhooks/new">
@@ -51,20 +52,13 @@ export function WebhooksPage() {
                           {wh.description && <div className="muted small">{wh.description}</div>}
                         </td>
                         <td data-label="Status">
-                          <StatusBadge status={wh.status} />
+                          <EndpointStatus webhook={wh} />
                         </td>
                         <td data-label="Last 24 hours">
                           <HealthText health={wh.health} />
                         </td>
                         <td data-label="Last response">
-                          {wh.health.last_attempt_at ? (
-                            <>
-                              {wh.health.last_status ?? 'no answer'} ·{' '}
-                              <TimeText value={wh.health.last_attempt_at} />
-                            </>
-                          ) : (
-                            <span className="muted">—</span>
-                          )}
+                          <LastResponse health={wh.health} />
                         </td>
                         <td data-label="Events">
                           {wh.events.length} event{wh.events.length === 1 ? '' : 's'}
