@@ -109,8 +109,14 @@ function bodies(app: FastifyInstance) {
   });
 }
 
+// A body schema given per media type (`content`, as the OAuth consent's JSON and form) is validated only for
+// a request that names one of them: its JSON schema decides here, so that a body sent without a
+// Content-Type never reaches a handler unvalidated.
+type BodySchema = { required?: unknown[]; content?: Record<string, { schema?: BodySchema }> };
+
 function takesNoRequiredField(request: FastifyRequest): boolean {
-  const schema = request.routeOptions.schema?.body as { required?: unknown[] } | undefined;
+  const declared = request.routeOptions.schema?.body as BodySchema | undefined;
+  const schema = declared?.content ? declared.content['application/json']?.schema : declared;
   return schema === undefined || !Array.isArray(schema.required) || schema.required.length === 0;
 }
 

@@ -59,3 +59,18 @@ it('takes __proto__ and constructor as plain, ignored parameters', async () => {
   );
   expectRfcError(res, 400, 'invalid_grant');
 });
+
+// Found by the fuzz test: a consent body sent without a Content-Type was parsed as JSON but skipped the
+// validation (its schema is given per media type), and `{"consent_id":[]}` reached the database (500).
+it('refuses a consent body sent without a Content-Type (415), never handing it over unvalidated', async () => {
+  const merchant = await signupMerchant(svc.app);
+  for (const payload of ['{"consent_id":[]}', '{"consent_id":"x","approve":true}']) {
+    const res = await svc.app.inject({
+      method: 'POST',
+      url: '/api/public/v1/oauth/authorize/consent',
+      headers: merchant.auth,
+      payload,
+    });
+    expect([res.statusCode, res.json().error.code]).toEqual([415, 'unsupported_media_type']);
+  }
+});
