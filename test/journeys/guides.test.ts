@@ -10,7 +10,7 @@
 //   that CI runs (examples/oauth-app.ts in test/e2e/oauth-app-example.test.ts, examples/browser-countries.html
 //   in test/e2e/browser-keys.test.ts).
 // The clone, its `npm ci` and its `npm test` take most of the time: about 5 minutes on the shared 2-core
-// machine, so it runs in one project (pglite) only; the service it starts is embedded either way.
+// machine, so the file runs in one project (pg) only; the service it starts is embedded either way.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -139,221 +139,223 @@ async function start(command: string, cwd: string, env: Record<string, string>):
   };
 }
 
-describe.runIf(process.env.SVC_TEST_DB === 'pglite')(
-  'from a fresh clone, with the machine’s own PATH',
-  () => {
-    const internalToken = randomBytes(24).toString('hex');
-    let home = '';
-    let clone = '';
-    let env: Record<string, string> = {};
-    let service: Started | undefined;
+// Once per run: this file runs in the pg project only (vitest.config.ts), and the clone's service is embedded.
+describe('from a fresh clone, with the machine’s own PATH', () => {
+  const internalToken = randomBytes(24).toString('hex');
+  let home = '';
+  let clone = '';
+  let env: Record<string, string> = {};
+  let service: Started | undefined;
 
-    beforeAll(async () => {
-      home = mkdtempSync(join(tmpdir(), 'svc-guides-'));
-      clone = join(home, 'svc');
-      env = machineEnv(home);
-      const cloned = spawnSync('git', ['clone', '--quiet', ROOT, clone], { encoding: 'utf8' });
-      expect(cloned.status, cloned.stderr).toBe(0);
-      // What this checkout changed and did not commit yet goes along: the clone is of the working tree.
-      const changed = spawnSync('git', ['ls-files', '-z', '--modified', '--others', '--exclude-standard'], {
-        cwd: ROOT,
-        encoding: 'utf8',
-      }).stdout;
-      for (const file of changed.split('\0').filter(Boolean)) {
-        mkdirSync(dirname(join(clone, file)), { recursive: true });
-        copyFileSync(join(ROOT, file), join(clone, file));
-      }
-    }, 60_000);
-    afterAll(async () => {
-      await service?.stop();
-      if (home) rmSync(home, { recursive: true, force: true });
+  beforeAll(async () => {
+    home = mkdtempSync(join(tmpdir(), 'svc-guides-'));
+    clone = join(home, 'svc');
+    env = machineEnv(home);
+    const cloned = spawnSync('git', ['clone', '--quiet', ROOT, clone], { encoding: 'utf8' });
+    expect(cloned.status, cloned.stderr).toBe(0);
+    // What this checkout changed and did not commit yet goes along: the clone is of the working tree.
+    const changed = spawnSync('git', ['ls-files', '-z', '--modified', '--others', '--exclude-standard'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    }).stdout;
+    for (const file of changed.split('\0').filter(Boolean)) {
+      mkdirSync(dirname(join(clone, file)), { recursive: true });
+      copyFileSync(join(ROOT, file), join(clone, file));
+    }
+  }, 60_000);
+  afterAll(async () => {
+    await service?.stop();
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  it('npm ci installs the pinned Node with install scripts refused unless approved', async () => {
+    const node = await sh('node --version', clone, env);
+    // The runtime a user's shell has here: on this machine Node 20, which cannot run the sources.
+    expect(node.out).toMatch(/^v\d+\./);
+    const ci = await sh('npm ci --no-audit --no-fund --prefer-offline', clone, {
+      ...env,
+      npm_config_strict_allow_scripts: 'true',
     });
+    expect(ci.code, `${ci.out}\n${ci.err}`).toBe(0);
+    expect(ci.err).not.toContain('not yet covered by allowScripts');
+    const pinned = await sh('node_modules/.bin/node --version', clone, env);
+    expect(pinned.out).toMatch(/^v24\./);
+  }, 600_000);
 
-    it('npm ci installs the pinned Node with install scripts refused unless approved', async () => {
-      const node = await sh('node --version', clone, env);
-      // The runtime a user's shell has here: on this machine Node 20, which cannot run the sources.
-      expect(node.out).toMatch(/^v\d+\./);
-      const ci = await sh('npm ci --no-audit --no-fund --prefer-offline', clone, {
-        ...env,
-        npm_config_strict_allow_scripts: 'true',
-      });
-      expect(ci.code, `${ci.out}\n${ci.err}`).toBe(0);
-      expect(ci.err).not.toContain('not yet covered by allowScripts');
-      const pinned = await sh('node_modules/.bin/node --version', clone, env);
-      expect(pinned.out).toMatch(/^v24\./);
-    }, 600_000);
-
-    it("the quickstart's start command serves, and its first start's demo sign-in is shown again by svc demo", async () => {
-      const starts = GUIDES.flatMap((g) => guideBlocks(g.name).filter((b) => b.lang === 'shell'));
-      const quickstart = guideBlocks('quickstart')
-        .find((b) => b.lang === 'shell')!
-        .code.trim()
-        .split('\n');
-      expect(quickstart[0]).toBe('npm ci');
-      expect(quickstart[1]).toMatch(/^(\S+=\S+ )*npm start$/);
-      // The variables of every guide's start, and the internal token the platform-services guide asks for.
-      const vars = Object.fromEntries(
-        starts.flatMap((b) =>
-          [...b.code.matchAll(/^((?:\S+=\S+ )*)npm start$/gm)].flatMap((m) =>
-            m[1]!
-              .trim()
-              .split(' ')
-              .filter(Boolean)
-              .map((v) => v.split('=', 2) as [string, string]),
-          ),
+  it("the quickstart's start command serves, and its first start's demo sign-in is shown again by svc demo", async () => {
+    const starts = GUIDES.flatMap((g) => guideBlocks(g.name).filter((b) => b.lang === 'shell'));
+    const quickstart = guideBlocks('quickstart')
+      .find((b) => b.lang === 'shell')!
+      .code.trim()
+      .split('\n');
+    expect(quickstart[0]).toBe('npm ci');
+    expect(quickstart[1]).toMatch(/^(\S+=\S+ )*npm start$/);
+    // The variables of every guide's start, and the internal token the platform-services guide asks for.
+    const vars = Object.fromEntries(
+      starts.flatMap((b) =>
+        [...b.code.matchAll(/^((?:\S+=\S+ )*)npm start$/gm)].flatMap((m) =>
+          m[1]!
+            .trim()
+            .split(' ')
+            .filter(Boolean)
+            .map((v) => v.split('=', 2) as [string, string]),
         ),
-      );
-      expect(vars).toMatchObject({ SVC_WEBHOOK_ALLOW_PRIVATE: '1', SVC_INTERNAL_TOKEN: expect.any(String) });
-      service = await start('npm start', clone, { ...env, ...vars, SVC_INTERNAL_TOKEN: internalToken });
-      expect(service.output()).toMatch(
-        /Demo merchant created\. Sign in at http:\/\/127\.0\.0\.1:\d+\/dashboard/,
-      );
-      const printed = /password: (\S+)/.exec(service.output())![1]!;
-      const demo = await sh(`PORT=${new URL(service.url).port} npx svc demo`, clone, env);
-      expect(demo.code, demo.err).toBe(0);
-      expect(demo.out).toContain(`password: ${printed}`);
-      expect(demo.out).toContain(`${service.url}/dashboard`);
-    }, 300_000);
+      ),
+    );
+    expect(vars).toMatchObject({ SVC_WEBHOOK_ALLOW_PRIVATE: '1', SVC_INTERNAL_TOKEN: expect.any(String) });
+    service = await start('npm start', clone, { ...env, ...vars, SVC_INTERNAL_TOKEN: internalToken });
+    expect(service.output()).toMatch(
+      /Demo merchant created\. Sign in at http:\/\/127\.0\.0\.1:\d+\/dashboard/,
+    );
+    const printed = /password: (\S+)/.exec(service.output())![1]!;
+    const demo = await sh(`PORT=${new URL(service.url).port} npx svc demo`, clone, env);
+    expect(demo.code, demo.err).toBe(0);
+    expect(demo.out).toContain(`password: ${printed}`);
+    expect(demo.out).toContain(`${service.url}/dashboard`);
+  }, 300_000);
 
-    it('every sh block of every guide runs against it, in order', async () => {
-      expect(service, 'the service of the previous test').toBeDefined();
-      const svc = service!.url;
-      const signup = async (name: string) => {
-        const email = `guides-${name}-${randomBytes(4).toString('hex')}@example.com`;
-        const res = await fetch(`${svc}/api/v1/merchant/auth/signup`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ merchant_name: name, email, password: PASSWORD }),
-        });
-        const { data } = (await res.json()) as { data: { token: string; merchant: { id: string } } };
-        const me = (await (
-          await fetch(`${svc}/api/v1/merchant/me`, { headers: { authorization: `Bearer ${data.token}` } })
-        ).json()) as {
-          data: { stores: { id: string }[] };
-        };
-        return { email, session: data.token, merchantId: data.merchant.id, storeId: me.data.stores[0]!.id };
-      };
-      const m = await signup('Guides');
-      const key = (await (
-        await fetch(`${svc}/api/v1/merchant/api-keys`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${m.session}`, 'content-type': 'application/json' },
-          body: '{}',
-        })
-      ).json()) as { data: { secret_key: string } };
-
-      const runs: Record<string, Run> = {};
-      for (const guide of GUIDES) {
-        const script = guideBlocks(guide.name)
-          .filter((b) => b.lang === 'sh')
-          .map((b) => b.code)
-          .join('\n');
-        runs[guide.name] = await sh(
-          script,
-          clone,
-          {
-            ...env,
-            SVC: svc,
-            SESSION: m.session,
-            KEY: key.data.secret_key,
-            SVC_INTERNAL_TOKEN: internalToken,
-            MERCHANT_ID: m.merchantId,
-            STORE_ID: m.storeId,
-            EMAIL:
-              guide.name === 'quickstart' ? `quick-${randomBytes(4).toString('hex')}@example.com` : m.email,
-            EVENTS_FILE: join(home, `${guide.name}.events.jsonl`),
-            RECEIVER_PORT: String(await freePort()),
-            APP_PORT: String(await freePort()),
-            RESOURCE_PORT: String(await freePort()),
-          },
-          // svc login (webhooks.md) asks for the email and password: a script answers on stdin.
-          `${m.email}\n${PASSWORD}\n`,
-        );
-        const run = runs[guide.name]!;
-        expect(run.code, `${guide.name}:\n${run.out}\n${run.err}`).toBe(0);
-      }
-
-      const quick = runs.quickstart!;
-      expect(quick.out).toContain('svc_mst_');
-      expect(quick.out).toMatch(/^store_\S+$/m);
-      expect(quick.out).toMatch(/^active$/m);
-      expect(quick.out).toMatch(/^249$/m);
-      expect(quick.out).toContain('order.created evt_');
-      expect(quick.out).toMatch(/^302 .*\/api\/public\/v1\/oauth\/authorize\?.*code_challenge=/m);
-
-      const keys = runs['api-keys']!;
-      expect(keys.out).toContain('insufficient_scope');
-      expect(keys.out).toContain('credential_not_browser_safe');
-      expect(keys.out).toMatch(/access-control-allow-origin: \*/i);
-
-      const apps = runs['oauth-apps']!;
-      expect(apps.out).toContain('"response_types_supported"');
-      expect(apps.out).toMatch(/^302 /m);
-
-      // The local loop: an order and its payment from the merchant's own store, through svc listen.
-      const hooks = runs.webhooks!;
-      expect(hooks.out).toMatch(/^Ready\. Forwarding test events to http:\/\/127\.0\.0\.1:\d+\/webhooks/m);
-      const received = [...hooks.out.matchAll(/^(order\.\w+) evt_\S+ \(test\) (\{.*\})$/gm)].map((r) => ({
-        type: r[1]!,
-        data: JSON.parse(r[2]!) as { id: string; store_id: string; payment?: { method: string } },
-      }));
-      expect(received.map((r) => r.type)).toEqual(['order.created', 'order.paid']);
-      expect(received.every((r) => r.data.store_id === m.storeId)).toBe(true);
-      expect(received[1]!.data).toMatchObject({
-        id: received[0]!.data.id,
-        payment: { method: 'bank_transfer' },
+  it('every sh block of every guide runs against it, in order', async () => {
+    expect(service, 'the service of the previous test').toBeDefined();
+    const svc = service!.url;
+    const signup = async (name: string) => {
+      const email = `guides-${name}-${randomBytes(4).toString('hex')}@example.com`;
+      const res = await fetch(`${svc}/api/v1/merchant/auth/signup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ merchant_name: name, email, password: PASSWORD }),
       });
-      expect(hooks.out).toMatch(/order\.paid {2}evt_\S+ {2}-> 204/);
+      const { data } = (await res.json()) as { data: { token: string; merchant: { id: string } } };
+      const me = (await (
+        await fetch(`${svc}/api/v1/merchant/me`, { headers: { authorization: `Bearer ${data.token}` } })
+      ).json()) as {
+        data: { stores: { id: string }[] };
+      };
+      return { email, session: data.token, merchantId: data.merchant.id, storeId: me.data.stores[0]!.id };
+    };
+    const m = await signup('Guides');
+    const key = (await (
+      await fetch(`${svc}/api/v1/merchant/api-keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${m.session}`, 'content-type': 'application/json' },
+        body: '{}',
+      })
+    ).json()) as { data: { secret_key: string } };
 
-      const platform = runs['platform-services']!;
-      expect(platform.out).toContain('"token_type":"secret_key"');
-      expect(platform.out).toContain(`"store_id":"${m.storeId}"`);
-      expect(platform.out).toContain('"data":{"items":[]');
-
-      const ops = runs.operations!;
-      expect(ops.out).toMatch(/^\{"data":\{"id":"evt_replayed_1042","deliveries":\d+\}\}$/m);
-      expect(ops.out).toMatch(/^\{"data":\{"id":"evt_replayed_1042","deliveries":0,"duplicate":true\}\}$/m);
-    }, 600_000);
-
-    it("operations.md's process-manager line starts the service with the machine's PATH", async () => {
-      await service?.stop();
-      service = undefined;
-      const lines = guideBlocks('operations')
-        .filter((b) => b.lang === 'shell')
-        .map((b) => b.code.trim());
-      expect(lines).toHaveLength(1);
-      // npm start's own command line, on the pinned Node: the two never drift apart.
-      const { scripts } = JSON.parse(read('package.json')) as { scripts: { start: string } };
-      expect(lines[0]).toBe(scripts.start.replace(' node ', ' node_modules/.bin/node '));
-      service = await start(lines[0]!, clone, env);
-      expect((await fetch(`${service.url}/dashboard`)).status).toBe(200);
-      expect(await service.stop()).toBe(0);
-      service = undefined;
-      // The same line on the machine's own `node` says what to do instead of failing on an import.
-      const old = await sh(lines[0]!.replace('node_modules/.bin/node', 'node'), clone, env);
-      if (!/^v2[4-9]\./.test((await sh('node --version', clone, env)).out)) {
-        expect(old.code).toBe(1);
-        expect(old.err).toContain("svc runs on the project's pinned Node 24, node_modules/.bin/node");
-      }
-    }, 300_000);
-
-    it("the README's test command runs in the clone", async () => {
-      const readme = blocks(read('README.md')).find((b) => b.lang === 'sh')!.code;
-      expect(readme).toMatch(/^npm test\s/m);
-      // One small file: the point is that the command runs on the pinned Node from a clone, not the suite.
-      // Vitest colours its summary even into a pipe, unless told not to.
-      const test = await sh(
-        'npm test -- --project pglite test/lib/loop.test.ts',
+    const runs: Record<string, Run> = {};
+    for (const guide of GUIDES) {
+      const script = guideBlocks(guide.name)
+        .filter((b) => b.lang === 'sh')
+        .map((b) => b.code)
+        .join('\n');
+      runs[guide.name] = await sh(
+        script,
         clone,
-        { ...env, NO_COLOR: '1' },
-        '',
-        580_000,
+        {
+          ...env,
+          SVC: svc,
+          SESSION: m.session,
+          KEY: key.data.secret_key,
+          SVC_INTERNAL_TOKEN: internalToken,
+          MERCHANT_ID: m.merchantId,
+          STORE_ID: m.storeId,
+          EMAIL:
+            guide.name === 'quickstart' ? `quick-${randomBytes(4).toString('hex')}@example.com` : m.email,
+          EVENTS_FILE: join(home, `${guide.name}.events.jsonl`),
+          RECEIVER_PORT: String(await freePort()),
+          APP_PORT: String(await freePort()),
+          RESOURCE_PORT: String(await freePort()),
+        },
+        // svc login (webhooks.md) asks for the email and password: a script answers on stdin.
+        `${m.email}\n${PASSWORD}\n`,
       );
-      expect(test.code, `${test.out}\n${test.err}`).toBe(0);
-      expect(test.out).toMatch(/Test Files\s+1 passed/);
-    }, 600_000);
-  },
-);
+      const run = runs[guide.name]!;
+      expect(run.code, `${guide.name}:\n${run.out}\n${run.err}`).toBe(0);
+    }
+
+    const quick = runs.quickstart!;
+    expect(quick.out).toContain('svc_mst_');
+    expect(quick.out).toMatch(/^store_\S+$/m);
+    expect(quick.out).toMatch(/^active$/m);
+    expect(quick.out).toMatch(/^249$/m);
+    expect(quick.out).toContain('order.created evt_');
+    expect(quick.out).toMatch(/^302 .*\/api\/public\/v1\/oauth\/authorize\?.*code_challenge=/m);
+
+    const keys = runs['api-keys']!;
+    expect(keys.out).toContain('insufficient_scope');
+    expect(keys.out).toContain('credential_not_browser_safe');
+    expect(keys.out).toMatch(/access-control-allow-origin: \*/i);
+
+    const apps = runs['oauth-apps']!;
+    expect(apps.out).toContain('"response_types_supported"');
+    expect(apps.out).toMatch(/^302 /m);
+
+    // The local loop: an order and its payment from the merchant's own store, through svc listen.
+    const hooks = runs.webhooks!;
+    expect(hooks.out).toMatch(/^Ready\. Forwarding test events to http:\/\/127\.0\.0\.1:\d+\/webhooks/m);
+    const received = [...hooks.out.matchAll(/^(order\.\w+) evt_\S+ \(test\) (\{.*\})$/gm)].map((r) => ({
+      type: r[1]!,
+      data: JSON.parse(r[2]!) as { id: string; store_id: string; payment?: { method: string } },
+    }));
+    expect(received.map((r) => r.type)).toEqual(['order.created', 'order.paid']);
+    expect(received.every((r) => r.data.store_id === m.storeId)).toBe(true);
+    expect(received[1]!.data).toMatchObject({
+      id: received[0]!.data.id,
+      payment: { method: 'bank_transfer' },
+    });
+    expect(hooks.out).toMatch(/order\.paid {2}evt_\S+ {2}-> 204/);
+
+    const platform = runs['platform-services']!;
+    expect(platform.out).toContain('"token_type":"secret_key"');
+    expect(platform.out).toContain(`"store_id":"${m.storeId}"`);
+    expect(platform.out).toContain('"data":{"items":[]');
+
+    const ops = runs.operations!;
+    expect(ops.out).toMatch(/^\{"data":\{"id":"evt_replayed_1042","deliveries":\d+\}\}$/m);
+    expect(ops.out).toMatch(/^\{"data":\{"id":"evt_replayed_1042","deliveries":0,"duplicate":true\}\}$/m);
+  }, 600_000);
+
+  it("operations.md's process-manager line starts the service with the machine's PATH", async () => {
+    await service?.stop();
+    service = undefined;
+    const lines = guideBlocks('operations')
+      .filter((b) => b.lang === 'shell')
+      .map((b) => b.code.trim());
+    expect(lines).toHaveLength(1);
+    // npm start's own command line, on the pinned Node: the two never drift apart.
+    const { scripts } = JSON.parse(read('package.json')) as { scripts: { start: string } };
+    expect(lines[0]).toBe(scripts.start.replace(' node ', ' node_modules/.bin/node '));
+    service = await start(lines[0]!, clone, env);
+    expect((await fetch(`${service.url}/dashboard`)).status).toBe(200);
+    expect(await service.stop()).toBe(0);
+    service = undefined;
+    // The same line on the machine's own `node` says what to do instead of failing on an import.
+    const old = await sh(lines[0]!.replace('node_modules/.bin/node', 'node'), clone, env);
+    if (!/^v2[4-9]\./.test((await sh('node --version', clone, env)).out)) {
+      expect(old.code).toBe(1);
+      expect(old.err).toContain("svc runs on the project's pinned Node 24, node_modules/.bin/node");
+    }
+  }, 300_000);
+
+  it("the README's test command runs in the clone", async () => {
+    const readme = blocks(read('README.md')).find((b) => b.lang === 'sh')!.code;
+    expect(readme).toMatch(/^npm test\s/m);
+    // Its two halves, as npm runs them in a clone: `npm run check`'s steps are the ones CI runs in this
+    // checkout (minutes of type checking and lint again, for nothing new); Vitest, through npm's script
+    // PATH (the pinned Node), on one small file: the point is that it runs from a clone, not the suite.
+    // Vitest colours its summary even into a pipe, unless told not to.
+    const script = (JSON.parse(read('package.json')) as { scripts: { test: string } }).scripts.test;
+    expect(script).toBe('npm run check && vitest run');
+    const test = await sh(
+      'npm exec -- vitest run --project pg test/lib/loop.test.ts',
+      clone,
+      { ...env, NO_COLOR: '1' },
+      '',
+      580_000,
+    );
+    expect(test.code, `${test.out}\n${test.err}`).toBe(0);
+    expect(test.out).toMatch(/Test Files\s+1 passed/);
+  }, 600_000);
+});
 
 describe('code excerpts are the examples CI runs', () => {
   // Line by line, indentation aside: the formatter re-indents an excerpt that stands on its own.
