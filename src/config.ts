@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { homedir } from 'node:os';
+import { derivedSeed } from './lib/signing-keys.ts';
 
 export interface Config {
   readonly port: number;
@@ -16,7 +17,10 @@ export interface Config {
   readonly masterKey: Buffer;
   /** Every key that may open a stored secret, the current one first (SVC_MASTER_KEY=NEW,OLD,...). */
   readonly masterKeys: readonly Buffer[];
-  /** Ed25519 seeds of the audit checkpoints, the signing one first (SVC_AUDIT_SIGNING_KEYS=NEW,OLD,...). */
+  /**
+   * Ed25519 seeds of the audit checkpoints, the signing one first (SVC_AUDIT_SIGNING_KEYS=NEW,OLD,...; with
+   * PostgreSQL and without it, derived from the master keys).
+   */
   readonly auditSigningKeys: readonly Buffer[];
   readonly internalToken: string | undefined;
   readonly signup: boolean;
@@ -180,21 +184,20 @@ function generatedKeyFile(file: string): string {
 }
 
 /**
- * The Ed25519 seeds (32 bytes, base64) that sign audit checkpoints, the current one first and the retired
- * ones after it, still published so that old checkpoints verify (docs/operations.md). With PostgreSQL they
- * come from SVC_AUDIT_SIGNING_KEYS, which several processes share; on the embedded default from
- * `audit-signing.key` in the data dir (made on first start; the same comma list), beside the master key.
+ * The Ed25519 seeds (32 bytes, base64) that sign audit checkpoints, the current one first and the others
+ * after it, all published so that old checkpoints verify (docs/operations.md). From SVC_AUDIT_SIGNING_KEYS
+ * when set. Otherwise, on the embedded default, from `audit-signing.key` in the data dir (made on first start;
+ * the same comma list), beside the master key; with PostgreSQL, derived from the master keys, one for each
+ * (`derivedSeed`): every process that shares SVC_MASTER_KEY signs with the same key, with nothing more to
+ * configure, and a master-key rotation rotates it.
  */
-function auditSigningKeys(env: Env, dataDir: string, embedded: boolean): Buffer[] {
+function auditSigningKeys(env: Env, dataDir: string, embedded: boolean, master: readonly Buffer[]): Buffer[] {
   const name = 'SVC_AUDIT_SIGNING_KEYS';
-  let raw = env[name];
-  let source = name;
-  if (!raw) {
-    if (!embedded) throw new ConfigError(`${name} is required when DATABASE_URL is set`);
-    source = join(dataDir, 'audit-signing.key');
-    raw = generatedKeyFile(source);
-  }
-  return keyList(raw, source);
+  const raw = env[name];
+  if (raw) return keyList(raw, name);
+  if (!embedded) return master.map(derivedSeed);
+  const file = join(dataDir, 'audit-signing.key');
+  return keyList(generatedKeyFile(file), file);
 }
 
 function optionalPort(env: Env, name: string): number | undefined {
@@ -226,14 +229,17 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const host = env.HOST || '127.0.0.1';
   const databaseUrl = env.DATABASE_URL || undefined;
   const dataDir = resolve(env.SVC_DATA_DIR || './.svc-data');
+  const embedded = databaseUrl === undefined;
+  const master = keys(overrides, env, dataDir, embedded);
   const config: Config = {
     port,
     host,
     databaseUrl,
     dataDir,
     publicUrl: publicUrl(env, host, port),
-    ...keys(overrides, env, dataDir, databaseUrl === undefined),
-    auditSigningKeys: overrides.auditSigningKeys ?? auditSigningKeys(env, dataDir, databaseUrl === undefined),
+    ...master,
+    auditSigningKeys:
+      overrides.auditSigningKeys ?? auditSigningKeys(env, dataDir, embedded, master.masterKeys),
     internalToken: env.SVC_INTERNAL_TOKEN || undefined,
     signup: flag(env, 'SVC_SIGNUP', true, 'on', 'off'),
     webhookAllowPrivate: flag(env, 'SVC_WEBHOOK_ALLOW_PRIVATE', false, '1', '0'),

@@ -1,8 +1,8 @@
 // Composition: configuration -> logger -> database (migrated) -> context -> modules (src/modules.ts, in their
-// declared order) -> HTTP app and background loops. Stopping runs the other way, each step awaited: drain
-// HTTP, stop the loops, then each module's stop (buffers flushed, pools and agents closed) in reverse order
-// of creation, then the database. Used by main.ts, by the system tests that run several processes, and by
-// the benchmarks.
+// declared order, then each one's start) -> HTTP app and background loops. Stopping runs the other way, each
+// step awaited: drain HTTP, stop the loops, then each module's stop (buffers flushed, pools and agents
+// closed) in reverse order of creation, then the database. Used by main.ts, by the system tests that run
+// several processes, and by the benchmarks.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
@@ -14,7 +14,7 @@ import { buildApp } from './app.ts';
 import { createLogger } from './http/logging.ts';
 import { Metrics } from './lib/metrics.ts';
 import { systemClock, type Clock } from './lib/time.ts';
-import { createModules } from './modules.ts';
+import { createModules, type Composition } from './modules.ts';
 import type { Module } from './modules/module.ts';
 import { readQueueDepth } from './modules/webhooks/index.ts';
 import { checkMasterKeys } from './master-keys.ts';
@@ -101,13 +101,15 @@ export async function createService(
     log,
     clock: options.clock ?? systemClock,
   };
+  let composition: Composition;
   try {
     await checkMasterKeys(ctx);
+    composition = createModules(ctx);
+    for (const m of composition.modules) await m.start?.();
   } catch (err) {
     if (!database) await db.close();
     throw err;
   }
-  const composition = createModules(ctx);
   const app = await buildApp(ctx, composition);
   metrics.setQueueProbe(() => readQueueDepth(ctx));
   metrics.setPoolProbe(() => db.poolStats?.());

@@ -10,6 +10,8 @@
 // - interfaceHooks: installed in both interfaces' scopes (merchant and public) before any module's routes, so
 //   that they apply to every route there (Idempotency-Key on POSTs);
 // - credentials: how the public interface's bearer check verifies the credential kinds the module issues;
+// - start: runs once in every process, workers or not, after the modules are created and before it serves
+//   (the audit module records its signing keys); a failure stops the start;
 // - background: loops started when the process runs workers, stopped (awaited) before `stop`;
 // - stop: flushes the module's buffers and closes what it opened, after HTTP drained and loops stopped.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
@@ -31,5 +33,6 @@ export interface Module {
   readonly interfaceHooks?: (scope: FastifyInstance) => void;
   readonly credentials?: Partial<Record<CredentialKind, CredentialResolver>>;
   readonly background?: readonly Background[];
+  start?(): Promise<void>;
   stop?(): Promise<void>;
 }

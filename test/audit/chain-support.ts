@@ -1,7 +1,8 @@
 // What the chain's tests share: sealing on demand (test services run without their loops), the contract's
-// hash rule written out independently of src/lib/audit-chain.ts, and the merchant interface's reads.
-import { createHash } from 'node:crypto';
+// hash rule and checkpoint signature written out independently of src/, and the merchant interface's reads.
+import { createHash, createPublicKey, verify } from 'node:crypto';
 import canonicalize from 'canonicalize';
+import { expect } from 'vitest';
 import type { TestService } from '../support/service.ts';
 import type { TestMerchant } from '../support/merchants.ts';
 import type { AuditModule } from '../../src/modules/audit/index.ts';
@@ -65,4 +66,53 @@ export async function allEntries(
     cursor = page.next_cursor;
   } while (cursor);
   return out;
+}
+
+/** A checkpoint as the route answers it (API.md section 11.5). */
+export interface Checkpoint {
+  merchant_id: string;
+  mode: string;
+  sequence: number;
+  hash: string;
+  signed_at: string;
+  key_id: string;
+  signature: string;
+}
+export interface Jwk {
+  kty: string;
+  crv: string;
+  x: string;
+  kid: string;
+  d?: string;
+}
+
+/** The merchant's checkpoint of the mode, signed now. */
+export async function checkpointOf(
+  service: TestService,
+  merchant: TestMerchant,
+  mode = 'test',
+): Promise<Checkpoint> {
+  const res = await service.app.inject({
+    url: '/api/v1/merchant/developer/logs/checkpoint',
+    headers: { ...merchant.auth, 'x-svc-mode': mode },
+  });
+  expect(res.statusCode).toBe(200);
+  expect(res.headers['cache-control']).toBe('no-store');
+  return res.json<{ data: Checkpoint }>().data;
+}
+
+/** The JWKS the service publishes. */
+export async function jwks(service: TestService): Promise<Jwk[]> {
+  const res = await service.app.inject({ url: '/.well-known/svc-audit-keys' });
+  expect(res.statusCode).toBe(200);
+  return res.json<{ keys: Jwk[] }>().keys;
+}
+
+/** The contract's signed string, verified with the published key of the checkpoint's key_id. */
+export function verifies(c: Checkpoint, keys: Jwk[]): boolean {
+  const jwk = keys.find((k) => k.kid === c.key_id);
+  if (!jwk) return false;
+  const message = `svc-audit-checkpoint.v1.${c.merchant_id}.${c.mode}.${c.sequence}.${c.hash}.${c.signed_at}`;
+  const key = createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, format: 'jwk' });
+  return verify(null, Buffer.from(message), key, Buffer.from(c.signature, 'base64url'));
 }

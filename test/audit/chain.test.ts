@@ -125,6 +125,42 @@ describe('the audit chain', () => {
   });
 });
 
+describe('an entry whose transaction commits late', () => {
+  // A transaction held open while other entries commit and are sealed, its own entry's time an hour before
+  // it commits: the sealer finds it when it commits, however old, and chains it after the entries sealed
+  // meanwhile. (PostgreSQL only: the embedded database runs one transaction at a time.)
+  it.runIf(DB_KIND === 'pg')('is sealed when it commits, after the entries sealed meanwhile', async () => {
+    const fresh = await signupMerchant(svc.app);
+    await write(fresh.merchantId, 'test', 2);
+    await sealAll(svc);
+    let commit!: () => void;
+    const held = new Promise<void>((resolve) => (commit = resolve));
+    const hourAgo = { now: () => Date.now() - 3_600_000 };
+    const late = svc.ctx.db.transaction().execute(async (trx) => {
+      await writeAudit(
+        trx,
+        { ...who(fresh.merchantId, 'test'), clock: hourAgo },
+        { action: 'webhook.updated', entityType: 'webhook', entityId: 'wh_late', fields: {} },
+      );
+      await held;
+    });
+    // other chains go on meanwhile (not this one's: its counters are the open transaction's until it ends)
+    await write(fresh.merchantId, 'live', 3);
+    await sealAll(svc);
+    expect(await allEntries(svc, fresh, 'live')).toHaveLength(3);
+    commit();
+    await late;
+    await sealAll(svc);
+    const entries = await allEntries(svc, fresh);
+    expect(entries).toHaveLength(3);
+    const lateEntry = entries.find((e) => e.entity_id === 'wh_late')!;
+    // the oldest id, the newest sequence: a chain is in commit order
+    expect(entries.at(-1)!.id).toBe(lateEntry.id);
+    expect(lateEntry.sequence).toBe(3);
+    expectChain([...entries].sort((a, b) => b.sequence! - a.sequence!));
+  });
+});
+
 describe('the sealer loop', () => {
   it('seals within a few seconds in a process running its loops', async () => {
     const live = await startTestService({ workers: true });

@@ -1,36 +1,30 @@
 // Checkpoints and what verifies them (API.md section 11.5): an Ed25519 signature over the chain's tip that the
 // published JWKS verifies, and that no longer verifies once any part of it changes; keys kept after a
-// rotation; the service's own check of the chain, which finds a row edited or removed in the database.
-import { createPublicKey, randomBytes, verify } from 'node:crypto';
+// rotation; the service's own check of the chain, which finds a row edited or removed in the database. The
+// services here set SVC_AUDIT_SIGNING_KEYS explicitly, on both databases (keys derived from the master key:
+// derived-keys.test.ts).
+import { hkdfSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_SIGNING_KEY, startTestService, type TestService } from '../support/service.ts';
+import { eventually } from '../support/eventually.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
-import { allEntries, sealAll } from './chain-support.ts';
+import {
+  allEntries,
+  checkpointOf,
+  jwks,
+  sealAll,
+  verifies,
+  type Checkpoint,
+  type Jwk,
+} from './chain-support.ts';
 import { loadConfig } from '../../src/config.ts';
 
 let svc: TestService;
 let m: TestMerchant;
-
-interface Checkpoint {
-  merchant_id: string;
-  mode: string;
-  sequence: number;
-  hash: string;
-  signed_at: string;
-  key_id: string;
-  signature: string;
-}
-interface Jwk {
-  kty: string;
-  crv: string;
-  x: string;
-  kid: string;
-  d?: string;
-}
 
 const createKeys = (n: number) =>
   Promise.all(
@@ -44,37 +38,8 @@ const createKeys = (n: number) =>
     ),
   );
 
-async function checkpointOf(
-  service: TestService,
-  merchant: TestMerchant,
-  mode = 'test',
-): Promise<Checkpoint> {
-  const res = await service.app.inject({
-    url: '/api/v1/merchant/developer/logs/checkpoint',
-    headers: { ...merchant.auth, 'x-svc-mode': mode },
-  });
-  expect(res.statusCode).toBe(200);
-  expect(res.headers['cache-control']).toBe('no-store');
-  return res.json<{ data: Checkpoint }>().data;
-}
-
-async function jwks(service: TestService): Promise<Jwk[]> {
-  const res = await service.app.inject({ url: '/.well-known/svc-audit-keys' });
-  expect(res.statusCode).toBe(200);
-  return res.json<{ keys: Jwk[] }>().keys;
-}
-
-/** The contract's signed string, verified with the published key of the checkpoint's key_id. */
-function verifies(c: Checkpoint, keys: Jwk[]): boolean {
-  const jwk = keys.find((k) => k.kid === c.key_id);
-  if (!jwk) return false;
-  const message = `svc-audit-checkpoint.v1.${c.merchant_id}.${c.mode}.${c.sequence}.${c.hash}.${c.signed_at}`;
-  const key = createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, format: 'jwk' });
-  return verify(null, Buffer.from(message), key, Buffer.from(c.signature, 'base64url'));
-}
-
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ env: { SVC_AUDIT_SIGNING_KEYS: AUDIT_SIGNING_KEY } });
   m = await signupMerchant(svc.app);
 });
 afterAll(() => svc?.close());
@@ -136,18 +101,34 @@ describe('checkpoints', () => {
       shareWith: svc,
       env: { SVC_AUDIT_SIGNING_KEYS: `${next},${AUDIT_SIGNING_KEY}` },
     });
+    let after: Checkpoint | undefined;
     try {
       const keys = await jwks(rotated);
       expect(keys).toHaveLength(2);
       expect(verifies(before, keys)).toBe(true);
-      const after = await checkpointOf(rotated, m);
+      after = await checkpointOf(rotated, m);
       expect(after.key_id).toBe(keys[0]!.kid);
       expect(after.key_id).not.toBe(before.key_id);
       expect(verifies(after, keys)).toBe(true);
       // the retired key alone does not verify what the new one signed
-      expect(verifies(after, await jwks(svc))).toBe(false);
+      const retired = (await jwks(svc)).filter((k) => k.kid === before.key_id);
+      expect(verifies(after, retired)).toBe(false);
+      // a process still on the old key publishes the new one too, once recorded (its cache heard of it)
+      await eventually(async () => verifies(after!, await jwks(svc)), {
+        what: 'the new key in the JWKS of the process that was not restarted',
+      });
     } finally {
       await rotated.close();
+    }
+    // The old key dropped from the list: still published, as recorded when a process started with it.
+    const only = await startTestService({ shareWith: svc, env: { SVC_AUDIT_SIGNING_KEYS: next } });
+    try {
+      const keys = await jwks(only);
+      expect(keys.map((k) => k.kid)).toEqual([after.key_id, before.key_id]);
+      expect(verifies(before, keys)).toBe(true);
+      expect((await checkpointOf(only, m)).key_id).toBe(after.key_id);
+    } finally {
+      await only.close();
     }
   });
 });
@@ -206,8 +187,23 @@ describe('the chain check', () => {
 describe('signing keys in the configuration', () => {
   const pgEnv = { DATABASE_URL: 'postgres://x/y', SVC_MASTER_KEY: randomBytes(32).toString('base64') };
 
-  it('are required with PostgreSQL, and a bad one is named', () => {
-    expect(() => loadConfig(pgEnv)).toThrow('SVC_AUDIT_SIGNING_KEYS is required when DATABASE_URL is set');
+  it('are derived from the master keys with PostgreSQL unless set, and a bad one is named', () => {
+    // docs/operations.md: HKDF-SHA256 of each master key, no salt, this info, 32 bytes; the first signs
+    const derived = (key: string) =>
+      Buffer.from(
+        hkdfSync(
+          'sha256',
+          Buffer.from(key, 'base64'),
+          Buffer.alloc(0),
+          'svc audit checkpoint signing key v1',
+          32,
+        ),
+      );
+    expect(loadConfig(pgEnv).auditSigningKeys).toEqual([derived(pgEnv.SVC_MASTER_KEY)]);
+    const old = randomBytes(32).toString('base64');
+    expect(
+      loadConfig({ ...pgEnv, SVC_MASTER_KEY: `${pgEnv.SVC_MASTER_KEY},${old}` }).auditSigningKeys,
+    ).toEqual([derived(pgEnv.SVC_MASTER_KEY), derived(old)]);
     expect(() =>
       loadConfig({ ...pgEnv, SVC_AUDIT_SIGNING_KEYS: `${randomBytes(32).toString('base64')},short` }),
     ).toThrow('SVC_AUDIT_SIGNING_KEYS (key 2 of 2) must be 32 bytes in base64');

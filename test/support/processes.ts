@@ -35,8 +35,8 @@ export async function startProcess(
       DATABASE_URL: databaseUrl,
       PORT: String(port),
       HOST: '127.0.0.1',
+      // No SVC_AUDIT_SIGNING_KEYS: the checkpoint keys are derived from the master key (API.md section 9).
       SVC_MASTER_KEY: MASTER_KEY,
-      SVC_AUDIT_SIGNING_KEYS: AUDIT_SIGNING_KEY,
       SVC_LOG_LEVEL: 'silent',
       SVC_RATE_LIMIT: 'off',
       SVC_WEBHOOK_ALLOW_PRIVATE: '1',

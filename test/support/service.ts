@@ -14,7 +14,11 @@ import type { Clock } from '../../src/lib/time.ts';
 
 export const DB_KIND: 'pg' | 'pglite' = process.env.SVC_TEST_DB === 'pg' ? 'pg' : 'pglite';
 export const MASTER_KEY = randomBytes(32).toString('base64');
-/** The audit checkpoints' signing key of every test service and process (an Ed25519 seed). */
+/**
+ * The audit checkpoints' signing key (an Ed25519 seed) of the test services on the embedded database, which
+ * would otherwise make `audit-signing.key` in the working directory's `.svc-data`. On PostgreSQL the services
+ * set none and derive theirs from MASTER_KEY, as a deployment configured as API.md section 9 says does.
+ */
 export const AUDIT_SIGNING_KEY = randomBytes(32).toString('base64');
 
 // The template's dump, read once per worker: the files of a worker share this module (isolate: false).
@@ -91,7 +95,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     SVC_RATE_LIMIT: 'off',
     SVC_WEBHOOK_ALLOW_PRIVATE: '1',
     SVC_MASTER_KEY: MASTER_KEY,
-    SVC_AUDIT_SIGNING_KEYS: AUDIT_SIGNING_KEY,
+    ...(databaseUrl ? {} : { SVC_AUDIT_SIGNING_KEYS: AUDIT_SIGNING_KEY }),
     SVC_WORKERS: options.workers ? 'on' : 'off',
     PORT: '0',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),

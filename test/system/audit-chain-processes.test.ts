@@ -1,13 +1,21 @@
 // Two operating-system processes (`node src/main.ts`) write one merchant's audit entries at once while both
 // run the sealer: the chain comes out gapless (1 to N, each sequence once), every hash recomputes by the
-// contract's rule, and both processes' chain checks and checkpoints agree.
+// contract's rule, and both processes' chain checks and checkpoints agree. Neither process sets
+// SVC_AUDIT_SIGNING_KEYS: both derive one key from the master key they share, and either one's JWKS verifies
+// the other's checkpoints.
 // (pg project only: see vitest.config.ts.)
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freshDatabase } from '../support/service.ts';
 import { call, startProcess, stopAll } from '../support/processes.ts';
 import { eventually } from '../support/eventually.ts';
-import { contractHash, type ChainedEntry } from '../audit/chain-support.ts';
+import {
+  contractHash,
+  verifies,
+  type ChainedEntry,
+  type Checkpoint,
+  type Jwk,
+} from '../audit/chain-support.ts';
 
 const PER_PROCESS = 150;
 let database: Awaited<ReturnType<typeof freshDatabase>>;
@@ -94,14 +102,13 @@ it('keeps one merchant gapless under concurrent writers and sealers on two proce
     expect(e.hash).toBe(contractHash(e.prev_hash!, e));
   });
 
-  const fromA = await call<{ sequence: number; hash: string }>(
-    a,
-    '/api/v1/merchant/developer/logs/checkpoint',
-    {
-      token,
-    },
-  );
+  const fromA = await call<Checkpoint>(a, '/api/v1/merchant/developer/logs/checkpoint', {
+    token,
+  });
   expect(fromA.data).toMatchObject({ sequence: total, hash: chain.at(-1)!.hash });
+  const keysOfB = ((await (await fetch(`${b}/.well-known/svc-audit-keys`)).json()) as { keys: Jwk[] }).keys;
+  expect(keysOfB.map((k) => k.kid)).toEqual([fromA.data.key_id]);
+  expect(verifies(fromA.data, keysOfB)).toBe(true);
   const checkA = await call<{ state: string }>(a, '/api/v1/merchant/developer/logs/chain', { token });
   expect(checkA.data.state).toBe('verified');
 });

@@ -11,7 +11,8 @@ import {
   LogsQuery,
 } from './audit.schemas.ts';
 import { exportLogs, listLogs } from './audit.service.ts';
-import { checkpoint, jwks, type ChainKeys, type ChainState } from './chain.service.ts';
+import { checkpoint, type ChainState } from './chain.service.ts';
+import type { ChainKeys } from './signing-keys.service.ts';
 import type { Sealer } from './sealer.service.ts';
 import type { Scope } from '../../lib/scope.ts';
 
@@ -144,7 +145,6 @@ export const auditRoutes =
 export const auditKeyRoutes =
   (keys: ChainKeys): FastifyPluginAsync =>
   async (app) => {
-    const document = jwks(keys);
     app.get(
       '/.well-known/svc-audit-keys',
       {
@@ -153,14 +153,15 @@ export const auditKeyRoutes =
           summary: 'The public keys of the audit checkpoints (JWKS)',
           tags: ['Logs'],
           description:
-            'A JSON Web Key Set (RFC 7517) of Ed25519 keys (OKP, RFC 8037): the signing key and the retired ' +
-            "ones, so that checkpoints signed before a rotation still verify. A checkpoint's key_id is a kid.",
+            'A JSON Web Key Set (RFC 7517) of Ed25519 keys (OKP, RFC 8037): the signing key first, then every ' +
+            'other key any process of the service has started with, kept after rotations, so that checkpoints ' +
+            "signed before a rotation still verify. A checkpoint's key_id is a kid.",
           response: { 200: AuditKeys },
         },
       },
       async (_request, reply) => {
         void reply.header('cache-control', 'public, max-age=300');
-        return document;
+        return keys.published();
       },
     );
   };

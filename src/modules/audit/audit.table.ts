@@ -1,4 +1,4 @@
-// Row types of the audit module's tables (migrations 0001, 0005 and 0070).
+// Row types of the audit module's tables (migrations 0001, 0005, 0070 and 0071).
 import type { Generated } from 'kysely';
 import type { Mode } from '../../lib/credentials.ts';
 
@@ -37,9 +37,17 @@ export interface AuditChainTable {
   prev_hash: string;
 }
 
+/** The public half of a checkpoint signing key that a process started with (migration 0071). */
+export interface AuditSigningKeysTable {
+  kid: string;
+  x: string;
+  recorded_at: Date;
+}
+
 export interface AuditTables {
   audit_logs: AuditLogsTable;
   audit_counts: AuditCountsTable;
   audit_pending: AuditPendingTable;
   audit_chain: AuditChainTable;
+  audit_signing_keys: AuditSigningKeysTable;
 }

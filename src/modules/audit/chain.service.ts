@@ -2,27 +2,15 @@
 // service's own check of the whole chain (the Logs tab's "verified up to entry N at T").
 import type { Context } from '../../context.ts';
 import { ChainWalk, checkpointMessage, GENESIS_HASH } from '../../lib/audit-chain.ts';
-import { signingKey, signText, type SigningKey } from '../../lib/signing-keys.ts';
+import { signText } from '../../lib/signing-keys.ts';
 import type { Scope } from '../../lib/scope.ts';
 import { iso } from '../../lib/time.ts';
 import { chainTip, sealedChunk, unsealedCount, type SealedRow } from './chain.repository.ts';
 import type { Sealer } from './sealer.service.ts';
+import type { ChainKeys } from './signing-keys.service.ts';
 
 /** Entries read per round trip by the chain check. */
 const CHECK_CHUNK = 2_000;
-
-export interface ChainKeys {
-  /** The first signs; all are published, so that checkpoints signed before a rotation still verify. */
-  readonly all: readonly SigningKey[];
-}
-
-export function chainKeys(ctx: Context): ChainKeys {
-  return { all: ctx.config.auditSigningKeys.map(signingKey) };
-}
-
-export function jwks(keys: ChainKeys) {
-  return { keys: keys.all.map((k) => k.jwk) };
-}
 
 /**
  * A signed statement of the chain's tip as of now: what was committed before the call is sealed first.
@@ -38,8 +26,7 @@ export async function checkpoint(ctx: Context, sealer: Sealer, keys: ChainKeys, 
     hash: tip?.hash ?? GENESIS_HASH,
     signed_at: iso(new Date(ctx.clock.now())),
   };
-  const key = keys.all[0]!;
-  return { ...body, key_id: key.id, signature: signText(key, checkpointMessage(body)) };
+  return { ...body, key_id: keys.signing.id, signature: signText(keys.signing, checkpointMessage(body)) };
 }
 
 export interface ChainState {

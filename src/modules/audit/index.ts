@@ -1,8 +1,9 @@
 import type { Context } from '../../context.ts';
 import type { Module } from '../module.ts';
 import { auditKeyRoutes, auditRoutes, type AuditState } from './audit.routes.ts';
-import { chainKeys, sharedChecks } from './chain.service.ts';
+import { sharedChecks } from './chain.service.ts';
 import { createSealer } from './sealer.service.ts';
+import { createChainKeys } from './signing-keys.service.ts';
 
 export { auditCtes, AUDIT_SOURCE_COLUMNS } from './audit.repository.ts';
 export { AuditEntry as AuditEntryObject } from './audit.schemas.ts';
@@ -28,10 +29,12 @@ export interface AuditModule extends Module {
 
 export function createAudit(ctx: Context): AuditModule {
   const sealer = createSealer(ctx);
-  const state: AuditState = { sealer, keys: chainKeys(ctx), checkChain: sharedChecks(ctx) };
+  const state: AuditState = { sealer, keys: createChainKeys(ctx), checkChain: sharedChecks(ctx) };
   return {
     name: 'audit',
     state,
+    // Before the process serves: its signing keys join the JWKS of every process.
+    start: () => state.keys.record(),
     merchantRoutes: auditRoutes(state),
     routes: auditKeyRoutes(state.keys),
     background: [sealer.loop],
