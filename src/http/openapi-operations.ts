@@ -96,6 +96,13 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'How many stores installed an app',
     tag: 'OAuth apps',
   },
+  [`GET ${M}/developer/apps/{appID}/installations`]: {
+    id: 'listAppInstallations',
+    summary: 'The stores that installed an app',
+    tag: 'OAuth apps',
+    description:
+      'Newest first: each installation (grant) with its store and effective scopes, as app deliveries name them.',
+  },
   [`GET ${M}/developer/connections`]: {
     id: 'listConnections',
     summary: 'List the apps installed on this account',
@@ -132,9 +139,17 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     id: 'createWebhook',
     summary: 'Create a webhook endpoint',
     tag: 'Webhooks',
-    description: 'The signing secret is in this answer (and can be revealed again with the password).',
+    description:
+      'The signing secret is in this answer (and can be revealed again with the password). With `app_id`, an ' +
+      "app webhook: it receives the events of every merchant that installed the app, with the installation's " +
+      '`app_id`, `grant_id` and `store_id` in each body.',
   },
-  [`GET ${M}/webhooks`]: { id: 'listWebhooks', summary: 'List webhook endpoints', tag: 'Webhooks' },
+  [`GET ${M}/webhooks`]: {
+    id: 'listWebhooks',
+    summary: 'List webhook endpoints',
+    tag: 'Webhooks',
+    description: "`app_id` lists one app's webhooks.",
+  },
   [`GET ${M}/webhooks/{webhookID}`]: { id: 'getWebhook', summary: 'Get a webhook endpoint', tag: 'Webhooks' },
   [`PATCH ${M}/webhooks/{webhookID}`]: {
     id: 'updateWebhook',

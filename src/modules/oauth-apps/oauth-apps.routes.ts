@@ -15,9 +15,10 @@ import {
 } from './oauth-apps.schemas.ts';
 import type { AppsCache } from './oauth-apps.cache.ts';
 import * as service from './oauth-apps.service.ts';
+import type { AppHooks } from './oauth-apps.service.ts';
 
 export const oauthAppsRoutes =
-  (apps: AppsCache): FastifyPluginAsync =>
+  (apps: AppsCache, hooks: AppHooks): FastifyPluginAsync =>
   async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     const tags = ['OAuth apps'];
@@ -71,6 +72,7 @@ export const oauthAppsRoutes =
       async (request) => ({
         data: await service.updateApp(
           apps,
+          hooks,
           app.ctx,
           auditContext(request),
           request.params.appID,
@@ -112,7 +114,7 @@ export const oauthAppsRoutes =
         },
       },
       async (request, reply) => {
-        await service.deleteApp(apps, app.ctx, auditContext(request), request.params.appID);
+        await service.deleteApp(apps, hooks, app.ctx, auditContext(request), request.params.appID);
         return reply.code(204).send(null);
       },
     );

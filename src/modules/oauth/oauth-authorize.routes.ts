@@ -281,9 +281,8 @@ export const authorizeRoutes =
           approve = body.approve;
         }
         const redirectTo = await decideConsent(
-          state.apps,
+          state,
           ctx,
-          state.tokens,
           merchant,
           consentId,
           approve,

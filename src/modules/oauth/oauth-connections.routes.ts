@@ -3,7 +3,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { auditContext, merchantOf, merchantScope } from '../../http/request.ts';
 import { PageQuery, errors, pageOf } from '../../http/schemas.ts';
-import { ConnectionsPage, GrantParams, InstallsAnswer } from './oauth.schemas.ts';
+import {
+  AppParams,
+  ConnectionsPage,
+  GrantParams,
+  InstallationsPage,
+  InstallsAnswer,
+} from './oauth.schemas.ts';
+import { listInstallations } from './installations.service.ts';
 import { countInstalls, disconnect, listConnections } from './oauth-connections.service.ts';
 import type { OauthState } from './oauth.state.ts';
 
@@ -52,7 +59,7 @@ export const connectionsRoutes =
           tags: ['OAuth apps'],
           summary: 'How many stores installed one of your apps',
           security,
-          params: Type.Object({ appID: Type.String({ minLength: 1, maxLength: 64 }) }),
+          params: AppParams,
           response: { 200: InstallsAnswer, ...errors(400, 401, 404) },
         },
       },
@@ -64,6 +71,26 @@ export const connectionsRoutes =
           request.mode,
           request.params.appID,
         ),
+      }),
+    );
+
+    app.get(
+      '/developer/apps/:appID/installations',
+      {
+        schema: {
+          tags: ['OAuth apps'],
+          summary: 'The stores that installed one of your apps, newest first',
+          security,
+          params: AppParams,
+          querystring: Type.Object(PageQuery),
+          response: { 200: InstallationsPage, ...errors(400, 401, 404) },
+        },
+      },
+      async (request) => ({
+        data: await listInstallations(app.ctx, state.apps, merchantScope(request), {
+          ...pageOf(request.query),
+          appId: request.params.appID,
+        }),
       }),
     );
   };
