@@ -217,7 +217,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: "Stream the account's test-mode events, signed (svc listen)",
     tag: 'Webhooks',
     description:
-      'Server-Sent Events, test mode only (live: 403). First `secret` (the whsec_ secret of this session), then one `webhook` event per recorded event with the exact body and webhook-* headers of a delivery. While open, the stream is a webhook of kind `listener`. Last-Event-ID replays up to one hour.',
+      'Server-Sent Events, test mode only (live: 403). First `secret` (the whsec_ secret of this session), then one `webhook` event per recorded event with the exact body and webhook-* headers of a delivery. While open, the stream is a webhook of kind `listener`. Last-Event-ID replays up to one hour. With `app_id`, the events that test-mode app receives from its installations, as its webhooks get them.',
   },
   [`POST ${M}/webhooks/{webhookID}/deliveries/{deliveryID}/report`]: {
     id: 'reportListenerDelivery',

@@ -76,7 +76,7 @@ const merchantRoutes =
     await app.register(webhookRoutes, { signIns: deps.signIns, apps: deps.apps });
     await app.register(deliveryRoutes(state.sending));
     await app.register(merchantEventRoutes(state.ingestion.listeners));
-    await app.register(listenRoutes(state.ingestion.listeners));
+    await app.register(listenRoutes(state.ingestion.listeners, deps.apps));
   };
 
 export function createWebhooks(ctx: Context, deps: WebhooksDeps): Webhooks {

@@ -13,6 +13,7 @@ import { auditContext, merchantOf } from '../../http/request.ts';
 import { errors } from '../../http/schemas.ts';
 import { openListener, parseEventFilter, reportListenerDelivery } from './listen.service.ts';
 import type { Signal } from './signal.ts';
+import type { AppsCache } from '../oauth-apps/index.ts';
 import { DeliveryData, DeliveryParams, ListenQuery, ListenReportBody } from './webhooks.schemas.ts';
 
 const tags = ['Webhooks'];
@@ -20,9 +21,12 @@ const security = [{ session: [] }];
 const POLL_MS = 1000;
 const KEEPALIVE_MS = 15_000;
 
-/** `listeners`: raised when test-mode events were recorded, here (in memory) or elsewhere (NOTIFY). */
+/**
+ * `listeners`: raised when test-mode events were recorded, here (in memory) or elsewhere (NOTIFY); `apps`:
+ * the oauth-apps module's apps, for an app's stream.
+ */
 export const listenRoutes =
-  (listeners: Signal): FastifyPluginAsync =>
+  (listeners: Signal, apps: AppsCache): FastifyPluginAsync =>
   async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     // Open streams end when the server closes, or it would wait for them forever.
@@ -37,7 +41,8 @@ export const listenRoutes =
         schema: {
           tags,
           security,
-          summary: "Stream the account's test-mode events, signed, as Server-Sent Events.",
+          summary:
+            "Stream the account's test-mode events (or, with app_id, its app's from its test installations), signed, as Server-Sent Events.",
           querystring: ListenQuery,
           produces: ['text/event-stream'],
           response: {
@@ -54,11 +59,12 @@ export const listenRoutes =
         const audit = auditContext(request);
         const types = parseEventFilter(request.query.events);
         const header = request.headers['last-event-id'];
-        const listener = await openListener(app.ctx, audit, {
+        const listener = await openListener(app.ctx, apps, audit, {
           sessionId: merchantOf(request).sessionId,
           types,
           lastEventId: typeof header === 'string' ? header : undefined,
           ...(request.query.forward_to ? { forwardTo: request.query.forward_to } : {}),
+          appId: request.query.app_id,
         });
         const ctx = app.ctx;
         const stream = new PassThrough();

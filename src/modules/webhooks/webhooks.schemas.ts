@@ -268,6 +268,14 @@ export const ListenQuery = Type.Object({
       description: "Where the client forwards the events: shown as the listener's url, never called.",
     }),
   ),
+  app_id: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description:
+        "A test-mode app of this account: stream what its webhooks receive from its installations (bodies with app_id, grant_id, store_id) rather than the account's own events. Last-Event-ID does not replay for an app's stream.",
+    }),
+  ),
 });
 export const ListenReportBody = Body({
   duplicate: Type.Optional(
