@@ -234,7 +234,7 @@ async function route(url: URL, res: ServerResponse): Promise<void> {
     case '/refresh': {
       if (!installed) return send(409, page('Not installed', show({ error: 'not installed' })));
       await refresh();
-      installations.set(installed!.merchantId, installed!);
+      installations.set(installed.merchantId, installed);
       const stores = await api('GET', '/stores');
       return send(200, page('Refreshed', show({ stores_status: stores.status })));
     }
