@@ -23,6 +23,7 @@ import { audit } from './measures/audit.ts';
 import { deliveryThroughput } from './measures/delivery-throughput.ts';
 import { deliveryLatency } from './measures/delivery-latency.ts';
 import { fanout } from './measures/fanout.ts';
+import { appFanout, appIngestion, appThroughput } from './measures/app-webhooks.ts';
 import { memory } from './measures/memory.ts';
 import { webhooksList } from './measures/webhooks-list.ts';
 import { CURVES, runScale } from './scale/scale.ts';
@@ -38,6 +39,9 @@ const MEASURES: readonly Measure[] = [
   deliveryThroughput,
   deliveryLatency,
   fanout,
+  appFanout,
+  appThroughput,
+  appIngestion,
   webhooksList,
   memory,
 ];

@@ -152,6 +152,8 @@ interface EventsCall {
   url: string;
   token: string;
   merchantId: string;
+  /** Spread the events over these merchants (event n to the n-th, round robin) rather than `merchantId`. */
+  merchantIds?: string[];
   type: string;
   /** Event ids are `evt_<prefix><n>`, so the receiver's records can be joined to the send times. */
   prefix: string;
@@ -160,7 +162,7 @@ interface EventsCall {
 function eventBody(o: EventsCall, n: number): string {
   return JSON.stringify({
     id: `evt_${o.prefix}${n}`,
-    merchant_id: o.merchantId,
+    merchant_id: o.merchantIds ? o.merchantIds[n % o.merchantIds.length] : o.merchantId,
     mode: 'test',
     type: o.type,
     // The example of the type (its schema is checked at ingestion), about 1.5 KiB for an order.
@@ -202,6 +204,8 @@ async function steady(o: EventsCall & { rate: number; duration: number }) {
   const pool = poolFor(o.url, 64);
   const total = Math.round(o.rate * o.duration);
   const sentAt: number[] = new Array<number>(total);
+  // Each ingestion's answer time, from its send (a late send is timed from when it was due).
+  const answered: number[] = new Array<number>(total);
   const inflight: Promise<void>[] = [];
   let errors = 0;
   const started = nowMs();
@@ -213,6 +217,7 @@ async function steady(o: EventsCall & { rate: number; duration: number }) {
     inflight.push(
       ingest(pool, o, n).then(
         (status) => {
+          answered[n] = nowMs() - Math.min(due, sentAt[n]!);
           if (status !== 202) errors++;
         },
         () => {
@@ -223,7 +228,15 @@ async function steady(o: EventsCall & { rate: number; duration: number }) {
   }
   await Promise.all(inflight);
   await pool.close();
-  return { started, sentAt, errors, achievedRate: total / ((nowMs() - started) / 1000) };
+  const answers = summarise(answered.filter((t) => t !== undefined));
+  return {
+    started,
+    sentAt,
+    errors,
+    achievedRate: total / ((nowMs() - started) / 1000),
+    answerP50: answers.p50,
+    answerP99: answers.p99,
+  };
 }
 
 serveCalls({}, { cannon, chains, exchange, burst, steady });
