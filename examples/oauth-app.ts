@@ -211,11 +211,11 @@ async function route(url: URL, res: ServerResponse): Promise<void> {
         return send(200, page('Not installed', show({ error: url.searchParams.get('error') })));
       }
       installed = await exchange(url);
-      installations.set(installed.merchantId, installed);
       const stores = (await (await api('GET', '/stores')).json()) as { data: { items: unknown[] } };
       // A retry of this call with the same key returns the same cart instead of a second one.
       const cart = await api('POST', `/stores/${installed.storeId}/cart`, randomUUID());
       const created = (await cart.json()) as { data: { id: string } };
+      installations.set(installed.merchantId, installed);
       return send(
         200,
         page(
