@@ -48,8 +48,8 @@ export const AppScopesUpdated = Type.Object(
 export const AppUninstalled = Type.Object(
   {
     ...installationFields,
-    reason: Type.Union([Type.Literal('merchant_disconnected')], {
-      description: 'Why it ended; new reasons may be added within v1.',
+    reason: Type.Literal('merchant_disconnected', {
+      description: 'Why it ended: the merchant disconnected the app. Other reasons may be added within v1.',
     }),
     uninstalled_at: Timestamp,
   },
