@@ -210,7 +210,7 @@ export async function decideConsent(
     }
     const now = new Date(ctx.clock.now());
     const grant = await repo.writeGrant(trx, {
-      id: newId('grant', now),
+      id: newId('grant'),
       app_id: app.id,
       merchant_id: who.merchantId,
       mode: app.mode,

@@ -14,11 +14,12 @@ import { idFloor, newId } from '../../lib/ids.ts';
 import { encryptSecret } from '../../lib/secrets.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
 import { EVENT_CATALOG, isEventType } from '../events/index.ts';
-import { appById, type AppsCache } from '../oauth-apps/index.ts';
+import type { AppsCache } from '../oauth-apps/index.ts';
 import { deliveryBody } from './delivery-body.ts';
 import { eventsAfter, findEvent } from './events.repository.ts';
 import * as repo from './listen.repository.ts';
 import { insertWebhook } from './webhooks.repository.ts';
+import { checkOwnApp } from './webhooks.service.ts';
 import { presentDelivery } from './webhooks.presenters.ts';
 import { signedHeaders, signingKey, type SignedHeaders } from './signing.ts';
 
@@ -121,14 +122,6 @@ function appSource(ctx: Context, appId: string, webhookId: string): Source {
   };
 }
 
-/** An app stream's app: one of the caller's, in test mode. */
-async function ownApp(ctx: Context, apps: AppsCache, audit: AuditContext, appId: string): Promise<string> {
-  const app = await appById(apps, ctx, appId);
-  if (!app || app.merchantId !== audit.merchantId || app.mode !== audit.mode)
-    throw invalid('app_id', 'is not an app of this account in test mode');
-  return app.id;
-}
-
 export async function openListener(
   ctx: Context,
   apps: AppsCache,
@@ -144,7 +137,7 @@ export async function openListener(
 ): Promise<ListenerSession> {
   if (audit.mode !== 'test')
     throw new AppError('forbidden', 'Listening is for test mode only: live events go to live endpoints.');
-  const appId = input.appId === undefined ? null : await ownApp(ctx, apps, audit, input.appId);
+  const appId = input.appId === undefined ? null : await checkOwnApp(ctx, apps, audit, input.appId);
   const secret = listenerSecret(ctx.config.masterKey, input.sessionId);
   const key = signingKey(secret);
   const scope = { merchantId: audit.merchantId, mode: audit.mode };

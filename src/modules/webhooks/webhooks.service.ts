@@ -62,8 +62,11 @@ function audited(
   });
 }
 
-/** An app webhook's app: one of the caller's, in the request's mode (API.md 11.1), or a validation error. */
-async function checkOwnApp(
+/**
+ * An app webhook's (or an app stream's) app: one of the caller's, in the request's mode (API.md 11.1), or a
+ * validation error naming `app_id`.
+ */
+export async function checkOwnApp(
   ctx: Context,
   apps: AppsCache,
   audit: AuditContext,
