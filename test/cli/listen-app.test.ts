@@ -11,6 +11,7 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import { install, newApp, uninstall } from '../webhooks/app-helpers.ts';
 import type { TestApp } from '../oauth/helpers.ts';
+import { sseEvents } from '../../src/cli/listen.ts';
 import { runCli, startCli, type Cli } from './cli-processes.ts';
 
 let svc: TestService;
@@ -114,3 +115,31 @@ it('refuses an app that is not one of the account’s test apps', async () => {
   expect(res.statusCode).toBe(400);
   expect(res.json().error.details[0].field).toBe('app_id');
 });
+
+it("an app's stream starts now: a Last-Event-ID (an event of the developer's own) replays nothing and stops nothing", async () => {
+  const grantId = await install(svc, app, shop, 'public:read');
+  const own = await trigger(dev, 'order.created');
+  const missed = await trigger(shop, 'order.created'); // before the stream: the fan-out made it no delivery
+  const stop = new AbortController();
+  const res = await fetch(`${svc.url}/api/v1/merchant/webhooks/listen?app_id=${app.id}`, {
+    headers: { ...dev.auth, accept: 'text/event-stream', 'last-event-id': own },
+    signal: stop.signal,
+  });
+  expect(res.status).toBe(200);
+  const frames = sseEvents(res.body!);
+  expect((await frames.next()).value).toMatchObject({ event: 'secret' });
+  // The stream's listener exists once the secret is sent: the next event of the installed store is its first.
+  const fresh = await trigger(shop, 'order.created');
+  const ids: string[] = [];
+  for (;;) {
+    const { value, done } = await frames.next();
+    if (done) throw new Error(`the stream ended before ${fresh}`);
+    if (value.event !== 'webhook') continue;
+    ids.push(value.id!);
+    if (value.id === fresh) break;
+  }
+  stop.abort();
+  expect(ids).toEqual([fresh]);
+  expect(ids).not.toContain(missed);
+  await uninstall(svc, shop, grantId);
+}, 60_000);

@@ -154,9 +154,9 @@ export async function openListener(
   let after = idFloor(source.kind, opened);
   let sessionStart = opened;
   const sent = new Map<string, number>(); // cursor -> created_at ms, within the settle window
-  const replayable = appId === null && input.lastEventId !== undefined;
-  if (replayable && /^evt_[A-Za-z0-9_-]{1,64}$/.test(input.lastEventId!)) {
-    const last = await findEvent(ctx.db, scope, input.lastEventId!);
+  const lastEventId = appId === null ? input.lastEventId : undefined;
+  if (lastEventId !== undefined && /^evt_[A-Za-z0-9_-]{1,64}$/.test(lastEventId)) {
+    const last = await findEvent(ctx.db, scope, lastEventId);
     if (last) {
       sessionStart = (await repo.sessionStartOf(ctx.db, scope, last.id)) ?? last.created_at;
       const from = Math.max(
