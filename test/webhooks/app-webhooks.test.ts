@@ -6,7 +6,8 @@ import { Webhook } from 'standardwebhooks';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startReceiver, type Receiver, type Received } from './receiver.ts';
-import { INTERNAL_TOKEN, base, createWebhook, emit, type CreatedWebhook } from './helpers.ts';
+import { eventually } from '../support/eventually.ts';
+import { INTERNAL_TOKEN, base, createWebhook, deliveries, emit, type CreatedWebhook } from './helpers.ts';
 import {
   connectionOf,
   createAppWebhook,
@@ -150,6 +151,39 @@ describe("an installed store's events reach the app", () => {
     expect(res.json()).toMatchObject({ data: { status: 'succeeded', test: true } });
     const [body] = await arrived(wh, p, 1);
     expect(body).toMatchObject({ type: 'order.paid', app_id: app.id, grant_id: null, store_id: null });
+  });
+});
+
+describe("the webhook routes work on an app's webhook unchanged", () => {
+  it('disable, enable, rotate the secret, and retry: the retry sends the same bytes', async () => {
+    const dev = await signupMerchant(svc.app);
+    const shop = await signupMerchant(svc.app);
+    const app = await newApp(svc, dev);
+    const p = path('routes');
+    const wh = await createAppWebhook(svc, dev, app, `${rx.url}${p}`, ['order.created']);
+    await install(svc, app, shop, 'public:read');
+    const post = (action: string) =>
+      svc.app.inject({ method: 'POST', url: `${base}/${wh.id}/${action}`, headers: dev.auth });
+
+    expect((await post('disable')).statusCode).toBe(200);
+    expect((await emit(svc, shop)).deliveries).toBe(0);
+    expect((await post('enable')).statusCode).toBe(200);
+    const rotated = await post('rotate-secret');
+    expect(rotated.statusCode).toBe(200);
+    const fresh = { ...wh, secret: rotated.json<{ data: { secret: string } }>().data.secret };
+    expect(fresh.secret).not.toBe(wh.secret);
+
+    const ev = await emit(svc, shop);
+    expect(ev.deliveries).toBe(1);
+    const [body] = await arrived(fresh, p, 1);
+    expect(body).toMatchObject({ id: ev.id, app_id: app.id, store_id: shop.storeId });
+    const d = await eventually(async () => (await deliveries(svc, dev, wh.id, '?status=succeeded')).items[0]);
+    const retried = await post(`deliveries/${d.id}/retry`);
+    expect(retried.statusCode).toBe(202);
+    const [first, second] = await rx.waitFor(2, 10_000, at(p));
+    expect(second!.headers['webhook-id']).toBe(ev.id);
+    expect(second!.body).toBe(first!.body);
+    expect(verified(fresh, p)).toHaveLength(2);
   });
 });
 
