@@ -194,8 +194,8 @@ export function redactionLoop(ctx: Context): Loop {
  * the other mode is not found, as every merchant resource.
  */
 export async function listInstallations(
-  ctx: Context,
   apps: AppsCache,
+  ctx: Context,
   scope: Scope,
   input: PageInput & { appId: string },
 ) {

@@ -87,7 +87,7 @@ export const connectionsRoutes =
         },
       },
       async (request) => ({
-        data: await listInstallations(app.ctx, state.apps, merchantScope(request), {
+        data: await listInstallations(state.apps, app.ctx, merchantScope(request), {
           ...pageOf(request.query),
           appId: request.params.appID,
         }),
