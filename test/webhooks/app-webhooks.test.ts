@@ -381,6 +381,33 @@ describe('store.redact', () => {
   });
 });
 
+describe("an app's installations", () => {
+  it("lists each installing store with its effective scopes and install time, for the app's developer only", async () => {
+    const dev = await signupMerchant(svc.app);
+    const shop = await signupMerchant(svc.app, 'Installing shop');
+    const app = await newApp(svc, dev);
+    const grantId = await install(svc, app, shop, 'public:read public:write');
+    await setAllowedScopes(svc, dev, app, ['public:read']);
+    const url = `/api/v1/merchant/developer/apps/${app.id}/installations`;
+    const res = await svc.app.inject({ url, headers: dev.auth });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data.items).toEqual([
+      expect.objectContaining({
+        id: grantId,
+        merchant_id: shop.merchantId,
+        store: { id: shop.storeId, name: 'Installing shop' },
+        scopes: ['public:read'], // granted, within the app's allowed scopes
+        installed_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      }),
+    ]);
+    expect(JSON.stringify(res.json())).not.toContain('token');
+    const theirs = await svc.app.inject({ url, headers: shop.auth });
+    expect(theirs.statusCode).toBe(404);
+    await uninstall(svc, shop, grantId);
+    expect((await svc.app.inject({ url, headers: dev.auth })).json().data.items).toEqual([]);
+  });
+});
+
 describe('an app deleted', () => {
   it('takes its webhooks with it', async () => {
     const dev = await signupMerchant(svc.app);
