@@ -1,20 +1,26 @@
-// A third-party app that installs on a svc store, runnable as is with oauth4webapi (a certified, standard
-// OAuth 2 client), on the project's own Node 24 (which `npm ci` installs and which runs this TypeScript
-// directly; the machine's own `node` may be too old):
+// A third-party app that installs on svc stores, runnable as is with oauth4webapi (a certified, standard
+// OAuth 2 client) and the official `standardwebhooks` verifier, on the project's own Node 24 (which `npm ci`
+// installs and which runs this TypeScript directly; the machine's own `node` may be too old):
 //
 //   SVC_URL=http://127.0.0.1:4000 CLIENT_ID=svc_ca_... CLIENT_SECRET=svc_test_cs_... \
-//     PORT=8788 node_modules/.bin/node examples/oauth-app.ts
+//     WEBHOOK_SECRET=whsec_... PORT=8788 node_modules/.bin/node examples/oauth-app.ts
 //
-// Register http://127.0.0.1:8788/callback as a redirect URI of the app, then open http://127.0.0.1:8788/
-// and press "Install". docs/guides/oauth-apps.md walks through it step by step.
+// Register http://127.0.0.1:8788/callback as a redirect URI of the app, create a webhook of the app (app_id)
+// for http://127.0.0.1:8788/webhooks subscribed to order.created, app.uninstalled and store.redact (its
+// secret is WEBHOOK_SECRET; local targets need SVC_WEBHOOK_ALLOW_PRIVATE=1 on the service), then open
+// http://127.0.0.1:8788/ and press "Install". docs/guides/oauth-apps.md walks through it step by step.
 //
 // Routes: /install sends the merchant to the authorize endpoint (PKCE and state); /callback exchanges the
 // code, reads which store it was installed on, lists GET /stores and creates a cart there; /refresh
-// rotates the refresh token; /disconnect revokes it. Installations live in memory here: a real app keeps
-// each one (merchant_id, store_id, mode, the refresh token encrypted) in its database.
+// rotates the refresh token; /disconnect revokes it; /webhooks receives the events of every store that
+// installed the app: it keeps each store's orders, drops an installation's tokens on app.uninstalled and
+// erases a store's data on store.redact; /status shows what it holds. Everything lives in memory here: a
+// real app keeps each installation (merchant_id, store_id, mode, the refresh token encrypted) and the ids
+// of the events it accepted in its database.
 import { randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import * as oauth from 'oauth4webapi';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 
 const svcUrl = process.env.SVC_URL ?? 'http://127.0.0.1:4000';
 const clientId = process.env.CLIENT_ID;
@@ -50,6 +56,14 @@ interface Installation {
 }
 const pending = new Map<string, string>(); // state -> PKCE code verifier, for 10 minutes at most
 let installed: Installation | undefined;
+// Every installation's tokens, by merchant: one installation per merchant and app.
+const installations = new Map<string, Installation>();
+// The store data the app keeps (here, the orders it heard of), which store.redact asks it to erase.
+const orders = new Map<string, string[]>();
+// Events already accepted, by webhook-id: delivery is at least once, so a retry must not act twice.
+const accepted = new Set<string>();
+const webhookSecret = process.env.WEBHOOK_SECRET;
+const verifier = webhookSecret ? new Webhook(webhookSecret) : undefined;
 
 // 2. The authorize URL: PKCE (S256) and a state that ties the callback to this browser's request.
 async function authorizeUrl(): Promise<URL> {
@@ -125,7 +139,57 @@ async function disconnect(): Promise<void> {
   await oauth.processRevocationResponse(
     await oauth.revocationRequest(as, client, clientAuth, installed!.refreshToken, http),
   );
+  installations.delete(installed!.merchantId);
   installed = undefined;
+}
+
+/** An event of an installed store, as an app webhook receives it: the event plus its installation. */
+interface AppEvent {
+  id: string;
+  type: string;
+  merchant_id: string;
+  app_id: string;
+  grant_id: string | null;
+  store_id: string | null;
+  data: Record<string, unknown>;
+}
+
+// 8. What the app does with each event: acted on after the 2xx, once per event id.
+function handle(event: AppEvent): void {
+  switch (event.type) {
+    case 'order.created':
+      if (event.store_id)
+        orders.set(event.store_id, [...(orders.get(event.store_id) ?? []), String(event.data.id)]);
+      return;
+    case 'app.uninstalled':
+      // The merchant disconnected the app: its tokens already fail; forget them.
+      installations.delete(event.merchant_id);
+      if (installed?.merchantId === event.merchant_id) installed = undefined;
+      return;
+    case 'store.redact':
+      // Uninstalled long enough ago and not installed again: erase everything kept about the store.
+      if (event.store_id) orders.delete(event.store_id);
+      return;
+    default:
+      // Ignore types it does not act on (the catalog grows; new fields appear too).
+      return;
+  }
+}
+
+// 9. The webhook endpoint: verify over the raw bytes (signature and the 300 s timestamp window), refuse
+// what does not verify, answer 2xx once the event is accepted, and act on each event id once.
+function receive(raw: string, headers: Record<string, string>): number {
+  if (!verifier) return 503; // WEBHOOK_SECRET not set: svc retries later
+  let event: AppEvent;
+  try {
+    event = verifier.verify(raw, headers) as AppEvent;
+  } catch (err) {
+    return err instanceof WebhookVerificationError ? 400 : 500;
+  }
+  if (accepted.has(event.id)) return 200; // a retry of an event already accepted
+  accepted.add(event.id);
+  setImmediate(() => handle(event));
+  return 204;
 }
 
 const page = (title: string, body: string) =>
@@ -151,6 +215,7 @@ async function route(url: URL, res: ServerResponse): Promise<void> {
       // A retry of this call with the same key returns the same cart instead of a second one.
       const cart = await api('POST', `/stores/${installed.storeId}/cart`, randomUUID());
       const created = (await cart.json()) as { data: { id: string } };
+      installations.set(installed.merchantId, installed);
       return send(
         200,
         page(
@@ -169,6 +234,7 @@ async function route(url: URL, res: ServerResponse): Promise<void> {
     case '/refresh': {
       if (!installed) return send(409, page('Not installed', show({ error: 'not installed' })));
       await refresh();
+      installations.set(installed.merchantId, installed);
       const stores = await api('GET', '/stores');
       return send(200, page('Refreshed', show({ stores_status: stores.status })));
     }
@@ -177,6 +243,17 @@ async function route(url: URL, res: ServerResponse): Promise<void> {
       await disconnect();
       return send(200, page('Disconnected', show({ disconnected: true })));
     }
+    case '/status':
+      return send(
+        200,
+        page(
+          'Status',
+          show({
+            installed_merchants: [...installations.keys()],
+            orders: Object.fromEntries(orders),
+          }),
+        ),
+      );
     case '/favicon.ico':
       return void res.writeHead(204).end();
     default:
@@ -185,6 +262,19 @@ async function route(url: URL, res: ServerResponse): Promise<void> {
 }
 
 createServer((req, res) => {
+  if (req.method === 'POST' && req.url === '/webhooks') {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const status = receive(Buffer.concat(chunks).toString('utf8'), {
+        'webhook-id': String(req.headers['webhook-id'] ?? ''),
+        'webhook-timestamp': String(req.headers['webhook-timestamp'] ?? ''),
+        'webhook-signature': String(req.headers['webhook-signature'] ?? ''),
+      });
+      res.writeHead(status).end();
+    });
+    return;
+  }
   route(new URL(req.url ?? '/', `http://127.0.0.1:${port}`), res).catch((err: unknown) => {
     // oauth4webapi throws ResponseBodyError with the RFC error code (invalid_grant, ...).
     const code = err instanceof oauth.ResponseBodyError ? err.error : String(err);

@@ -29,6 +29,8 @@ export interface Config {
   readonly webhookTimeoutMs: number;
   readonly webhookRetentionDays: number;
   readonly cartAbandonAfter: number;
+  /** Seconds from an app's uninstall to its store.redact, unless it is installed again (API.md 11.1). */
+  readonly storeRedactAfter: number;
   readonly logLevel: string;
   readonly rateLimit: boolean;
   /**
@@ -247,6 +249,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     webhookTimeoutMs: int(env, 'SVC_WEBHOOK_TIMEOUT_MS', 15_000, 1, 120_000),
     webhookRetentionDays: int(env, 'SVC_WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
     cartAbandonAfter: int(env, 'SVC_CART_ABANDON_AFTER', 86_400, 1, 365 * 86_400),
+    storeRedactAfter: int(env, 'SVC_STORE_REDACT_AFTER', 172_800, 1, 365 * 86_400),
     logLevel: env.SVC_LOG_LEVEL || 'info',
     rateLimit: flag(env, 'SVC_RATE_LIMIT', true, 'on', 'off'),
     trustProxy: trustProxy(env),

@@ -8,8 +8,8 @@ import type { Module } from './modules/module.ts';
 import { authenticateSession, createMerchants } from './modules/merchants/index.ts';
 import { createAudit } from './modules/audit/index.ts';
 import { createOauthApps } from './modules/oauth-apps/index.ts';
-import { createOauth } from './modules/oauth/index.ts';
-import { createWebhooks } from './modules/webhooks/index.ts';
+import { createOauth, recordAllowedScopesChange } from './modules/oauth/index.ts';
+import { createWebhooks, retireAppWebhooks } from './modules/webhooks/index.ts';
 import { createApiKeys } from './modules/api-keys/index.ts';
 import { createCarts } from './modules/carts/index.ts';
 import { createIdempotency } from './modules/idempotency/index.ts';
@@ -26,7 +26,11 @@ export interface Composition {
 export function createModules(ctx: Context): Composition {
   const credentials = new CredentialResolvers();
   const merchants = createMerchants(ctx);
-  const oauthApps = createOauthApps(ctx);
+  // An app change reaches the modules that depend on apps through hooks run in its transaction.
+  const oauthApps = createOauthApps(ctx, {
+    allowedScopesChanged: recordAllowedScopesChange,
+    deleting: retireAppWebhooks,
+  });
   const modules: Module[] = [
     merchants,
     createAudit(ctx),
@@ -37,7 +41,7 @@ export function createModules(ctx: Context): Composition {
       signIns: merchants.signIns,
       firstStores: merchants.firstStores,
     }),
-    createWebhooks(ctx, { signIns: merchants.signIns }),
+    createWebhooks(ctx, { signIns: merchants.signIns, apps: oauthApps.apps }),
     createApiKeys(ctx),
     createCarts(ctx),
     createIdempotency(ctx),

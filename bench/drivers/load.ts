@@ -154,7 +154,7 @@ async function exchange(o: TokenCall & { codes: { code: string; verifier: string
 function eventBody(o: EventsCall, n: number): string {
   return JSON.stringify({
     id: `evt_${o.prefix}${n}`,
-    merchant_id: o.merchantId,
+    merchant_id: o.merchantIds ? o.merchantIds[n % o.merchantIds.length] : o.merchantId,
     mode: 'test',
     type: o.type,
     // The example of the type (its schema is checked at ingestion), about 1.5 KiB for an order.
@@ -199,6 +199,8 @@ async function steady(o: EventsCall & { rate: number; duration: number }) {
   const pool = poolFor(o.url, 64);
   const total = Math.round(o.rate * o.duration);
   const sentAt: number[] = new Array<number>(total);
+  // Each ingestion's answer time, from its send (a late send is timed from when it was due).
+  const answered: number[] = new Array<number>(total);
   const inflight: Promise<void>[] = [];
   const failed: number[] = [];
   let errors = 0;
@@ -212,11 +214,25 @@ async function steady(o: EventsCall & { rate: number; duration: number }) {
       errors++;
       failed.push(n);
     };
-    inflight.push(ingest(pool, o, n).then((status) => (status === 202 ? undefined : fail()), fail));
+    inflight.push(
+      ingest(pool, o, n).then((status) => {
+        answered[n] = nowMs() - Math.min(due, sentAt[n]!);
+        if (status !== 202) fail();
+      }, fail),
+    );
   }
   await Promise.all(inflight);
   await pool.close();
-  return { started, sentAt, errors, failed, achievedRate: total / ((nowMs() - started) / 1000) };
+  const answers = summarise(answered.filter((t) => t !== undefined));
+  return {
+    started,
+    sentAt,
+    errors,
+    failed,
+    achievedRate: total / ((nowMs() - started) / 1000),
+    answerP50: answers.p50,
+    answerP99: answers.p99,
+  };
 }
 
 serveCalls({}, { cannon, chains, exchange, burst, steady });

@@ -72,6 +72,7 @@ export class Api {
 export const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 
 export interface OAuthApp {
+  id: string;
   clientId: string;
   clientSecret: string;
 }
@@ -81,7 +82,7 @@ export async function createApp(api: Api, m: Merchant): Promise<OAuthApp> {
     token: m.token,
     body: { name: 'Bench app', redirect_uris: [REDIRECT_URI], allowed_scopes: ['public:read'] },
   });
-  return { clientId: data.client_id, clientSecret: data.client_secret };
+  return { id: data.id, clientId: data.client_id, clientSecret: data.client_secret };
 }
 
 /** One authorization through the JSON consent endpoints: a fresh code and its PKCE verifier. */

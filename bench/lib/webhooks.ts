@@ -54,8 +54,10 @@ export interface EventsCall {
   url: string;
   token: string;
   merchantId: string;
+  /** Spread the events over these merchants (event n to the n-th, round robin) rather than `merchantId`. */
+  merchantIds?: string[];
   type: string;
-  /** Event ids are `evt_<prefix><n>`. */
+  /** Event ids are `evt_<prefix><n>`, so the receiver's records can be joined to the send times. */
   prefix: string;
 }
 
@@ -65,6 +67,9 @@ export interface SteadyRun {
   /** Events not accepted (no 202). */
   failed: number[];
   achievedRate: number;
+  /** Each ingestion's answer time, from its send (a late send is timed from when it was due), ms. */
+  answerP50: number;
+  answerP99: number;
 }
 
 /**

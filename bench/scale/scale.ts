@@ -1,13 +1,20 @@
 // `npm run bench -- --scale [--scale-max N]`: the curves, each size capped at N (sizes above it are listed as
 // not measured), printed after the run and written to bench/results/ with the point table.
 import type { Bench } from '../lib/bench.ts';
+import { appInstallsCurve } from './app-installs-curve.ts';
 import { auditCurve } from './audit-curve.ts';
 import { type Curve, type CurveResult, markdownCurve, printCurve } from './curve.ts';
 import { fanoutCurve } from './fanout-curve.ts';
 import { historyCurve } from './history-curve.ts';
 import { publicReadCurve } from './public-read-curve.ts';
 
-export const CURVES: readonly Curve[] = [publicReadCurve, fanoutCurve, historyCurve, auditCurve];
+export const CURVES: readonly Curve[] = [
+  publicReadCurve,
+  fanoutCurve,
+  appInstallsCurve,
+  historyCurve,
+  auditCurve,
+];
 
 export async function runScale(
   b: Bench,

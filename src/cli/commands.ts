@@ -106,7 +106,11 @@ use \`svc trigger\` (test mode, through the server) or POST /internal/v1/events.
       async (ctx) => {
         const { createWebhooks } = await import('../modules/webhooks/index.ts');
         const { createMerchants } = await import('../modules/merchants/index.ts');
-        const webhooks = createWebhooks(ctx, { signIns: createMerchants(ctx).signIns });
+        const { createOauthApps } = await import('../modules/oauth-apps/index.ts');
+        const webhooks = createWebhooks(ctx, {
+          signIns: createMerchants(ctx).signIns,
+          apps: createOauthApps(ctx).apps,
+        });
         try {
           return await webhooks.ingest(event);
         } finally {

@@ -2,7 +2,8 @@
 // (GET /api/v1/merchant/webhooks/listen), POSTed untouched to a local URL one at a time in order, one line
 // printed per event, the local answer reported back so the delivery is recorded. The stream reconnects with
 // Last-Event-ID and the service replays what was missed (up to an hour); an event seen twice (a replay
-// overlapping what arrived) is forwarded once.
+// overlapping what arrived) is forwarded once. With `--app app_...`, the events one of the account's test
+// apps receives from its installations, with the bodies its webhooks get.
 import { CliError, type Command } from './command.ts';
 import { systemClock } from '../lib/time.ts';
 import { apiError, apiUrl, callApi, requireSession, type StoredSession } from './session.ts';
@@ -86,9 +87,11 @@ async function forward(url: string, frame: Frame) {
 export const listenCommand: Command = {
   name: 'listen',
   summary: "Forward the account's test-mode events, signed, to a local URL.",
-  usage: '--forward-to URL [--events a,b] [--api-url URL] [--print-secret]',
+  usage: '--forward-to URL [--app app_...] [--events a,b] [--api-url URL] [--print-secret]',
   help: `Options:
   --forward-to URL  where to POST each event, e.g. http://localhost:3000/webhooks
+  --app app_...     one of your test-mode apps: the events it receives from the stores that installed it
+                    (each body with app_id, grant_id, store_id), rather than your account's own
   --events a,b      only these event types (default: every event)
   --api-url URL     the service (default: where \`svc login\` signed in)
   --print-secret    print the signing secret of this session and exit
@@ -99,6 +102,7 @@ same for every \`svc listen\` of one \`svc login\`. One line per event: time, ty
 answer's status, duration. Test mode only; needs \`svc login\` first. Stop with Ctrl-C.`,
   options: {
     'forward-to': { type: 'string' },
+    app: { type: 'string' },
     events: { type: 'string' },
     'api-url': { type: 'string' },
     'print-secret': { type: 'boolean' },
@@ -114,6 +118,7 @@ answer's status, duration. Test mode only; needs \`svc login\` first. Stop with 
     const base = apiUrl(values['api-url'], session);
     const query = new URLSearchParams();
     if (typeof values.events === 'string') query.set('events', values.events);
+    if (typeof values.app === 'string') query.set('app_id', values.app);
     if (target) query.set('forward_to', target);
     return listen(base, session, query, target, printOnly);
   },

@@ -1,6 +1,9 @@
 // examples/oauth-app.ts (oauth4webapi), run as documented in docs/guides/oauth-apps.md against a started
 // service, driven through Chromium: sign-in, consent, code exchange; then the app finds its store with
 // only what the token response and GET /stores returned, creates a cart there, refreshes and disconnects.
+// Its webhook endpoint (verified with `standardwebhooks`) hears the installed store's order.created, drops
+// its tokens on app.uninstalled when the merchant disconnects it in the dashboard, and erases the store's
+// data on store.redact.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -18,7 +21,11 @@ let base: string;
 let out = '';
 
 beforeAll(async () => {
-  [svc, browser] = await Promise.all([startTestService({ listen: true }), launchBrowser()]);
+  [svc, browser] = await Promise.all([
+    // store.redact two seconds after an uninstall, rather than two days
+    startTestService({ listen: true, workers: true, env: { SVC_STORE_REDACT_AFTER: '2' } }),
+    launchBrowser(),
+  ]);
   const developer = await signupMerchant(svc.app, 'Sync Labs');
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
@@ -33,13 +40,26 @@ beforeAll(async () => {
     },
   });
   expect(created.statusCode).toBe(201);
-  const app = created.json().data as { client_id: string; client_secret: string };
+  const app = created.json().data as { id: string; client_id: string; client_secret: string };
+  // The app's webhook: the events of every store that installs it (API.md section 11.1).
+  const hook = await svc.app.inject({
+    method: 'POST',
+    url: '/api/v1/merchant/webhooks',
+    headers: developer.auth,
+    payload: {
+      url: `${base}/webhooks`,
+      events: ['order.created', 'app.uninstalled', 'store.redact'],
+      app_id: app.id,
+    },
+  });
+  expect(hook.statusCode).toBe(201);
   const example = spawn(process.execPath, ['examples/oauth-app.ts'], {
     env: {
       PATH: process.env.PATH,
       SVC_URL: svc.url,
       CLIENT_ID: app.client_id,
       CLIENT_SECRET: app.client_secret,
+      WEBHOOK_SECRET: hook.json().data.secret,
       PORT: String(port),
     },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -103,5 +123,68 @@ it('installs through sign-in and consent, finds its store, creates a cart, refre
     .where('rotated_at', 'is', null)
     .execute();
   expect(live).toEqual([]);
+  expect(s.errors, s.errors.join('\n')).toEqual([]);
+});
+
+interface Status {
+  installed_merchants: string[];
+  orders: Record<string, string[]>;
+}
+
+/** The example's /status, read until `done` holds. */
+async function statusWhen(page: Page, done: (s: Status) => boolean, what: string): Promise<Status> {
+  let last: Status | undefined;
+  await expect
+    .poll(
+      async () => {
+        await page.goto(`${base}/status`);
+        last = (await result(page)) as unknown as Status;
+        return done(last);
+      },
+      { message: `the example app's status: ${what}` },
+    )
+    .toBe(true);
+  return last!;
+}
+
+it("hears the installed store's order, drops its tokens when disconnected, erases the store on store.redact", async () => {
+  const s = await browser.open();
+  const { page } = s;
+  await page.goto(base);
+  await page.getByRole('link', { name: 'Install on your store' }).click();
+  await page.getByLabel('Email').fill(shop.email);
+  await page.getByLabel('Password').fill(shop.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Approve' }).click();
+  await page.getByRole('heading', { name: 'Installed' }).waitFor();
+
+  const order = await svc.app.inject({
+    method: 'POST',
+    url: '/api/v1/merchant/events/trigger',
+    headers: shop.auth,
+    payload: { type: 'order.created', data: { id: 'ord_from_the_shop' } },
+  });
+  expect(order.statusCode).toBe(201);
+  await statusWhen(
+    page,
+    (st) =>
+      st.installed_merchants.includes(shop.merchantId) &&
+      (st.orders[shop.storeId] ?? []).includes('ord_from_the_shop'),
+    'the order, under the installed store',
+  );
+
+  // The merchant disconnects the app in the dashboard (the consent's sign-in made the session), which
+  // lists what the app receives, in words.
+  await page.goto(`${svc.url}/dashboard/settings/developers/connected-apps`);
+  const row = page.getByRole('row', { name: /Inventory Sync/ });
+  await row.waitFor();
+  expect(await row.textContent()).toContain('Order created');
+  await row.getByRole('button', { name: 'Disconnect Inventory Sync' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Disconnect' }).click();
+  await page.getByText('No connected apps.').waitFor();
+
+  // app.uninstalled: the tokens are dropped; then store.redact: the store's data goes.
+  await statusWhen(page, (st) => !st.installed_merchants.includes(shop.merchantId), 'the tokens dropped');
+  await statusWhen(page, (st) => st.orders[shop.storeId] === undefined, "the store's data erased");
   expect(s.errors, s.errors.join('\n')).toEqual([]);
 });

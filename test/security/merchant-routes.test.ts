@@ -30,6 +30,7 @@ const MERCHANT_ROUTES = [
   'GET /api/v1/merchant/api-keys',
   'GET /api/v1/merchant/developer/apps',
   'GET /api/v1/merchant/developer/apps/:appID',
+  'GET /api/v1/merchant/developer/apps/:appID/installations',
   'GET /api/v1/merchant/developer/apps/:appID/installs',
   'GET /api/v1/merchant/developer/connections',
   'GET /api/v1/merchant/developer/logs',

@@ -39,11 +39,11 @@ async function logs(merchant: TestMerchant, action: string) {
 }
 
 describe('event catalog', () => {
-  it('lists the fourteen events of the seed, static route before /webhooks/:id', async () => {
+  it('lists the fourteen events of the seed and the six of installations, static route before /webhooks/:id', async () => {
     const res = await svc.app.inject({ url: `${base}/events`, headers: m.auth });
     expect(res.statusCode).toBe(200);
     const data = res.json().data;
-    expect(data).toMatchObject({ count: 14, has_more: false, next_cursor: null });
+    expect(data).toMatchObject({ count: 20, has_more: false, next_cursor: null });
     expect(data.items.map((e: { id: string }) => e.id)).toEqual([
       'order.created',
       'order.paid',
@@ -59,6 +59,13 @@ describe('event catalog', () => {
       'discount.redeemed',
       'payout.processed',
       'subscription.renewed',
+      // API.md section 11.1
+      'app.installed',
+      'app.scopes_updated',
+      'app.uninstalled',
+      'customers.data_request',
+      'customers.redact',
+      'store.redact',
     ]);
     expect(data.items[4]).toMatchObject({
       id: 'cart.abandoned',

@@ -323,6 +323,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/merchant/developer/apps/{appID}/installations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The stores that installed an app
+         * @description Newest first: each installation (grant) with its store and effective scopes, as app deliveries name them.
+         */
+        get: operations["listAppInstallations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/merchant/webhooks/events": {
         parameters: {
             query?: never;
@@ -347,7 +367,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List webhook endpoints */
+        /**
+         * List webhook endpoints
+         * @description `app_id` lists one app's webhooks.
+         */
         get: operations["listWebhooks"];
         put?: never;
         /**
@@ -628,7 +651,7 @@ export interface paths {
         };
         /**
          * Stream the account's test-mode events, signed (svc listen)
-         * @description Server-Sent Events, test mode only (live: 403). First `secret` (the whsec_ secret of this session), then one `webhook` event per recorded event with the exact body and webhook-* headers of a delivery. While open, the stream is a webhook of kind `listener`. Last-Event-ID replays up to one hour.
+         * @description Server-Sent Events, test mode only (live: 403). First `secret` (the whsec_ secret of this session), then one `webhook` event per recorded event with the exact body and webhook-* headers of a delivery. While open, the stream is a webhook of kind `listener`. Last-Event-ID replays up to one hour. With `app_id`, the events that test-mode app receives from its installations, as its webhooks get them.
          */
         get: operations["listenToEvents"];
         put?: never;
@@ -826,7 +849,7 @@ export interface paths {
         };
         /**
          * The public keys of the audit checkpoints (JWKS)
-         * @description A JSON Web Key Set (RFC 7517) of Ed25519 keys (OKP, RFC 8037): the signing key and the retired ones, so that checkpoints signed before a rotation still verify. A checkpoint's key_id is a kid.
+         * @description A JSON Web Key Set (RFC 7517) of Ed25519 keys (OKP, RFC 8037): the signing key first, then every other key any process of the service has started with, kept after rotations, so that checkpoints signed before a rotation still verify. A checkpoint's key_id is a kid.
          */
         get: operations["getAuditKeys"];
         put?: never;
@@ -1324,6 +1347,126 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "app.installed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * App installed
+         * @description Sent when a merchant installs an app (approves its consent for the first time). `data` is the object the event is about; receivers ignore fields they do not know (new optional fields may appear within v1).
+         */
+        post: operations["onAppInstalled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "app.scopes_updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * App scopes updated
+         * @description Sent when an installation's effective scopes change (a new consent, or the app's allowed scopes). `data` is the object the event is about; receivers ignore fields they do not know (new optional fields may appear within v1).
+         */
+        post: operations["onAppScopesUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "app.uninstalled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * App uninstalled
+         * @description Sent when a merchant disconnects an app. `data` is the object the event is about; receivers ignore fields they do not know (new optional fields may appear within v1).
+         */
+        post: operations["onAppUninstalled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customers.data_request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Customer data requested
+         * @description Sent when a customer asks for the data held about them. `data` is the object the event is about; receivers ignore fields they do not know (new optional fields may appear within v1).
+         */
+        post: operations["onCustomersDataRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customers.redact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Customer erasure requested
+         * @description Sent when a customer asks for their personal data to be erased. `data` is the object the event is about; receivers ignore fields they do not know (new optional fields may appear within v1).
+         */
+        post: operations["onCustomersRedact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "store.redact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Store data erasure due
+         * @description Sent when an app's uninstall is SVC_STORE_REDACT_AFTER old (48 h by default) and it was not reinstalled. `data` is the object the event is about; receivers ignore fields they do not know (new optional fields may appear within v1).
+         */
+        post: operations["onStoreRedact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1535,6 +1678,8 @@ export interface components {
                 developer_name: string;
             };
             scopes: string[];
+            /** @description The event types the app receives from this account now, through its webhooks (API.md 11.1); never where they go. Without read access only lifecycle (`app.*`) and privacy types. */
+            events: string[];
             mode: "test" | "live";
             /**
              * Format: date-time
@@ -1546,6 +1691,35 @@ export interface components {
         /** ConnectionList */
         ConnectionList: {
             items: components["schemas"]["Connection"][];
+            /** @description Total matching, over all pages. */
+            count: number;
+            has_more: boolean;
+            /** @description Pass as starting_after. */
+            next_cursor: string | null;
+        };
+        /** Installation */
+        Installation: {
+            /** @description The grant (grant_...), as app deliveries name it in `grant_id`. */
+            id: string;
+            merchant_id: string;
+            /** @description The store the app acts on. */
+            store: {
+                id: string;
+                name: string;
+            } | null;
+            /** @description Effective: granted, within the app's allowed scopes. */
+            scopes: string[];
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            installed_at: string;
+            last_used_at: string | null;
+        };
+        /** InstallationList */
+        InstallationList: {
+            items: components["schemas"]["Installation"][];
             /** @description Total matching, over all pages. */
             count: number;
             has_more: boolean;
@@ -1581,7 +1755,7 @@ export interface components {
          * @description An event id of the catalog (GET /webhooks/events).
          * @enum {string}
          */
-        EventType: "order.created" | "order.paid" | "order.cancelled" | "order.fulfilled" | "cart.abandoned" | "customer.created" | "customer.updated" | "product.created" | "product.updated" | "product.deleted" | "inventory.low_stock" | "discount.redeemed" | "payout.processed" | "subscription.renewed";
+        EventType: "order.created" | "order.paid" | "order.cancelled" | "order.fulfilled" | "cart.abandoned" | "customer.created" | "customer.updated" | "product.created" | "product.updated" | "product.deleted" | "inventory.low_stock" | "discount.redeemed" | "payout.processed" | "subscription.renewed" | "app.installed" | "app.scopes_updated" | "app.uninstalled" | "customers.data_request" | "customers.redact" | "store.redact";
         /**
          * WebhookHealth
          * @description Test deliveries do not count.
@@ -1607,6 +1781,8 @@ export interface components {
             url: string;
             events: string[];
             description: string | null;
+            /** @description The app whose installations it hears (API.md 11.1); null for the account's own webhook. */
+            app_id: string | null;
             status: "enabled" | "disabled";
             /** @description `listener`: the temporary endpoint of an open `svc listen` stream; it vanishes when the stream closes. */
             kind: "endpoint" | "listener";
@@ -1632,6 +1808,8 @@ export interface components {
             url: string;
             events: string[];
             description: string | null;
+            /** @description The app whose installations it hears (API.md 11.1); null for the account's own webhook. */
+            app_id: string | null;
             status: "enabled" | "disabled";
             /** @description `listener`: the temporary endpoint of an open `svc listen` stream; it vanishes when the stream closes. */
             kind: "endpoint" | "listener";
@@ -2156,7 +2334,14 @@ export interface components {
             api_version: "v1";
             /** @enum {string} */
             mode: "test" | "live";
+            /** @description The merchant the event is about (for an app webhook: the one that installed it). */
             merchant_id: string;
+            /** @description The app whose webhook this is. Only in deliveries to an app's webhook; null in its test deliveries. */
+            app_id?: string | null;
+            /** @description The installation (grant) of the app by merchant_id. Only in deliveries to an app's webhook; null in its test deliveries. */
+            grant_id?: string | null;
+            /** @description The store the installation acts on. Only in deliveries to an app's webhook; null in its test deliveries. */
+            store_id?: string | null;
             data: components["schemas"]["OrderCreatedData"];
         };
         /**
@@ -2232,7 +2417,14 @@ export interface components {
             api_version: "v1";
             /** @enum {string} */
             mode: "test" | "live";
+            /** @description The merchant the event is about (for an app webhook: the one that installed it). */
             merchant_id: string;
+            /** @description The app whose webhook this is. Only in deliveries to an app's webhook; null in its test deliveries. */
+            app_id?: string | null;
+            /** @description The installation (grant) of the app by merchant_id. Only in deliveries to an app's webhook; null in its test deliveries. */
+            grant_id?: string | null;
+            /** @description The store the installation acts on. Only in deliveries to an app's webhook; null in its test deliveries. */
+            store_id?: string | null;
             data: components["schemas"]["OrderPaidData"];
         };
         /**
@@ -2298,7 +2490,14 @@ export interface components {
             api_version: "v1";
             /** @enum {string} */
             mode: "test" | "live";
+            /** @description The merchant the event is about (for an app webhook: the one that installed it). */
             merchant_id: string;
+            /** @description The app whose webhook this is. Only in deliveries to an app's webhook; null in its test deliveries. */
+            app_id?: string | null;
+            /** @description The installation (grant) of the app by merchant_id. Only in deliveries to an app's webhook; null in its test deliveries. */
+            grant_id?: string | null;
+            /** @description The store the installation acts on. Only in deliveries to an app's webhook; null in its test deliveries. */
+            store_id?: string | null;
             data: components["schemas"]["OrderCancelledData"];
         };
         /**
@@ -2371,7 +2570,14 @@ export interface components {
             api_version: "v1";
             /** @enum {string} */
             mode: "test" | "live";
+            /** @description The merchant the event is about (for an app webhook: the one that installed it). */
             merchant_id: string;
+            /** @description The app whose webhook this is. Only in deliveries to an app's webhook; null in its test deliveries. */
+            app_id?: string | null;
+            /** @description The installation (grant) of the app by merchant_id. Only in deliveries to an app's webhook; null in its test deliveries. */
+            grant_id?: string | null;
+            /** @description The store the installation acts on. Only in deliveries to an app's webhook; null in its test deliveries. */
+            store_id?: string | null;
             data: components["schemas"]["OrderFulfilledData"];
         };
         /**
@@ -2419,7 +2625,14 @@ export interface components {
             api_version: "v1";
             /** @enum {string} */
             mode: "test" | "live";
+            /** @description The merchant the event is about (for an app webhook: the one that installed it). */
             merchant_id: string;
+            /** @description The app whose webhook this is. Only in deliveries to an app's webhook; null in its test deliveries. */
+            app_id?: string | null;
+            /** @description The installation (grant) of the app by merchant_id. Only in deliveries to an app's webhook; null in its test deliveries. */
+            grant_id?: string | null;
+            /** @description The store the installation acts on. Only in deliveries to an app's webhook; null in its test deliveries. */
+            store_id?: string | null;
             data: components["schemas"]["CartAbandonedData"];
         };
         /**
@@ -2473,7 +2686,14 @@ export interface components {
             api_version: "v1";
             /** @enum {string} */
             mode: "test" | "live";
+            /** @description The merchant the event is about (for an app webhook: the one that installed it). */
             merchant_id: string;
+            /** @description The app whose webhook this is. Only in deliveries to an app's webhook; null in its test deliveries. */
+            app_id?: string | null;
+            /** @description The installation (grant) of the app by merchant_id. Only in deliveries to an app's webhook; null in its test deliveries. */
+            grant_id?: string | null;
+            /** @description The store the installation acts on. Only in deliveries to an app's webhook; null in its test deliveries. */
+            store_id?: string | null;
             data: components["schemas"]["CustomerCreatedData"];
         };
         /**
@@ -2529,7 +2749,14 @@ export interface components {
             api_version: "v1";
             /** @enum {string} */
             mode: "test" | "live";
+            /** @description The merchant the event is about (for an app webhook: the one that installed it). */
             merchant_id: string;
+            /** @description The app whose webhook this is. Only in deliveries to an app's webhook; null in its test deliveries. */
+            app_id?: string | null;
+            /** @description The installation (grant) of the app by merchant_id. Only in deliveries to an app's webhook; null in its test deliveries. */
+            grant_id?: string | null;
+            /** @description The store the installation acts on. Only in deliveries to an app's webhook; null in its test deliveries. */
+            store_id?: string | null;
             data: components["schemas"]["CustomerUpdatedData"];
         };
         /** ProductVariant */
@@ -2601,7 +2828,14 @@ export interface components {
             api_version: "v1";
             /** @enum {string} */
             mode: "test" | "live";
+            /** @description The merchant the event is about (for an app webhook: the one that installed it). */
             merchant_id: string;
+            /** @description The app whose webhook this is. Only in deliveries to an app's webhook; null in its test deliveries. */
+            app_id?: string | null;
+            /** @description The installation (grant) of the app by merchant_id. Only in deliveries to an app's webhook; null in its test deliveries. */
+            grant_id?: string | null;
+            /** @description The store the installation acts on. Only in deliveries to an app's webhook; null in its test deliveries. */
+            store_id?: string | null;
             data: components["schemas"]["ProductCreatedData"];
         };
         /**
@@ -2659,7 +2893,14 @@ export interface components {
             api_version: "v1";
             /** @enum {string} */
             mode: "test" | "live";
+            /** @description The merchant the event is about (for an app webhook: the one that installed it). */
             merchant_id: string;
+            /** @description The app whose webhook this is. Only in deliveries to an app's webhook; null in its test deliveries. */
+            app_id?: string | null;
+            /** @description The installation (grant) of the app by merchant_id. Only in deliveries to an app's webhook; null in its test deliveries. */
+            grant_id?: string | null;
+            /** @description The store the installation acts on. Only in deliveries to an app's webhook; null in its test deliveries. */
+            store_id?: string | null;
             data: components["schemas"]["ProductUpdatedData"];
         };
         /**
@@ -2700,7 +2941,14 @@ export interface components {
             api_version: "v1";
             /** @enum {string} */
             mode: "test" | "live";
+            /** @description The merchant the event is about (for an app webhook: the one that installed it). */
             merchant_id: string;
+            /** @description The app whose webhook this is. Only in deliveries to an app's webhook; null in its test deliveries. */
+            app_id?: string | null;
+            /** @description The installation (grant) of the app by merchant_id. Only in deliveries to an app's webhook; null in its test deliveries. */
+            grant_id?: string | null;
+            /** @description The store the installation acts on. Only in deliveries to an app's webhook; null in its test deliveries. */
+            store_id?: string | null;
             data: components["schemas"]["ProductDeletedData"];
         };
         /**
@@ -2753,7 +3001,14 @@ export interface components {
             api_version: "v1";
             /** @enum {string} */
             mode: "test" | "live";
+            /** @description The merchant the event is about (for an app webhook: the one that installed it). */
             merchant_id: string;
+            /** @description The app whose webhook this is. Only in deliveries to an app's webhook; null in its test deliveries. */
+            app_id?: string | null;
+            /** @description The installation (grant) of the app by merchant_id. Only in deliveries to an app's webhook; null in its test deliveries. */
+            grant_id?: string | null;
+            /** @description The store the installation acts on. Only in deliveries to an app's webhook; null in its test deliveries. */
+            store_id?: string | null;
             data: components["schemas"]["InventoryLowStockData"];
         };
         /**
@@ -2812,7 +3067,14 @@ export interface components {
             api_version: "v1";
             /** @enum {string} */
             mode: "test" | "live";
+            /** @description The merchant the event is about (for an app webhook: the one that installed it). */
             merchant_id: string;
+            /** @description The app whose webhook this is. Only in deliveries to an app's webhook; null in its test deliveries. */
+            app_id?: string | null;
+            /** @description The installation (grant) of the app by merchant_id. Only in deliveries to an app's webhook; null in its test deliveries. */
+            grant_id?: string | null;
+            /** @description The store the installation acts on. Only in deliveries to an app's webhook; null in its test deliveries. */
+            store_id?: string | null;
             data: components["schemas"]["DiscountRedeemedData"];
         };
         /**
@@ -2875,7 +3137,14 @@ export interface components {
             api_version: "v1";
             /** @enum {string} */
             mode: "test" | "live";
+            /** @description The merchant the event is about (for an app webhook: the one that installed it). */
             merchant_id: string;
+            /** @description The app whose webhook this is. Only in deliveries to an app's webhook; null in its test deliveries. */
+            app_id?: string | null;
+            /** @description The installation (grant) of the app by merchant_id. Only in deliveries to an app's webhook; null in its test deliveries. */
+            grant_id?: string | null;
+            /** @description The store the installation acts on. Only in deliveries to an app's webhook; null in its test deliveries. */
+            store_id?: string | null;
             data: components["schemas"]["PayoutProcessedData"];
         };
         /**
@@ -2952,8 +3221,367 @@ export interface components {
             api_version: "v1";
             /** @enum {string} */
             mode: "test" | "live";
+            /** @description The merchant the event is about (for an app webhook: the one that installed it). */
             merchant_id: string;
+            /** @description The app whose webhook this is. Only in deliveries to an app's webhook; null in its test deliveries. */
+            app_id?: string | null;
+            /** @description The installation (grant) of the app by merchant_id. Only in deliveries to an app's webhook; null in its test deliveries. */
+            grant_id?: string | null;
+            /** @description The store the installation acts on. Only in deliveries to an app's webhook; null in its test deliveries. */
+            store_id?: string | null;
             data: components["schemas"]["SubscriptionRenewedData"];
+        };
+        /**
+         * AppInstalledData
+         * @description The new installation, at the consent that made it.
+         */
+        AppInstalledData: {
+            /**
+             * @description The installation (the same as grant_id).
+             * @example grant_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            id: string;
+            /**
+             * @description The installation: the grant of the app by the merchant.
+             * @example grant_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            grant_id: string;
+            /**
+             * @description The app installed.
+             * @example app_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            app_id: string;
+            /**
+             * @description The merchant that installed it.
+             * @example mer_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            merchant_id: string;
+            /** @description The store the app acts on. */
+            store_id: string | null;
+            /** @description The installation's effective scopes: granted, within the app's allowed scopes. */
+            scopes: ("public:read" | "public:write")[];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            installed_at: string;
+        };
+        /** AppInstalledEvent */
+        AppInstalledEvent: {
+            /** @description The event id (evt_...), as in webhook-id. */
+            id: string;
+            /** @constant */
+            type: "app.installed";
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            timestamp: string;
+            /** @constant */
+            api_version: "v1";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /** @description The merchant the event is about (for an app webhook: the one that installed it). */
+            merchant_id: string;
+            /** @description The app whose webhook this is. Only in deliveries to an app's webhook; null in its test deliveries. */
+            app_id?: string | null;
+            /** @description The installation (grant) of the app by merchant_id. Only in deliveries to an app's webhook; null in its test deliveries. */
+            grant_id?: string | null;
+            /** @description The store the installation acts on. Only in deliveries to an app's webhook; null in its test deliveries. */
+            store_id?: string | null;
+            data: components["schemas"]["AppInstalledData"];
+        };
+        /**
+         * AppScopesUpdatedData
+         * @description The installation after its effective scopes changed.
+         */
+        AppScopesUpdatedData: {
+            /**
+             * @description The installation (the same as grant_id).
+             * @example grant_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            id: string;
+            /**
+             * @description The installation: the grant of the app by the merchant.
+             * @example grant_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            grant_id: string;
+            /**
+             * @description The app installed.
+             * @example app_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            app_id: string;
+            /**
+             * @description The merchant that installed it.
+             * @example mer_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            merchant_id: string;
+            /** @description The store the app acts on. */
+            store_id: string | null;
+            /** @description The installation's effective scopes: granted, within the app's allowed scopes. */
+            scopes: ("public:read" | "public:write")[];
+            /** @description The effective scopes before the change. */
+            previous_scopes: ("public:read" | "public:write")[];
+            /** @description `consent`: the merchant approved the app again with other scopes; `allowed_scopes`: the app changed what it may ask for. */
+            cause: "consent" | "allowed_scopes";
+        };
+        /** AppScopesUpdatedEvent */
+        AppScopesUpdatedEvent: {
+            /** @description The event id (evt_...), as in webhook-id. */
+            id: string;
+            /** @constant */
+            type: "app.scopes_updated";
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            timestamp: string;
+            /** @constant */
+            api_version: "v1";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /** @description The merchant the event is about (for an app webhook: the one that installed it). */
+            merchant_id: string;
+            /** @description The app whose webhook this is. Only in deliveries to an app's webhook; null in its test deliveries. */
+            app_id?: string | null;
+            /** @description The installation (grant) of the app by merchant_id. Only in deliveries to an app's webhook; null in its test deliveries. */
+            grant_id?: string | null;
+            /** @description The store the installation acts on. Only in deliveries to an app's webhook; null in its test deliveries. */
+            store_id?: string | null;
+            data: components["schemas"]["AppScopesUpdatedData"];
+        };
+        /**
+         * AppUninstalledData
+         * @description The installation that ended: its tokens no longer work. `scopes` are those it had. store.redact follows unless the merchant installs the app again.
+         */
+        AppUninstalledData: {
+            /**
+             * @description The installation (the same as grant_id).
+             * @example grant_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            id: string;
+            /**
+             * @description The installation: the grant of the app by the merchant.
+             * @example grant_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            grant_id: string;
+            /**
+             * @description The app installed.
+             * @example app_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            app_id: string;
+            /**
+             * @description The merchant that installed it.
+             * @example mer_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            merchant_id: string;
+            /** @description The store the app acts on. */
+            store_id: string | null;
+            /** @description The installation's effective scopes: granted, within the app's allowed scopes. */
+            scopes: ("public:read" | "public:write")[];
+            /**
+             * @description Why it ended: the merchant disconnected the app. Other reasons may be added within v1.
+             * @constant
+             */
+            reason: "merchant_disconnected";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            uninstalled_at: string;
+        };
+        /** AppUninstalledEvent */
+        AppUninstalledEvent: {
+            /** @description The event id (evt_...), as in webhook-id. */
+            id: string;
+            /** @constant */
+            type: "app.uninstalled";
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            timestamp: string;
+            /** @constant */
+            api_version: "v1";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /** @description The merchant the event is about (for an app webhook: the one that installed it). */
+            merchant_id: string;
+            /** @description The app whose webhook this is. Only in deliveries to an app's webhook; null in its test deliveries. */
+            app_id?: string | null;
+            /** @description The installation (grant) of the app by merchant_id. Only in deliveries to an app's webhook; null in its test deliveries. */
+            grant_id?: string | null;
+            /** @description The store the installation acts on. Only in deliveries to an app's webhook; null in its test deliveries. */
+            store_id?: string | null;
+            data: components["schemas"]["AppUninstalledData"];
+        };
+        /** PrivacyCustomer */
+        PrivacyCustomer: {
+            /**
+             * @description The customer.
+             * @example cus_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            id: string;
+            /** @description The customer email. */
+            email: string | null;
+            /** @description E.164 phone number. */
+            phone: string | null;
+        };
+        /**
+         * CustomersDataRequestData
+         * @description A customer asked for the data held about them: send it to the merchant.
+         */
+        CustomersDataRequestData: {
+            /**
+             * @description The request.
+             * @example dreq_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            id: string;
+            /**
+             * @description The store whose customer asked.
+             * @example store_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            store_id: string;
+            customer: components["schemas"]["PrivacyCustomer"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            requested_at: string;
+            /** @description Orders of the customer the request covers. */
+            orders_requested: string[];
+        };
+        /** CustomersDataRequestEvent */
+        CustomersDataRequestEvent: {
+            /** @description The event id (evt_...), as in webhook-id. */
+            id: string;
+            /** @constant */
+            type: "customers.data_request";
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            timestamp: string;
+            /** @constant */
+            api_version: "v1";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /** @description The merchant the event is about (for an app webhook: the one that installed it). */
+            merchant_id: string;
+            /** @description The app whose webhook this is. Only in deliveries to an app's webhook; null in its test deliveries. */
+            app_id?: string | null;
+            /** @description The installation (grant) of the app by merchant_id. Only in deliveries to an app's webhook; null in its test deliveries. */
+            grant_id?: string | null;
+            /** @description The store the installation acts on. Only in deliveries to an app's webhook; null in its test deliveries. */
+            store_id?: string | null;
+            data: components["schemas"]["CustomersDataRequestData"];
+        };
+        /**
+         * CustomersRedactData
+         * @description A customer asked to be erased: delete or anonymise their personal data, and their orders'.
+         */
+        CustomersRedactData: {
+            /**
+             * @description The request.
+             * @example rdct_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            id: string;
+            /**
+             * @description The store whose customer asked.
+             * @example store_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            store_id: string;
+            customer: components["schemas"]["PrivacyCustomer"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            requested_at: string;
+            /** @description Orders whose personal data must go. */
+            orders_to_redact: string[];
+        };
+        /** CustomersRedactEvent */
+        CustomersRedactEvent: {
+            /** @description The event id (evt_...), as in webhook-id. */
+            id: string;
+            /** @constant */
+            type: "customers.redact";
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            timestamp: string;
+            /** @constant */
+            api_version: "v1";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /** @description The merchant the event is about (for an app webhook: the one that installed it). */
+            merchant_id: string;
+            /** @description The app whose webhook this is. Only in deliveries to an app's webhook; null in its test deliveries. */
+            app_id?: string | null;
+            /** @description The installation (grant) of the app by merchant_id. Only in deliveries to an app's webhook; null in its test deliveries. */
+            grant_id?: string | null;
+            /** @description The store the installation acts on. Only in deliveries to an app's webhook; null in its test deliveries. */
+            store_id?: string | null;
+            data: components["schemas"]["CustomersRedactData"];
+        };
+        /**
+         * StoreRedactData
+         * @description The app was uninstalled SVC_STORE_REDACT_AFTER ago (48 hours by default) and not installed again: erase everything it keeps about the store and its customers. Sent to the app's webhooks only.
+         */
+        StoreRedactData: {
+            /**
+             * @description The installation that ended (the same as grant_id).
+             * @example grant_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            id: string;
+            /**
+             * @description The installation that ended.
+             * @example grant_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            grant_id: string;
+            /**
+             * @description The app.
+             * @example app_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            app_id: string;
+            /**
+             * @description The merchant that uninstalled it.
+             * @example mer_01jd8z6q4m5x2c7k9h3t0w1bca
+             */
+            merchant_id: string;
+            /** @description The store whose data must go. */
+            store_id: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC.
+             */
+            uninstalled_at: string;
+        };
+        /** StoreRedactEvent */
+        StoreRedactEvent: {
+            /** @description The event id (evt_...), as in webhook-id. */
+            id: string;
+            /** @constant */
+            type: "store.redact";
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            timestamp: string;
+            /** @constant */
+            api_version: "v1";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /** @description The merchant the event is about (for an app webhook: the one that installed it). */
+            merchant_id: string;
+            /** @description The app whose webhook this is. Only in deliveries to an app's webhook; null in its test deliveries. */
+            app_id?: string | null;
+            /** @description The installation (grant) of the app by merchant_id. Only in deliveries to an app's webhook; null in its test deliveries. */
+            grant_id?: string | null;
+            /** @description The store the installation acts on. Only in deliveries to an app's webhook; null in its test deliveries. */
+            store_id?: string | null;
+            data: components["schemas"]["StoreRedactData"];
         };
     };
     responses: never;
@@ -2996,6 +3624,8 @@ export type OAuthAppList = components['schemas']['OAuthAppList'];
 export type OAuthAppWithSecret = components['schemas']['OAuthAppWithSecret'];
 export type Connection = components['schemas']['Connection'];
 export type ConnectionList = components['schemas']['ConnectionList'];
+export type Installation = components['schemas']['Installation'];
+export type InstallationList = components['schemas']['InstallationList'];
 export type EventDefinition = components['schemas']['EventDefinition'];
 export type EventDefinitionList = components['schemas']['EventDefinitionList'];
 export type EventType = components['schemas']['EventType'];
@@ -3057,6 +3687,19 @@ export type PayoutProcessedData = components['schemas']['PayoutProcessedData'];
 export type PayoutProcessedEvent = components['schemas']['PayoutProcessedEvent'];
 export type SubscriptionRenewedData = components['schemas']['SubscriptionRenewedData'];
 export type SubscriptionRenewedEvent = components['schemas']['SubscriptionRenewedEvent'];
+export type AppInstalledData = components['schemas']['AppInstalledData'];
+export type AppInstalledEvent = components['schemas']['AppInstalledEvent'];
+export type AppScopesUpdatedData = components['schemas']['AppScopesUpdatedData'];
+export type AppScopesUpdatedEvent = components['schemas']['AppScopesUpdatedEvent'];
+export type AppUninstalledData = components['schemas']['AppUninstalledData'];
+export type AppUninstalledEvent = components['schemas']['AppUninstalledEvent'];
+export type PrivacyCustomer = components['schemas']['PrivacyCustomer'];
+export type CustomersDataRequestData = components['schemas']['CustomersDataRequestData'];
+export type CustomersDataRequestEvent = components['schemas']['CustomersDataRequestEvent'];
+export type CustomersRedactData = components['schemas']['CustomersRedactData'];
+export type CustomersRedactEvent = components['schemas']['CustomersRedactEvent'];
+export type StoreRedactData = components['schemas']['StoreRedactData'];
+export type StoreRedactEvent = components['schemas']['StoreRedactEvent'];
 export type ParameterXSvcMode = components['parameters']['XSvcMode'];
 export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
 export type ParameterXRequestId = components['parameters']['XRequestId'];
@@ -4862,6 +5505,101 @@ export interface operations {
             };
         };
     };
+    listAppInstallations: {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+            };
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path: {
+                appID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InstallationList"];
+                    };
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listEventTypes: {
         parameters: {
             query?: never;
@@ -4947,6 +5685,8 @@ export interface operations {
             query?: {
                 limit?: number;
                 starting_after?: string;
+                /** @description Only this app's webhooks. */
+                app_id?: string;
             };
             header?: {
                 /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
@@ -5047,6 +5787,8 @@ export interface operations {
                     /** @description Event ids of the catalog (GET /webhooks/events). */
                     events: components["schemas"]["EventType"][];
                     description?: string;
+                    /** @description An app of this account in the request's mode: the webhook then receives the events of every merchant that installed the app, and never the account’s own unless it installed the app too. */
+                    app_id?: string;
                 };
             };
         };
@@ -6874,6 +7616,8 @@ export interface operations {
                 events?: string;
                 /** @description Where the client forwards the events: shown as the listener's url, never called. */
                 forward_to?: string;
+                /** @description A test-mode app of this account: stream what its webhooks receive from its installations (bodies with app_id, grant_id, store_id) rather than the account's own events. Last-Event-ID does not replay for an app's stream. */
+                app_id?: string;
             };
             header?: {
                 /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
@@ -10396,6 +11140,494 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["SubscriptionRenewedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the event; a redirect is a failure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the webhook is disabled at once and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAppInstalled: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt: the receiver’s idempotency key.
+                 * @example evt_01jd8z…
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt; refuse it beyond 300 s of your clock.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">, keyed by the endpoint secret; two entries, space separated, while a rotated secret overlaps. Verify with a Standard Webhooks library.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *       "type": "app.installed",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "api_version": "v1",
+                 *       "mode": "test",
+                 *       "merchant_id": "mer_01jd8x0a1b2c3d4e5f6g7h8j9k",
+                 *       "data": {
+                 *         "id": "grant_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "grant_id": "grant_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "app_id": "app_01jd8x2v6b9n3m5k7j9h1g3f5d",
+                 *         "merchant_id": "mer_01jd8x0a1b2c3d4e5f6g7h8j9k",
+                 *         "store_id": "store_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "scopes": [
+                 *           "public:read",
+                 *           "public:write"
+                 *         ],
+                 *         "installed_at": "2026-11-21T10:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AppInstalledEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the event; a redirect is a failure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the webhook is disabled at once and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAppScopesUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt: the receiver’s idempotency key.
+                 * @example evt_01jd8z…
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt; refuse it beyond 300 s of your clock.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">, keyed by the endpoint secret; two entries, space separated, while a rotated secret overlaps. Verify with a Standard Webhooks library.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *       "type": "app.scopes_updated",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "api_version": "v1",
+                 *       "mode": "test",
+                 *       "merchant_id": "mer_01jd8x0a1b2c3d4e5f6g7h8j9k",
+                 *       "data": {
+                 *         "id": "grant_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "grant_id": "grant_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "app_id": "app_01jd8x2v6b9n3m5k7j9h1g3f5d",
+                 *         "merchant_id": "mer_01jd8x0a1b2c3d4e5f6g7h8j9k",
+                 *         "store_id": "store_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "scopes": [
+                 *           "public:read"
+                 *         ],
+                 *         "previous_scopes": [
+                 *           "public:read",
+                 *           "public:write"
+                 *         ],
+                 *         "cause": "consent"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AppScopesUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the event; a redirect is a failure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the webhook is disabled at once and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAppUninstalled: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt: the receiver’s idempotency key.
+                 * @example evt_01jd8z…
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt; refuse it beyond 300 s of your clock.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">, keyed by the endpoint secret; two entries, space separated, while a rotated secret overlaps. Verify with a Standard Webhooks library.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *       "type": "app.uninstalled",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "api_version": "v1",
+                 *       "mode": "test",
+                 *       "merchant_id": "mer_01jd8x0a1b2c3d4e5f6g7h8j9k",
+                 *       "data": {
+                 *         "id": "grant_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "grant_id": "grant_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "app_id": "app_01jd8x2v6b9n3m5k7j9h1g3f5d",
+                 *         "merchant_id": "mer_01jd8x0a1b2c3d4e5f6g7h8j9k",
+                 *         "store_id": "store_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "scopes": [
+                 *           "public:read",
+                 *           "public:write"
+                 *         ],
+                 *         "reason": "merchant_disconnected",
+                 *         "uninstalled_at": "2026-11-25T08:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AppUninstalledEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the event; a redirect is a failure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the webhook is disabled at once and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCustomersDataRequest: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt: the receiver’s idempotency key.
+                 * @example evt_01jd8z…
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt; refuse it beyond 300 s of your clock.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">, keyed by the endpoint secret; two entries, space separated, while a rotated secret overlaps. Verify with a Standard Webhooks library.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *       "type": "customers.data_request",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "api_version": "v1",
+                 *       "mode": "test",
+                 *       "merchant_id": "mer_01jd8x0a1b2c3d4e5f6g7h8j9k",
+                 *       "data": {
+                 *         "id": "dreq_01jd9a1b2c3d4e5f6g7h8j9k0m",
+                 *         "store_id": "store_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "customer": {
+                 *           "id": "cus_01jd8z5r2k7w4n6p8q0s3v5x7z",
+                 *           "email": "ada@example.com",
+                 *           "phone": "+442079460958"
+                 *         },
+                 *         "orders_requested": [
+                 *           "ord_01jd8z6q4m5x2c7k9h3t0w1bcd"
+                 *         ],
+                 *         "requested_at": "2026-11-21T10:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CustomersDataRequestEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the event; a redirect is a failure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the webhook is disabled at once and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCustomersRedact: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt: the receiver’s idempotency key.
+                 * @example evt_01jd8z…
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt; refuse it beyond 300 s of your clock.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">, keyed by the endpoint secret; two entries, space separated, while a rotated secret overlaps. Verify with a Standard Webhooks library.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *       "type": "customers.redact",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "api_version": "v1",
+                 *       "mode": "test",
+                 *       "merchant_id": "mer_01jd8x0a1b2c3d4e5f6g7h8j9k",
+                 *       "data": {
+                 *         "id": "rdct_01jd9a1b2c3d4e5f6g7h8j9k0n",
+                 *         "store_id": "store_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "customer": {
+                 *           "id": "cus_01jd8z5r2k7w4n6p8q0s3v5x7z",
+                 *           "email": "ada@example.com",
+                 *           "phone": "+442079460958"
+                 *         },
+                 *         "orders_to_redact": [
+                 *           "ord_01jd8z6q4m5x2c7k9h3t0w1bcd"
+                 *         ],
+                 *         "requested_at": "2026-11-21T10:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CustomersRedactEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the event; a redirect is a failure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the webhook is disabled at once and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried no sooner than Retry-After (capped at the next-but-one step). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onStoreRedact: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id; the same on every attempt: the receiver’s idempotency key.
+                 * @example evt_01jd8z…
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt; refuse it beyond 300 s of your clock.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">, keyed by the endpoint secret; two entries, space separated, while a rotated secret overlaps. Verify with a Standard Webhooks library.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *       "type": "store.redact",
+                 *       "timestamp": "2026-11-21T10:00:00.000Z",
+                 *       "api_version": "v1",
+                 *       "mode": "test",
+                 *       "merchant_id": "mer_01jd8x0a1b2c3d4e5f6g7h8j9k",
+                 *       "data": {
+                 *         "id": "grant_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "grant_id": "grant_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "app_id": "app_01jd8x2v6b9n3m5k7j9h1g3f5d",
+                 *         "merchant_id": "mer_01jd8x0a1b2c3d4e5f6g7h8j9k",
+                 *         "store_id": "store_01jd8z6q4m5x2c7k9h3t0w1bca",
+                 *         "uninstalled_at": "2026-11-25T08:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["StoreRedactEvent"];
             };
         };
         responses: {

@@ -85,7 +85,77 @@ export const EVENT_CATALOG: readonly EventDefinition[] = Object.freeze([
     category: 'billing',
     description: 'a subscription renews successfully',
   },
+  // API.md section 11.1: the life of an installation, told to the app and to the merchant that installed it.
+  {
+    id: 'app.installed',
+    name: 'App installed',
+    category: 'apps',
+    description: 'a merchant installs an app (approves its consent for the first time)',
+  },
+  {
+    id: 'app.scopes_updated',
+    name: 'App scopes updated',
+    category: 'apps',
+    description: "an installation's effective scopes change (a new consent, or the app's allowed scopes)",
+  },
+  {
+    id: 'app.uninstalled',
+    name: 'App uninstalled',
+    category: 'apps',
+    description: 'a merchant disconnects an app',
+  },
+  // Personal data: an app must act on these whatever scopes it was granted.
+  {
+    id: 'customers.data_request',
+    name: 'Customer data requested',
+    category: 'privacy',
+    description: 'a customer asks for the data held about them',
+  },
+  {
+    id: 'customers.redact',
+    name: 'Customer erasure requested',
+    category: 'privacy',
+    description: 'a customer asks for their personal data to be erased',
+  },
+  {
+    id: 'store.redact',
+    name: 'Store data erasure due',
+    category: 'privacy',
+    description:
+      "an app's uninstall is SVC_STORE_REDACT_AFTER old (48 h by default) and it was not reinstalled",
+  },
 ]);
+
+/**
+ * Recorded by the service itself, about one installation (API.md section 11.1): ingestion refuses them, since
+ * only the consent, the disconnect and the redaction schedule know the installation they are about.
+ */
+const SERVICE_RECORDED: Readonly<Record<string, true>> = Object.freeze({
+  'app.installed': true,
+  'app.scopes_updated': true,
+  'app.uninstalled': true,
+  'store.redact': true,
+});
+
+export function isServiceRecorded(type: string): boolean {
+  return Object.hasOwn(SERVICE_RECORDED, type);
+}
+
+const ANY_SCOPE: Readonly<Record<string, true>> = Object.freeze(
+  Object.fromEntries(
+    EVENT_CATALOG.filter((e) => e.category === 'apps' || e.category === 'privacy').map(
+      (e) => [e.id, true] as const,
+    ),
+  ),
+);
+
+/**
+ * Whether an installed app receives the type whatever its scopes: lifecycle (`apps`) and `privacy` events are
+ * about the installation and the law, not about store data that `public:read` opens.
+ */
+export function reachesAnyScope(type: string): boolean {
+  return Object.hasOwn(ANY_SCOPE, type);
+}
 
 // A frozen lookup rather than a module-level Set: the catalog is data, never state.
 const IDS: Readonly<Record<string, true>> = Object.freeze(

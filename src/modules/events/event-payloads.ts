@@ -5,6 +5,7 @@
 // Objects allow unknown fields: receivers ignore what they do not know (seed 9.4), and ingestion keeps them.
 // Money is an integer amount in the currency's minor unit (1999 EUR is 19.99 EUR).
 import { Type, type Static, type TSchema } from 'typebox';
+import { APP_EVENT_PAYLOADS } from './app-event-payloads.ts';
 
 const Id = (prefix: string, description: string) =>
   Type.String({
@@ -516,4 +517,5 @@ export const EVENT_PAYLOADS: Readonly<Record<string, EventPayload>> = Object.fre
     renewed_at: '2026-11-21T00:00:03.000Z',
     cancel_at: null,
   }),
+  ...APP_EVENT_PAYLOADS,
 });

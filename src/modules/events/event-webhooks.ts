@@ -42,6 +42,17 @@ const HEADERS = [
 
 const answer = (description: string): Json => ({ description });
 
+// Only in deliveries to an app's webhook (API.md section 11.1): the installation the event reached it through.
+const onlyForApps = (description: string): Json => ({
+  type: ['string', 'null'],
+  description: `${description} Only in deliveries to an app's webhook; null in its test deliveries.`,
+});
+const INSTALLATION: Json = {
+  app_id: onlyForApps('The app whose webhook this is.'),
+  grant_id: onlyForApps('The installation (grant) of the app by merchant_id.'),
+  store_id: onlyForApps('The store the installation acts on.'),
+};
+
 /** The `webhooks` object of the OpenAPI document, keyed by event type. */
 export function eventWebhooks(): Json {
   const out: Json = {};
@@ -76,7 +87,12 @@ export function eventWebhooks(): Json {
                   },
                   api_version: { type: 'string', const: 'v1' },
                   mode: { type: 'string', enum: ['test', 'live'] },
-                  merchant_id: { type: 'string' },
+                  merchant_id: {
+                    type: 'string',
+                    description:
+                      'The merchant the event is about (for an app webhook: the one that installed it).',
+                  },
+                  ...INSTALLATION,
                   data: payload.schema,
                 },
               },

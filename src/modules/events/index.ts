@@ -5,6 +5,8 @@ export {
   EVENT_CATALOG,
   PUBLISHED_CATALOG,
   isEventType,
+  isServiceRecorded,
+  reachesAnyScope,
   sampleData,
   type EventDefinition,
 } from './event-catalog.ts';

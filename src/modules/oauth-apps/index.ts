@@ -13,7 +13,8 @@ export {
   type AppsCache,
   type ClientApp,
 } from './oauth-apps.cache.ts';
-export { redirectUriIssue } from './oauth-apps.service.ts';
+export { redirectUriIssue, type AppHooks } from './oauth-apps.service.ts';
+import type { AppHooks } from './oauth-apps.service.ts';
 export { SCOPES, intersect, isScope, joinScopes, rights, splitScopes, within } from '../../lib/scopes.ts';
 
 export interface OauthAppsModule extends Module {
@@ -21,7 +22,7 @@ export interface OauthAppsModule extends Module {
   readonly apps: AppsCache;
 }
 
-export function createOauthApps(ctx: Context): OauthAppsModule {
+export function createOauthApps(ctx: Context, hooks: AppHooks = {}): OauthAppsModule {
   const apps = createAppsCache(ctx.bus);
-  return { name: 'oauth-apps', apps, merchantRoutes: oauthAppsRoutes(apps) };
+  return { name: 'oauth-apps', apps, merchantRoutes: oauthAppsRoutes(apps, hooks) };
 }

@@ -15,9 +15,10 @@ import {
 } from './oauth-apps.schemas.ts';
 import type { AppsCache } from './oauth-apps.cache.ts';
 import * as service from './oauth-apps.service.ts';
+import type { AppHooks } from './oauth-apps.service.ts';
 
 export const oauthAppsRoutes =
-  (apps: AppsCache): FastifyPluginAsync =>
+  (apps: AppsCache, hooks: AppHooks): FastifyPluginAsync =>
   async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -87,6 +88,7 @@ export const oauthAppsRoutes =
       async (request) => ({
         data: await service.updateApp(
           apps,
+          hooks,
           app.ctx,
           auditContext(request),
           request.params.appID,
@@ -133,7 +135,7 @@ export const oauthAppsRoutes =
         },
       },
       async (request, reply) => {
-        await service.deleteApp(apps, app.ctx, auditContext(request), request.params.appID);
+        await service.deleteApp(apps, hooks, app.ctx, auditContext(request), request.params.appID);
         return reply.code(204).send(null);
       },
     );

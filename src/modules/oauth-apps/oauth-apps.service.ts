@@ -12,6 +12,23 @@ import { logSecurityChange, writeAudit, type AuditContext } from '../audit/index
 import { announceAppChange, forgetApp, type AppsCache } from './oauth-apps.cache.ts';
 import * as repo from './oauth-apps.repository.ts';
 import { joinScopes, splitScopes } from '../../lib/scopes.ts';
+import type { Executor } from '../../db/database.ts';
+
+/**
+ * What happens elsewhere in the transaction of an app change, supplied by the composition (src/modules.ts):
+ * the oauth module tells the installations of a change of scopes, the webhooks module retires the app's
+ * webhooks with it. Hooks rather than imports: those modules depend on this one.
+ */
+export interface AppHooks {
+  /** The app's allowed scopes changed: its installations' effective scopes may have too. */
+  readonly allowedScopesChanged?: (
+    trx: Executor,
+    app: { id: string; previous: readonly string[]; current: readonly string[] },
+    at: Date,
+  ) => Promise<unknown>;
+  /** The app is deleted: the webhooks that heard its installations go with it; answers how many. */
+  readonly deleting?: (trx: Executor, appId: string, at: Date) => Promise<number>;
+}
 
 const LOOPBACK: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 
@@ -124,6 +141,7 @@ export interface UpdateApp {
 
 export async function updateApp(
   apps: AppsCache,
+  hooks: AppHooks,
   ctx: Context,
   audit: AuditContext,
   appId: string,
@@ -140,6 +158,14 @@ export async function updateApp(
       ...(input.allowed_scopes ? { allowed_scopes: joinScopes(input.allowed_scopes) } : {}),
     });
     if (!row) throw notFound('app');
+    const previous = splitScopes(current.allowed_scopes);
+    if (input.allowed_scopes && joinScopes(previous) !== row.allowed_scopes) {
+      await hooks.allowedScopesChanged?.(
+        trx,
+        { id: row.id, previous, current: splitScopes(row.allowed_scopes) },
+        new Date(ctx.clock.now()),
+      );
+    }
     await writeAudit(trx, audit, {
       action: 'developer_app.updated',
       entityType: 'developer_app',
@@ -197,6 +223,7 @@ export async function rotateAppSecret(
 
 export async function deleteApp(
   apps: AppsCache,
+  hooks: AppHooks,
   ctx: Context,
   audit: AuditContext,
   appId: string,
@@ -204,11 +231,12 @@ export async function deleteApp(
   await ctx.db.transaction().execute(async (trx) => {
     const row = await repo.deleteApp(trx, audit, appId);
     if (!row) throw notFound('app');
+    const webhooks = (await hooks.deleting?.(trx, row.id, new Date(ctx.clock.now()))) ?? 0;
     await writeAudit(trx, audit, {
       action: 'developer_app.deleted',
       entityType: 'developer_app',
       entityId: row.id,
-      fields: { name: row.name, client_id: row.client_id },
+      fields: { name: row.name, client_id: row.client_id, webhooks_deleted: webhooks },
     });
     await announceAppChange(trx, row.id);
   });

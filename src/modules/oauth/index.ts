@@ -9,6 +9,7 @@ import { accessTokens, resolveAccessToken } from './oauth-bearer.service.ts';
 import { clientAuthLimits } from './oauth-client-auth.ts';
 import { connectionsRoutes } from './oauth-connections.routes.ts';
 import { housekeeping } from './oauth-housekeeping.ts';
+import { redactionLoop } from './installations.service.ts';
 import { metadataRoutes } from './oauth-metadata.routes.ts';
 import { hotPool } from './oauth.pool.ts';
 import { exchangeBatcher, refreshBatcher } from './oauth-batches.ts';
@@ -17,6 +18,7 @@ import { tokenRoutes } from './oauth-token.routes.ts';
 
 export { authorizationServerMetadata } from './oauth-metadata.routes.ts';
 export { sweepExpired } from './oauth-housekeeping.ts';
+export { recordAllowedScopesChange, sweepRedactions } from './installations.service.ts';
 
 export interface OauthDeps {
   readonly credentials: CredentialResolvers;
@@ -47,7 +49,7 @@ export function createOauth(ctx: Context, deps: OauthDeps): Module {
     merchantRoutes: connectionsRoutes(state),
     routes,
     credentials: { access_token: (c, token) => resolveAccessToken(c, state.tokens, token) },
-    background: [housekeeping(ctx)],
+    background: [housekeeping(ctx), redactionLoop(ctx)],
     // After HTTP drained: the rotations and exchanges in flight finish, the grants' last uses gathered since
     // the loop's last run reach the database, then the pool closes.
     async stop() {

@@ -287,9 +287,8 @@ export const authorizeRoutes =
           approve = body.approve;
         }
         const redirectTo = await decideConsent(
-          state.apps,
+          state,
           ctx,
-          state.tokens,
           merchant,
           consentId,
           approve,

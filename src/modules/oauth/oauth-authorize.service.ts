@@ -17,7 +17,10 @@ import {
   within,
   type ClientApp,
 } from '../oauth-apps/index.ts';
-import { announceGrantChange, forgetGrant, type AccessTokens } from './oauth-bearer.service.ts';
+import { installedStoreId } from '../merchants/index.ts';
+import { announceGrantChange, forgetGrant } from './oauth-bearer.service.ts';
+import { effectiveScopes, recordConsent } from './installations.service.ts';
+import type { OauthState } from './oauth.state.ts';
 import type { RequestMeta } from '../../http/request.ts';
 import * as repo from './oauth.repository.ts';
 
@@ -160,23 +163,26 @@ export interface Decider {
   userId: string;
 }
 
-/** `undefined` when the consent is unknown, expired, already decided or another merchant's. */
+/**
+ * `undefined` when the consent is unknown, expired, already decided or another merchant's. An approval
+ * records the grant and its lifecycle event (app.installed, or app.scopes_updated) in one transaction.
+ */
 export async function decideConsent(
-  apps: AppsCache,
+  state: Pick<OauthState, 'apps' | 'tokens' | 'firstStores'>,
   ctx: Context,
-  tokens: AccessTokens,
   who: Decider,
   consentId: string,
   approve: boolean,
   meta: RequestMeta,
 ): Promise<string | undefined> {
-  // The app is read before the transaction: the app cache reads through the root connection, which on
-  // PGlite would wait for the transaction that holds it.
+  // The app and the store are read before the transaction: the app cache and the store memo read through
+  // the root connection, which on PGlite would wait for the transaction that holds it.
   const pending = await repo.findConsent(ctx.db, who.merchantId, consentId);
   // Nothing is consumed or written unless the answer's redirect can be sent.
   if (!pending || uriTextIssue(pending.redirect_uri)) return undefined;
-  const app = await appById(apps, ctx, pending.app_id);
+  const app = await appById(state.apps, ctx, pending.app_id);
   if (!app) return undefined;
+  const storeId = approve ? ((await installedStoreId(state.firstStores, ctx, who.merchantId)) ?? null) : null;
   let changedGrant: string | undefined;
   const now = ctx.clock.now();
   const location = await ctx.db.transaction().execute(async (trx) => {
@@ -190,7 +196,7 @@ export async function decideConsent(
       clock: ctx.clock,
     };
     const iss = ctx.config.publicUrl;
-    const state = consent.state ?? undefined;
+    const returned = consent.state ?? undefined;
     if (!approve) {
       await writeAudit(trx, audit, {
         action: 'oauth.consent_denied',
@@ -201,17 +207,34 @@ export async function decideConsent(
       return withParams(consent.redirect_uri, {
         error: 'access_denied',
         error_description: 'The merchant denied the request.',
-        state,
+        state: returned,
         iss,
       });
     }
-    const grantId = await repo.upsertGrant(trx, {
+    const grant = await repo.writeGrant(trx, {
       id: newId('grant', now),
       app_id: app.id,
       merchant_id: who.merchantId,
       mode: app.mode,
       scopes: consent.scopes,
+      store_id: storeId,
     });
+    const grantId = grant.id;
+    await recordConsent(
+      trx,
+      {
+        grantId,
+        appId: app.id,
+        merchantId: who.merchantId,
+        mode: app.mode,
+        storeId,
+        scopes: effectiveScopes(consent.scopes, app.allowedScopes),
+      },
+      grant.previousScopes === null
+        ? null
+        : { scopes: effectiveScopes(grant.previousScopes, app.allowedScopes) },
+      new Date(now),
+    );
     const code = makeCredential('authorization_code');
     await repo.insertCode(trx, {
       hash: code.hash,
@@ -237,8 +260,8 @@ export async function decideConsent(
     // every process (API.md section 5).
     await announceGrantChange(trx, grantId);
     changedGrant = grantId;
-    return withParams(consent.redirect_uri, { code: code.token, state, iss });
+    return withParams(consent.redirect_uri, { code: code.token, state: returned, iss });
   });
-  if (changedGrant) forgetGrant(tokens, changedGrant);
+  if (changedGrant) forgetGrant(state.tokens, changedGrant);
   return location;
 }

@@ -3,7 +3,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { auditContext, merchantOf, merchantScope } from '../../http/request.ts';
 import { PageQuery, errors, pageOf } from '../../http/schemas.ts';
-import { ConnectionsPage, GrantParams, InstallsAnswer } from './oauth.schemas.ts';
+import {
+  AppParams,
+  ConnectionsPage,
+  GrantParams,
+  InstallationsPage,
+  InstallsAnswer,
+} from './oauth.schemas.ts';
+import { listInstallations } from './installations.service.ts';
 import { countInstalls, disconnect, listConnections } from './oauth-connections.service.ts';
 import type { OauthState } from './oauth.state.ts';
 
@@ -53,7 +60,7 @@ export const connectionsRoutes =
           operationId: 'getAppInstalls',
           summary: 'How many stores installed an app',
           tags: ['OAuth apps'],
-          params: Type.Object({ appID: Type.String({ minLength: 1, maxLength: 64 }) }),
+          params: AppParams,
           response: { 200: InstallsAnswer, ...errors(400, 401, 404) },
         },
       },
@@ -65,6 +72,28 @@ export const connectionsRoutes =
           request.mode,
           request.params.appID,
         ),
+      }),
+    );
+
+    app.get(
+      '/developer/apps/:appID/installations',
+      {
+        schema: {
+          operationId: 'listAppInstallations',
+          summary: 'The stores that installed an app',
+          tags: ['OAuth apps'],
+          description:
+            'Newest first: each installation (grant) with its store and effective scopes, as app deliveries name them.',
+          params: AppParams,
+          querystring: Type.Object(PageQuery),
+          response: { 200: InstallationsPage, ...errors(400, 401, 404) },
+        },
+      },
+      async (request) => ({
+        data: await listInstallations(state.apps, app.ctx, merchantScope(request), {
+          ...pageOf(request.query),
+          appId: request.params.appID,
+        }),
       }),
     );
   };

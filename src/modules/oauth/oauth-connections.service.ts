@@ -6,15 +6,29 @@ import { notFound } from '../../lib/errors.ts';
 import { iso } from '../../lib/time.ts';
 import { mapPage, type PageInput, type Scope } from '../../lib/scope.ts';
 import { logSecurityChange, writeAudit, type AuditContext } from '../audit/index.ts';
-import { appById, splitScopes, type AppsCache } from '../oauth-apps/index.ts';
+import { appById, rights, splitScopes, type AppsCache } from '../oauth-apps/index.ts';
+import { eventsOfInstallations } from '../webhooks/index.ts';
+import { effectiveScopes, recordUninstall } from './installations.service.ts';
 import { announceGrantRevocation, forgetGrant, type AccessTokens } from './oauth-bearer.service.ts';
 import * as repo from './oauth.repository.ts';
 
+/** Each connection with `events`: what its app receives from this merchant now, never where it goes. */
 export async function listConnections(ctx: Context, scope: Scope, input: PageInput) {
-  return mapPage(await repo.listGrants(ctx.db, scope, input), (r) => ({
+  const grants = await repo.listGrants(ctx.db, scope, input);
+  const events = await eventsOfInstallations(
+    ctx.db,
+    scope.mode,
+    grants.items.map((r) => ({
+      appId: r.app_id,
+      reads: rights(effectiveScopes(r.scopes, splitScopes(r.allowed_scopes))).has('read'),
+    })),
+  );
+  const byGrant = new Map(grants.items.map((r, i) => [r.id, events[i]!]));
+  return mapPage(grants, (r) => ({
     id: r.id,
     app: { id: r.app_id, name: r.app_name, client_id: r.client_id, developer_name: r.developer_name },
     scopes: splitScopes(r.scopes),
+    events: byGrant.get(r.id)!,
     mode: r.mode,
     created_at: iso(r.created_at),
     last_used_at: iso(r.last_used_at),
@@ -33,6 +47,19 @@ export async function disconnect(
     .execute(async (trx) => {
       const grant = await repo.deleteGrant(trx, audit.merchantId, audit.mode, grantId);
       if (!grant) throw notFound('connection');
+      await recordUninstall(
+        ctx,
+        trx,
+        {
+          grantId: grant.id,
+          appId: grant.app_id,
+          merchantId: grant.merchant_id,
+          mode: grant.mode,
+          storeId: grant.store_id,
+          scopes: effectiveScopes(grant.scopes, splitScopes(grant.allowed_scopes ?? '')),
+        },
+        new Date(ctx.clock.now()),
+      );
       await writeAudit(trx, audit, {
         action: 'oauth.connection_revoked',
         entityType: 'oauth_grant',

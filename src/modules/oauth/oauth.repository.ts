@@ -52,22 +52,47 @@ export async function findGrantScopes(db: Executor, grantId: string): Promise<st
   return row?.scopes;
 }
 
-export async function upsertGrant(
-  db: Executor,
-  row: { id: string; app_id: string; merchant_id: string; mode: Mode; scopes: string },
-): Promise<string> {
-  const result = await db
+export interface GrantWrite {
+  id: string;
+  app_id: string;
+  merchant_id: string;
+  mode: Mode;
+  scopes: string;
+  store_id: string | null;
+}
+
+export interface GrantWritten {
+  id: string;
+  /** Null for a new installation; the scopes it replaced otherwise. */
+  previousScopes: string | null;
+}
+
+/**
+ * Records a consent's grant: a new installation, or new scopes for the merchant's existing one. The insert
+ * decides which (ON CONFLICT DO NOTHING), so two consents racing for one first install make one installation
+ * and one update, never two installations; the update locks the row first and reports the scopes it replaced.
+ */
+export async function writeGrant(db: Executor, row: GrantWrite): Promise<GrantWritten> {
+  const inserted = await db
     .insertInto('oauth_grants')
     .values(row)
-    .onConflict((oc) =>
-      oc.columns(['app_id', 'merchant_id']).doUpdateSet({
-        scopes: (eb) => eb.ref('excluded.scopes'),
-        updated_at: sql<Date>`now()`,
-      }),
-    )
+    .onConflict((oc) => oc.columns(['app_id', 'merchant_id']).doNothing())
     .returning('id')
+    .executeTakeFirst();
+  if (inserted) return { id: inserted.id, previousScopes: null };
+  const current = await db
+    .selectFrom('oauth_grants')
+    .select(['id', 'scopes'])
+    .where('app_id', '=', row.app_id)
+    .where('merchant_id', '=', row.merchant_id)
+    .forUpdate()
     .executeTakeFirstOrThrow();
-  return result.id;
+  await db
+    .updateTable('oauth_grants')
+    .set({ scopes: row.scopes, updated_at: sql<Date>`now()` })
+    .where('id', '=', current.id)
+    .execute();
+  return { id: current.id, previousScopes: current.scopes };
 }
 
 export async function listGrants(db: Executor, scope: Scope, page: PageInput) {
@@ -88,6 +113,7 @@ export async function listGrants(db: Executor, scope: Scope, page: PageInput) {
       'a.id as app_id',
       'a.name as app_name',
       'a.client_id',
+      'a.allowed_scopes',
       'dev.name as developer_name',
     ]),
     page,
@@ -102,7 +128,14 @@ export async function deleteGrant(db: Executor, merchantId: string, mode: Mode, 
     .where('merchant_id', '=', merchantId)
     .where('mode', '=', mode)
     .where('id', '=', grantId)
-    .returning(['id', 'app_id', 'mode', 'scopes'])
+    .returning(['id', 'app_id', 'merchant_id', 'mode', 'scopes', 'store_id'])
+    .returning((eb) =>
+      eb
+        .selectFrom('oauth_apps')
+        .select('allowed_scopes')
+        .whereRef('oauth_apps.id', '=', 'oauth_grants.app_id')
+        .as('allowed_scopes'),
+    )
     .executeTakeFirst();
 }
 

@@ -153,6 +153,10 @@ export const Connection = Type.Object(
       developer_name: Type.String({ description: 'The account that publishes the app.' }),
     }),
     scopes: Type.Array(Type.String()),
+    events: Type.Array(Type.String(), {
+      description:
+        'The event types the app receives from this account now, through its webhooks (API.md 11.1); never where they go. Without read access only lifecycle (`app.*`) and privacy types.',
+    }),
     mode: Mode,
     created_at: Timestamp,
     last_used_at: NullableTimestamp,
@@ -168,6 +172,25 @@ export const InstallsAnswer = Data(
     stores: Type.Integer({ description: 'Stores that installed the app and have not disconnected it.' }),
   }),
 );
+
+export const Installation = Type.Object(
+  {
+    id: Type.String({ description: 'The grant (grant_...), as app deliveries name it in `grant_id`.' }),
+    merchant_id: Type.String(),
+    store: Type.Union([Type.Object({ id: Type.String(), name: Type.String() }), Type.Null()], {
+      description: 'The store the app acts on.',
+    }),
+    scopes: Type.Array(Type.String(), {
+      description: "Effective: granted, within the app's allowed scopes.",
+    }),
+    mode: Mode,
+    installed_at: Timestamp,
+    last_used_at: NullableTimestamp,
+  },
+  { title: 'Installation' },
+);
+export const InstallationsPage = List(Installation);
+export const AppParams = Type.Object({ appID: Type.String({ minLength: 1, maxLength: 64 }) });
 
 /** RFC 7662 2.1: form or JSON; unknown parameters are ignored, as at the token endpoint. */
 export const IntrospectBody = Type.Object(

@@ -11,6 +11,19 @@ export interface OAuthGrantsTable {
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   last_used_at: Date | null;
+  /** The store the installation acts on (migration 0040); null only for a merchant without a store. */
+  store_id: string | null;
+}
+
+/** A store.redact waiting for its time (migration 0040): one per uninstalled app and merchant. */
+export interface OAuthRedactionsTable {
+  app_id: string;
+  merchant_id: string;
+  mode: Mode;
+  grant_id: string;
+  store_id: string | null;
+  uninstalled_at: Date;
+  due_at: Date;
 }
 
 export interface OAuthConsentsTable {
@@ -75,4 +88,5 @@ export interface OAuthTables {
   oauth_codes: OAuthCodesTable;
   oauth_families: OAuthFamiliesTable;
   oauth_tokens: OAuthTokensTable;
+  oauth_redactions: OAuthRedactionsTable;
 }

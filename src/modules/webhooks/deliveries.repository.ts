@@ -21,6 +21,19 @@ export async function insertDelivery(
     .executeTakeFirstOrThrow();
 }
 
+/** The installation an earlier delivery of the event to this (app) webhook was made for. */
+export async function installationOf(db: Executor, webhookId: string, eventId: string) {
+  const row = await db
+    .selectFrom('deliveries')
+    .select(['grant_id', 'store_id'])
+    .where('event_id', '=', eventId)
+    .where('webhook_id', '=', webhookId)
+    .where('grant_id', 'is not', null)
+    .limit(1)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
 /** Scoped by webhook, which the caller found within the merchant and mode. */
 export async function findDelivery(
   db: Executor,

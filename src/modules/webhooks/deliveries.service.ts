@@ -13,7 +13,9 @@ import { RECOVER_MAX, countRecoverable, recoverDeliveries } from './recover.repo
 import * as repo from './deliveries.repository.ts';
 import { applyOutcomes, runAttempt, type Sending } from './delivery/attempt.ts';
 import { leaseMs } from './delivery/worker.ts';
+import { deliveryBody, type DeliveryTarget } from './delivery-body.ts';
 import {
+  deliveredPayload,
   eventIdsOfRequest,
   findEvent,
   listEvents,
@@ -26,6 +28,12 @@ import { DELIVERY_CHANNEL } from './signal.ts';
 import { presentAttempt, presentDelivery } from './webhooks.presenters.ts';
 import { findOwnEndpoint, findOwnWebhook } from './webhooks.service.ts';
 import type { DeliveryStatus } from './webhooks.table.ts';
+
+/** The installation a delivery was made for, when its webhook is an app's. */
+const targetOf = (
+  webhook: { app_id: string | null },
+  delivery: { grant_id: string | null; store_id: string | null },
+): DeliveryTarget => ({ appId: webhook.app_id, grantId: delivery.grant_id, storeId: delivery.store_id });
 
 export interface DeliveriesInput extends PageInput {
   readonly webhookId: string;
@@ -42,12 +50,12 @@ export async function getDelivery(ctx: Context, audit: AuditContext, webhookId: 
   const webhook = await findOwnWebhook(ctx.db, audit, webhookId);
   const row = await repo.findDelivery(ctx.db, webhook.id, id);
   if (!row) throw notFound('delivery');
-  const [attempts, event] = await Promise.all([
+  const [attempts, stored] = await Promise.all([
     repo.listAttempts(ctx.db, row.id),
-    findEvent(ctx.db, audit, row.event_id),
+    deliveredPayload(ctx.db, row.event_id),
   ]);
   // The exact bytes every attempt sent and signed (null once the event is purged).
-  const payload = event?.payload ?? null;
+  const payload = stored === undefined ? null : deliveryBody(stored, targetOf(webhook, row));
   return { ...presentDelivery(row), payload, attempts: attempts.map(presentAttempt) };
 }
 
@@ -139,7 +147,8 @@ export async function testWebhook(
       attempt_count: 0,
       step: 0,
       test: true,
-      payload: ev.payload,
+      // A sample from no installation: an app webhook's test names the app, with grant_id and store_id null.
+      payload: deliveryBody(ev.payload, targetOf(webhook, { grant_id: null, store_id: null })),
       url: webhook.url,
       secret_sealed: webhook.secret_sealed,
       previous_secret_sealed: webhook.previous_secret_sealed,
@@ -191,6 +200,14 @@ export async function resendEvent(ctx: Context, audit: AuditContext, eventId: st
     if (!event) throw notFound('event');
     const webhook = await findOwnEndpoint(trx, audit, webhookId);
     if (webhook.status !== 'enabled') throw new AppError('conflict', 'Enable the webhook before resending.');
+    // An app webhook hears an event through an installation: a resend goes out for the same one.
+    const installation = webhook.app_id ? await repo.installationOf(trx, webhook.id, event.id) : null;
+    if (webhook.app_id && !installation) {
+      throw new AppError(
+        'conflict',
+        "This event never reached the app's webhook: no installation to resend it for.",
+      );
+    }
     const now = ctx.clock.now();
     const delivery = await repo.insertDelivery(
       trx,
@@ -201,6 +218,7 @@ export async function resendEvent(ctx: Context, audit: AuditContext, eventId: st
         mode: audit.mode,
         event_id: event.id,
         event_type: event.type,
+        ...installation,
         next_attempt_at: new Date(now),
       },
       new Date(now),

@@ -7,6 +7,23 @@ import { idFloor } from '../../lib/ids.ts';
 import { pageById } from '../../db/paging.ts';
 import type { Page, PageInput, Scope } from '../../lib/scope.ts';
 
+/** An installation of an app (a grant), as an app delivery's body names it. */
+export interface Installation {
+  appId: string;
+  grantId: string;
+  storeId: string | null;
+}
+
+/** Who receives an event, besides its own row (migration 0041 says how each is read). */
+export interface Audience {
+  /** The merchant's own subscribed webhooks. */
+  toMerchant: boolean;
+  /** Every installed app's subscribed webhooks: only while the installation may read, or whatever its scopes. */
+  toInstalled: 'read' | 'any' | null;
+  /** One installation's app, named by the caller. */
+  installation: Installation | null;
+}
+
 export interface EventRow {
   id: string;
   merchantId: string;
@@ -16,6 +33,7 @@ export interface EventRow {
   createdAt: Date;
   /** The X-Request-Id of the call that recorded it, if a call did. */
   requestId: string | null;
+  audience: Audience;
 }
 
 export interface RecordedEvent {
@@ -27,8 +45,9 @@ export interface RecordedEvent {
 }
 
 /**
- * Records events and fans them out in ONE statement (svc_record_events, migration 0019): each event, and one
- * delivery per enabled webhook of its merchant and mode subscribed to its type (a single INSERT ... SELECT).
+ * Records events and fans them out in ONE statement (svc_record_events, migration 0041): each event, and one
+ * delivery per receiving endpoint, the merchant's own webhooks and the installed apps' together (a single
+ * INSERT ... SELECT).
  * Atomic on its own, so a caller without a transaction needs no BEGIN/COMMIT either. One event is a batch of
  * one. With a channel, the workers' wake-up is a NOTIFY delivered by PostgreSQL at commit. The answer has one
  * entry per event, in the events' order; an id may appear once per call.
@@ -47,6 +66,11 @@ export async function recordEvents(
     created_at: e.createdAt.toISOString(),
     id_prefix: idFloor('dlv', e.createdAt),
     request_id: e.requestId,
+    to_merchant: e.audience.toMerchant,
+    to_installed: e.audience.toInstalled,
+    app_id: e.audience.installation?.appId ?? null,
+    grant_id: e.audience.installation?.grantId ?? null,
+    store_id: e.audience.installation?.storeId ?? null,
   }));
   const { rows } = await sql<{ id: string; known_merchant: boolean; inserted: boolean; deliveries: number }>`
     select id, known_merchant, inserted, deliveries
@@ -110,6 +134,15 @@ export async function listEvents(
     );
   }
   return pageById(q, q.select(['id', 'type', 'payload', 'created_at']), page);
+}
+
+/**
+ * The stored payload of a delivery's event, by id alone: the caller reached the delivery through a webhook of
+ * its own, and an app webhook's deliveries carry events of the merchants that installed the app.
+ */
+export async function deliveredPayload(db: Executor, eventId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('events').select('payload').where('id', '=', eventId).executeTakeFirst();
+  return row?.payload;
 }
 
 export async function findEvent(db: Executor, scope: Scope, id: string): Promise<StoredEvent | undefined> {

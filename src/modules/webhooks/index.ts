@@ -7,6 +7,7 @@ import type { Context } from '../../context.ts';
 import { Batcher } from '../../lib/batcher.ts';
 import type { QueueDepth } from '../../lib/metrics.ts';
 import type { SignInLimits } from '../merchants/index.ts';
+import type { AppsCache } from '../oauth-apps/index.ts';
 import type { Background, Module } from '../module.ts';
 import { deliveryRoutes } from './deliveries.routes.ts';
 import { SigningKeys, type Sending } from './delivery/attempt.ts';
@@ -22,7 +23,15 @@ import { createAgent } from './sender.ts';
 import { DELIVERY_CHANNEL, LISTEN_CHANNEL, Signal } from './signal.ts';
 import { webhookRoutes } from './webhooks.routes.ts';
 
-export { emitEvent, type EmittedEvent, type NewEvent } from './outbox.service.ts';
+export {
+  emitEvent,
+  emitEvents,
+  eventsOfInstallations,
+  type EmittedEvent,
+  type Installation,
+  type NewEvent,
+} from './outbox.service.ts';
+export { retireAppWebhooks } from './webhooks.service.ts';
 export { deliveriesOfRequest } from './deliveries.service.ts';
 export { Delivery } from './webhooks.schemas.ts';
 
@@ -58,15 +67,17 @@ export interface Webhooks extends Module {
 export interface WebhooksDeps {
   /** The sign-in failure budgets, which reveal-secret's password check draws on. */
   readonly signIns: SignInLimits;
+  /** The oauth-apps module's apps: an app webhook's app is one of the caller's. */
+  readonly apps: AppsCache;
 }
 
 const merchantRoutes =
   (state: WebhooksState, deps: WebhooksDeps): FastifyPluginAsync =>
   async (app) => {
-    await app.register(webhookRoutes, { signIns: deps.signIns });
+    await app.register(webhookRoutes, { signIns: deps.signIns, apps: deps.apps });
     await app.register(deliveryRoutes(state.sending));
     await app.register(merchantEventRoutes(state.ingestion.listeners));
-    await app.register(listenRoutes(state.ingestion.listeners));
+    await app.register(listenRoutes(state.ingestion.listeners, deps.apps));
   };
 
 export function createWebhooks(ctx: Context, deps: WebhooksDeps): Webhooks {

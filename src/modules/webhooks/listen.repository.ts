@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { DeliveryRow } from './deliveries.repository.ts';
 import type { Scope } from '../../lib/scope.ts';
+import { idFloor } from '../../lib/ids.ts';
 
 /**
  * A stream touches its listener every 15 s (its keep-alive); a listener untouched for 2 minutes belongs to a
@@ -176,4 +177,30 @@ export async function recordListenerOutcome(
     .where('id', '=', webhookId)
     .execute();
   return row;
+}
+
+/**
+ * What the fan-out recorded for an app's listener (no due time: its stream sends it) after a delivery id,
+ * oldest first, with the event's payload: one range of deliveries_webhook_idx. `since` bounds it to the
+ * last hour, as a merchant stream's events.
+ */
+export async function listenerDeliveriesAfter(
+  db: Executor,
+  webhookId: string,
+  afterId: string,
+  since: Date,
+  limit: number,
+) {
+  return db
+    .selectFrom('deliveries as d')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .select(['d.id', 'd.event_id', 'd.event_type', 'd.grant_id', 'd.store_id', 'd.created_at', 'e.payload'])
+    .where('d.webhook_id', '=', webhookId)
+    .where('d.id', '>', afterId)
+    .where('d.id', '>=', idFloor('dlv', since))
+    .where('d.status', '=', 'pending')
+    .where('d.next_attempt_at', 'is', null)
+    .orderBy('d.id', 'asc')
+    .limit(limit)
+    .execute();
 }

@@ -13,14 +13,18 @@ import { auditContext, merchantOf } from '../../http/request.ts';
 import { errors } from '../../http/schemas.ts';
 import { openListener, parseEventFilter, reportListenerDelivery } from './listen.service.ts';
 import type { Signal } from './signal.ts';
+import type { AppsCache } from '../oauth-apps/index.ts';
 import { DeliveryData, DeliveryParams, ListenQuery, ListenReportBody } from './webhooks.schemas.ts';
 
 const POLL_MS = 1000;
 const KEEPALIVE_MS = 15_000;
 
-/** `listeners`: raised when test-mode events were recorded, here (in memory) or elsewhere (NOTIFY). */
+/**
+ * `listeners`: raised when test-mode events were recorded, here (in memory) or elsewhere (NOTIFY); `apps`:
+ * the oauth-apps module's apps, for an app's stream.
+ */
 export const listenRoutes =
-  (listeners: Signal): FastifyPluginAsync =>
+  (listeners: Signal, apps: AppsCache): FastifyPluginAsync =>
   async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     // Open streams end when the server closes, or it would wait for them forever.
@@ -40,7 +44,8 @@ export const listenRoutes =
             'Server-Sent Events, test mode only (live: 403). First `secret` (the whsec_ secret of this ' +
             'session), then one `webhook` event per recorded event with the exact body and webhook-* headers ' +
             'of a delivery. While open, the stream is a webhook of kind `listener`. Last-Event-ID replays up ' +
-            'to one hour.',
+            'to one hour. With `app_id`, the events that test-mode app receives from its installations, as its ' +
+            'webhooks get them.',
           querystring: ListenQuery,
           produces: ['text/event-stream'],
           response: {
@@ -57,11 +62,12 @@ export const listenRoutes =
         const audit = auditContext(request);
         const types = parseEventFilter(request.query.events);
         const header = request.headers['last-event-id'];
-        const listener = await openListener(app.ctx, audit, {
+        const listener = await openListener(app.ctx, apps, audit, {
           sessionId: merchantOf(request).sessionId,
           types,
           lastEventId: typeof header === 'string' ? header : undefined,
           ...(request.query.forward_to ? { forwardTo: request.query.forward_to } : {}),
+          appId: request.query.app_id,
         });
         const ctx = app.ctx;
         const stream = new PassThrough();

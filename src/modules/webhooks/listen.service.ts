@@ -1,17 +1,24 @@
 // `svc listen` (API.md section 10): a merchant's test-mode events, streamed to the CLI already signed, with
 // the stream itself a temporary endpoint (a webhook row of kind `listener`) whose deliveries are recorded.
-// The stream reads the events table itself rather than taking part in the fan-out, so real endpoints never
-// wait for a listener, and a listener never changes what ingestion costs.
+// A merchant's stream reads the events table itself rather than taking part in the fan-out, so real endpoints
+// never wait for a listener, and a listener never changes what ingestion costs. An app's stream (`svc listen
+// --app`, API.md section 11.1) is an app webhook of kind `listener`: the fan-out decides what it receives
+// exactly as for the app's endpoints (installations, scopes, lifecycle), records its deliveries with no due
+// time, and the stream sends those, with the bodies the app's endpoints get.
 import { createHmac } from 'node:crypto';
 import type { Context } from '../../context.ts';
 import { AppError, invalid } from '../../lib/errors.ts';
+import type { Mode } from '../../lib/credentials.ts';
 import { idFloor, newId } from '../../lib/ids.ts';
 import { encryptSecret } from '../../lib/secrets.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
-import { isEventType } from '../events/index.ts';
+import { EVENT_CATALOG, isEventType } from '../events/index.ts';
+import type { AppsCache } from '../oauth-apps/index.ts';
+import { deliveryBody } from './delivery-body.ts';
 import { eventsAfter, findEvent } from './events.repository.ts';
 import * as repo from './listen.repository.ts';
 import { insertWebhook } from './webhooks.repository.ts';
+import { checkOwnApp } from './webhooks.service.ts';
 import { presentDelivery } from './webhooks.presenters.ts';
 import { signedHeaders, signingKey, type SignedHeaders } from './signing.ts';
 
@@ -63,18 +70,74 @@ async function closeStale(ctx: Context): Promise<void> {
   await repo.closeListenerRows(ctx.db, stale, 'The listening process stopped.', now);
 }
 
+/** One event a stream may send: its cursor (an event id, or a delivery id for an app's stream). */
+interface Readable {
+  cursor: string;
+  eventId: string;
+  type: string;
+  createdAt: Date;
+  body: string;
+  /** An app stream's delivery, made by the fan-out; a merchant stream records its own when it sends. */
+  deliveryId?: string;
+}
+
+/** Where a stream's events come from, after a cursor of the kind given. */
+interface Source {
+  kind: 'evt' | 'dlv';
+  read(afterId: string, since: Date, limit: number): Promise<Readable[]>;
+}
+
+/** A merchant's stream: its events, read from the events table. */
+function merchantSource(
+  ctx: Context,
+  scope: { merchantId: string; mode: Mode },
+  types: string[] | undefined,
+): Source {
+  return {
+    kind: 'evt',
+    read: async (afterId, since, limit) =>
+      (await eventsAfter(ctx.db, { ...scope, afterId, since, types, limit })).map((e) => ({
+        cursor: e.id,
+        eventId: e.id,
+        type: e.type,
+        createdAt: e.created_at,
+        body: e.payload,
+      })),
+  };
+}
+
+/** An app's stream: the deliveries the fan-out made for its listener, as the app's endpoints get them. */
+function appSource(ctx: Context, appId: string, webhookId: string): Source {
+  return {
+    kind: 'dlv',
+    read: async (afterId, since, limit) =>
+      (await repo.listenerDeliveriesAfter(ctx.db, webhookId, afterId, since, limit)).map((d) => ({
+        cursor: d.id,
+        eventId: d.event_id,
+        type: d.event_type,
+        createdAt: d.created_at,
+        body: deliveryBody(d.payload, { appId, grantId: d.grant_id, storeId: d.store_id }),
+        deliveryId: d.id,
+      })),
+  };
+}
+
 export async function openListener(
   ctx: Context,
+  apps: AppsCache,
   audit: AuditContext,
   input: {
     sessionId: string;
     types: string[] | undefined;
     lastEventId: string | undefined;
     forwardTo?: string;
+    /** `svc listen --app`: the app's events from its test installations, rather than the account's. */
+    appId?: string | undefined;
   },
 ): Promise<ListenerSession> {
   if (audit.mode !== 'test')
     throw new AppError('forbidden', 'Listening is for test mode only: live events go to live endpoints.');
+  const appId = input.appId === undefined ? null : await checkOwnApp(ctx, apps, audit, input.appId);
   const secret = listenerSecret(ctx.config.masterKey, input.sessionId);
   const key = signingKey(secret);
   const scope = { merchantId: audit.merchantId, mode: audit.mode };
@@ -85,11 +148,15 @@ export async function openListener(
   // client. Events of that window the client already has come again; it forwards each event id once and
   // reports the copy as a duplicate. The window never reaches before the session began: an event recorded
   // before the client started listening was not missed, and is not sent.
-  let after = idFloor('evt', opened);
+  // An app's stream starts now: what the fan-out made for an earlier stream was that stream's to send.
+  const webhookId = newId('wh', opened.getTime());
+  const source = appId ? appSource(ctx, appId, webhookId) : merchantSource(ctx, scope, input.types);
+  let after = idFloor(source.kind, opened);
   let sessionStart = opened;
-  const sent = new Map<string, number>(); // event id -> created_at ms, within the settle window
-  if (input.lastEventId !== undefined && /^evt_[A-Za-z0-9_-]{1,64}$/.test(input.lastEventId)) {
-    const last = await findEvent(ctx.db, scope, input.lastEventId);
+  const sent = new Map<string, number>(); // cursor -> created_at ms, within the settle window
+  const lastEventId = appId === null ? input.lastEventId : undefined;
+  if (lastEventId !== undefined && /^evt_[A-Za-z0-9_-]{1,64}$/.test(lastEventId)) {
+    const last = await findEvent(ctx.db, scope, lastEventId);
     if (last) {
       sessionStart = (await repo.sessionStartOf(ctx.db, scope, last.id)) ?? last.created_at;
       const from = Math.max(
@@ -103,7 +170,6 @@ export async function openListener(
   }
 
   await closeStale(ctx);
-  const webhookId = newId('wh', opened.getTime());
   const description = input.types ? `svc listen: ${input.types.join(', ')}` : 'svc listen: every event';
   await ctx.db.transaction().execute(async (trx) => {
     await insertWebhook(trx, {
@@ -112,8 +178,10 @@ export async function openListener(
       mode: 'test',
       kind: 'listener',
       url: input.forwardTo ?? 'svc-listen:',
-      // Empty: the fan-out never makes deliveries for a listener (migration 0016).
-      events: [],
+      // A merchant's: empty, the fan-out never makes deliveries for it (migration 0016). An app's: what it
+      // listens to, which the fan-out delivers to it as to the app's endpoints (migration 0041).
+      events: appId ? (input.types ?? EVENT_CATALOG.map((e) => e.id)) : [],
+      app_id: appId,
       description,
       disabled_reason: null,
       secret_sealed: encryptSecret(ctx.config.masterKey, secret),
@@ -129,7 +197,11 @@ export async function openListener(
       action: 'webhook.listener_opened',
       entityType: 'webhook',
       entityId: webhookId,
-      fields: { events: input.types ?? null, last_event_id: input.lastEventId ?? null },
+      fields: {
+        events: input.types ?? null,
+        last_event_id: input.lastEventId ?? null,
+        ...(appId ? { app_id: appId } : {}),
+      },
     });
   });
 
@@ -139,44 +211,42 @@ export async function openListener(
     const frames: Frame[] = [];
     let cursor = after;
     for (;;) {
-      const now = ctx.clock.now();
-      const since = new Date(now - REPLAY_MS);
-      const rows = await eventsAfter(ctx.db, {
-        ...scope,
-        afterId: cursor,
-        since,
-        types: input.types,
-        limit: PAGE,
-      });
-      const fresh = rows.filter((r) => !sent.has(r.id));
+      const nowMs = ctx.clock.now();
+      const rows = await source.read(cursor, new Date(nowMs - REPLAY_MS), PAGE);
+      const fresh = rows.filter((r) => !sent.has(r.cursor));
       if (fresh.length > 0) {
-        const deliveries = fresh.map((e) => ({
-          id: newId('dlv', now),
-          webhook_id: webhookId,
-          merchant_id: audit.merchantId,
-          mode: 'test' as const,
-          event_id: e.id,
-          event_type: e.type,
-        }));
-        await repo.insertListenerDeliveries(ctx.db, deliveries, new Date(now));
-        fresh.forEach((e, i) => {
-          sent.set(e.id, e.created_at.getTime());
+        // A merchant's stream records a delivery per event it sends; an app's has them from the fan-out.
+        const made = fresh
+          .filter((e) => e.deliveryId === undefined)
+          .map((e) => ({
+            id: newId('dlv', nowMs),
+            webhook_id: webhookId,
+            merchant_id: audit.merchantId,
+            mode: 'test' as const,
+            event_id: e.eventId,
+            event_type: e.type,
+          }));
+        const now = new Date(nowMs);
+        await repo.insertListenerDeliveries(ctx.db, made, now);
+        const ids = new Map(made.map((d) => [d.event_id, d.id]));
+        for (const e of fresh) {
+          sent.set(e.cursor, e.createdAt.getTime());
           frames.push({
-            eventId: e.id,
-            deliveryId: deliveries[i]!.id,
+            eventId: e.eventId,
+            deliveryId: e.deliveryId ?? ids.get(e.eventId)!,
             type: e.type,
-            headers: signedHeaders([key], e.id, e.payload, new Date(now)),
-            body: e.payload,
+            headers: signedHeaders([key], e.eventId, e.body, now),
+            body: e.body,
           });
-        });
+        }
       }
       if (rows.length < PAGE) break;
-      cursor = rows[rows.length - 1]!.id;
+      cursor = rows[rows.length - 1]!.cursor;
     }
     // Read on from just behind the newest event sent; forget what is now behind the read position.
     const newest = Math.max(...sent.values(), 0);
     if (newest > 0) {
-      const behind = idFloor('evt', new Date(newest - SETTLE_MS));
+      const behind = idFloor(source.kind, new Date(newest - SETTLE_MS));
       if (behind > after) after = behind;
     }
     for (const id of sent.keys()) if (id <= after) sent.delete(id);

@@ -1,16 +1,32 @@
 // The event outbox of the webhooks module: an event is recorded in the caller's transaction together with one
-// delivery per enabled webhook of its merchant and mode subscribed to its type, so nothing is announced that
-// did not happen and nothing that happened goes unannounced. The commit wakes the delivery workers of every
-// process.
+// delivery per receiving endpoint (the merchant's own enabled webhooks subscribed to its type, and those of
+// the apps installed on the merchant, API.md section 11.1), so nothing is announced that did not happen and
+// nothing that happened goes unannounced. The commit wakes the delivery workers of every process.
 import type { Context } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import { AppError, invalid } from '../../lib/errors.ts';
 import type { Batcher } from '../../lib/batcher.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import { newId } from '../../lib/ids.ts';
-import { checkPayload, isEventType } from '../events/index.ts';
+import {
+  EVENT_CATALOG,
+  checkPayload,
+  isEventType,
+  isServiceRecorded,
+  reachesAnyScope,
+} from '../events/index.ts';
+import { appSubscriptions } from './webhooks.repository.ts';
 import { DELIVERY_CHANNEL, type Signal } from './signal.ts';
-import { insertEvent, recordEvents, type EventRow, type RecordedEvent } from './events.repository.ts';
+import {
+  insertEvent,
+  recordEvents,
+  type Audience,
+  type EventRow,
+  type Installation,
+  type RecordedEvent,
+} from './events.repository.ts';
+
+export type { Installation } from './events.repository.ts';
 
 export const EVENT_ID = /^evt_[A-Za-z0-9_-]{1,64}$/;
 
@@ -28,12 +44,32 @@ export interface NewEvent {
    * caused (API.md section 11.6). Absent for events no call makes (the cart sweep).
    */
   requestId?: string | null;
+  /**
+   * The one installation the event is about (lifecycle events, store.redact): its app's webhooks receive it
+   * with these ids, whatever the grant's state, instead of every installed app's.
+   */
+  installation?: Installation;
+  /** With `installation`: to the app's webhooks only, not the merchant's own (store.redact). */
+  appOnly?: boolean;
 }
 
 export interface EmittedEvent {
   id: string;
   deliveries: number;
   duplicate: boolean;
+}
+
+/**
+ * Who receives the event besides nobody (API.md section 11.1): one installation's app (and the merchant
+ * unless app-only); a type the service records about an installation, triggered by hand with none, the
+ * merchant only; any other type the merchant and every installed app, whatever the installation's scopes for
+ * lifecycle and privacy types, only while they include reading for the rest.
+ */
+function audienceOf(event: NewEvent): Audience {
+  if (event.installation)
+    return { toMerchant: event.appOnly !== true, toInstalled: null, installation: event.installation };
+  if (isServiceRecorded(event.type)) return { toMerchant: true, toInstalled: null, installation: null };
+  return { toMerchant: true, toInstalled: reachesAnyScope(event.type) ? 'any' : 'read', installation: null };
 }
 
 function buildEvent(event: NewEvent, now: Date): EventRow {
@@ -58,6 +94,7 @@ function buildEvent(event: NewEvent, now: Date): EventRow {
     payload,
     createdAt: now,
     requestId: event.requestId ?? null,
+    audience: audienceOf(event),
   };
 }
 
@@ -66,14 +103,43 @@ function buildEvent(event: NewEvent, now: Date): EventRow {
  * nothing and reports a duplicate.
  */
 export async function emitEvent(trx: Executor, event: NewEvent, at: Date): Promise<EmittedEvent> {
-  const row = buildEvent(event, at);
-  const [{ knownMerchant, inserted, deliveries }] = (await recordEvents(trx, [row], DELIVERY_CHANNEL)) as [
-    RecordedEvent,
-  ];
-  // The callers (the cart sweep, a triggered event) act for a merchant that exists: anything else is a bug.
-  if (!knownMerchant) throw new Error(`event ${row.id}: merchant ${row.merchantId} does not exist`);
-  if (!inserted) return { id: row.id, deliveries: 0, duplicate: true };
-  return { id: row.id, deliveries, duplicate: false };
+  return (await emitEvents(trx, [event], at))[0]!;
+}
+
+/** The same for several events, in one statement; the answer is in the events' order. */
+export async function emitEvents(
+  trx: Executor,
+  events: readonly NewEvent[],
+  at: Date,
+): Promise<EmittedEvent[]> {
+  if (events.length === 0) return [];
+  const rows = events.map((event) => buildEvent(event, at));
+  const recorded = await recordEvents(trx, rows, DELIVERY_CHANNEL);
+  return rows.map((row, i) => {
+    const { knownMerchant, inserted, deliveries } = recorded[i]!;
+    // The callers (the cart sweep, a triggered event, a grant change) act for a merchant that exists.
+    if (!knownMerchant) throw new Error(`event ${row.id}: merchant ${row.merchantId} does not exist`);
+    return inserted
+      ? { id: row.id, deliveries, duplicate: false }
+      : { id: row.id, deliveries: 0, duplicate: true };
+  });
+}
+
+/**
+ * The event types each installation receives now (a connection's `events`, API.md section 11.1): those its
+ * app's enabled webhooks of the mode subscribe to, in catalog order, and while the installation may not read
+ * only the lifecycle and privacy ones, which the fan-out sends whatever the scopes (audienceOf, migration 0041).
+ */
+export async function eventsOfInstallations(
+  db: Executor,
+  mode: Mode,
+  installations: readonly { appId: string; reads: boolean }[],
+): Promise<string[][]> {
+  const subscribed = await appSubscriptions(db, mode, [...new Set(installations.map((i) => i.appId))]);
+  return installations.map(({ appId, reads }) => {
+    const types = subscribed.get(appId) ?? new Set<string>();
+    return EVENT_CATALOG.map((e) => e.id).filter((t) => types.has(t) && (reads || reachesAnyScope(t)));
+  });
 }
 
 /** Records an event without fanning it out, for a delivery the caller makes itself (a webhook test). */
@@ -111,6 +177,11 @@ export async function ingestEvent(
   if (!isEventType(event.type)) {
     throw new AppError('validation_failed', `type ${event.type} is not an event of the catalog.`, {
       details: [{ field: 'type', issue: 'is not an event of the catalog' }],
+    });
+  }
+  if (isServiceRecorded(event.type)) {
+    throw new AppError('validation_failed', `type ${event.type} is recorded by the service itself.`, {
+      details: [{ field: 'type', issue: 'is recorded by the service itself, about one installation' }],
     });
   }
   if (event.id !== undefined && !EVENT_ID.test(event.id))

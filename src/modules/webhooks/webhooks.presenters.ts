@@ -29,6 +29,7 @@ export function presentWebhook(w: ShownWebhook & Partial<WebhookView>) {
     url: w.url,
     events: w.events,
     description: w.description,
+    app_id: w.app_id,
     status: w.status,
     kind: w.kind,
     mode: w.mode,

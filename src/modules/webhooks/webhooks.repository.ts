@@ -2,6 +2,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import { pageById } from '../../db/paging.ts';
+import type { Mode } from '../../lib/credentials.ts';
 import type { Page, PageInput, Scope } from '../../lib/scope.ts';
 import { recentDeliveries, type RecentDeliveries } from './health.repository.ts';
 import type { WebhooksTable } from './webhooks.table.ts';
@@ -13,6 +14,7 @@ const SHOWN = [
   'url',
   'events',
   'description',
+  'app_id',
   'status',
   'kind',
   'mode',
@@ -31,18 +33,19 @@ export async function insertWebhook(db: Executor, row: Insertable<WebhooksTable>
   return db.insertInto('webhooks').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-/** The tenant's live webhooks; deleted ones are invisible. */
-function liveWebhooks(db: Executor, scope: Scope) {
-  return db
+/** The tenant's live webhooks (only one app's, with `appId`); deleted ones are invisible. */
+function liveWebhooks(db: Executor, scope: Scope, appId?: string) {
+  const q = db
     .selectFrom('webhooks')
     .where('webhooks.merchant_id', '=', scope.merchantId)
     .where('webhooks.mode', '=', scope.mode)
     .where('webhooks.deleted_at', 'is', null);
+  return appId === undefined ? q : q.where('webhooks.app_id', '=', appId);
 }
 
 /** The same, each with its real deliveries since `since`. */
-function viewed(db: Executor, scope: Scope, since: Date) {
-  return liveWebhooks(db, scope)
+function viewed(db: Executor, scope: Scope, since: Date, appId?: string) {
+  return liveWebhooks(db, scope, appId)
     .crossJoinLateral(recentDeliveries(since))
     .select(SHOWN.map((column) => `webhooks.${column}` as const))
     .select(['recent.deliveries', 'recent.attempted', 'recent.succeeded']);
@@ -88,12 +91,53 @@ export async function updateWebhook(
     .executeTakeFirstOrThrow();
 }
 
-/** A page of webhooks with their health: one statement, the count apart. */
+/** A page of webhooks with their health (only one app's, with `appId`): one statement, the count apart. */
 export async function listWebhooks(
   db: Executor,
   scope: Scope,
-  page: PageInput,
+  page: PageInput & { appId?: string | undefined },
   since: Date,
 ): Promise<Page<WebhookView>> {
-  return pageById(liveWebhooks(db, scope), viewed(db, scope, since), page, 'webhooks.id');
+  return pageById(
+    liveWebhooks(db, scope, page.appId),
+    viewed(db, scope, since, page.appId),
+    page,
+    'webhooks.id',
+  );
+}
+
+/** The event types the enabled webhooks (endpoints and open listeners) of each app subscribe to, in a mode. */
+export async function appSubscriptions(
+  db: Executor,
+  mode: Mode,
+  appIds: readonly string[],
+): Promise<Map<string, Set<string>>> {
+  const out = new Map<string, Set<string>>();
+  if (appIds.length === 0) return out;
+  const rows = await db
+    .selectFrom('webhooks')
+    .select(['app_id', 'events'])
+    .where('app_id', 'in', appIds)
+    .where('mode', '=', mode)
+    .where('status', '=', 'enabled')
+    .where('deleted_at', 'is', null)
+    .execute();
+  for (const row of rows) {
+    const types = out.get(row.app_id!) ?? new Set<string>();
+    for (const t of row.events) types.add(t);
+    out.set(row.app_id!, types);
+  }
+  return out;
+}
+
+/** Soft-deletes every live webhook of the app; answers their ids. */
+export async function deleteAppWebhooks(db: Executor, appId: string, at: Date): Promise<string[]> {
+  const rows = await db
+    .updateTable('webhooks')
+    .set({ status: 'disabled', disabled_reason: 'The app was deleted.', deleted_at: at, updated_at: at })
+    .where('app_id', '=', appId)
+    .where('deleted_at', 'is', null)
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
 }

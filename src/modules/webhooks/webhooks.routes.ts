@@ -3,9 +3,10 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { auditContext, merchantScope } from '../../http/request.ts';
-import { EmptyBody, PageQuery, errors, pageOf } from '../../http/schemas.ts';
+import { EmptyBody, errors, pageOf } from '../../http/schemas.ts';
 import { PUBLISHED_CATALOG } from '../events/index.ts';
 import { deviceCookieOf, type SignInLimits } from '../merchants/index.ts';
+import type { AppsCache } from '../oauth-apps/index.ts';
 import {
   CreateWebhookBody,
   EventCatalog,
@@ -17,10 +18,14 @@ import {
   WebhookPage,
   WebhookParams,
   WebhookSecretData,
+  WebhooksQuery,
 } from './webhooks.schemas.ts';
 import * as service from './webhooks.service.ts';
 
-export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = async (plugin, { signIns }) => {
+export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits; apps: AppsCache }> = async (
+  plugin,
+  { signIns, apps },
+) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   // Static, so it wins over /webhooks/:webhookID.
   app.get(
@@ -56,7 +61,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asyn
       },
     },
     async (request, reply) => {
-      const data = await service.createWebhook(app.ctx, auditContext(request), request.body);
+      const data = await service.createWebhook(app.ctx, apps, auditContext(request), request.body);
       return reply.code(201).send({ data });
     },
   );
@@ -68,12 +73,16 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asyn
         operationId: 'listWebhooks',
         summary: 'List webhook endpoints',
         tags: ['Webhooks'],
-        querystring: Type.Object(PageQuery),
+        querystring: WebhooksQuery,
+        description: "`app_id` lists one app's webhooks.",
         response: { 200: WebhookPage, ...errors(400, 401) },
       },
     },
     async (request) => ({
-      data: await service.listWebhooks(app.ctx, merchantScope(request), pageOf(request.query)),
+      data: await service.listWebhooks(app.ctx, merchantScope(request), {
+        ...pageOf(request.query),
+        appId: request.query.app_id,
+      }),
     }),
   );
 

@@ -27,6 +27,13 @@ const Events = Type.Array(EventType, {
   description: 'Event ids of the catalog (GET /webhooks/events).',
 });
 const Description = PlainText({ maxLength: 500 });
+const AppId = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description:
+    "An app of this account in the request's mode: the webhook then receives the events of every merchant " +
+    'that installed the app, and never the account’s own unless it installed the app too.',
+});
 
 export const WebhookHealth = Type.Object(
   {
@@ -59,6 +66,9 @@ export const Webhook = Type.Object(
     url: Type.String(),
     events: Type.Array(Type.String()),
     description: Type.Union([Type.String(), Type.Null()]),
+    app_id: Type.Union([Type.String(), Type.Null()], {
+      description: "The app whose installations it hears (API.md 11.1); null for the account's own webhook.",
+    }),
     status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]),
     kind: Type.Union([Type.Literal('endpoint'), Type.Literal('listener')], {
       description:
@@ -80,7 +90,18 @@ export const WebhookWithSecret = Type.Object(
   { title: 'WebhookWithSecret' },
 );
 
-export const CreateWebhookBody = Body({ url: Url, events: Events, description: Type.Optional(Description) });
+export const CreateWebhookBody = Body({
+  url: Url,
+  events: Events,
+  description: Type.Optional(Description),
+  app_id: Type.Optional(AppId),
+});
+export const WebhooksQuery = Type.Object({
+  ...PageQuery,
+  app_id: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 64, description: "Only this app's webhooks." }),
+  ),
+});
 export const UpdateWebhookBody = Body({
   url: Type.Optional(Url),
   events: Type.Optional(Events),
@@ -265,6 +286,14 @@ export const ListenQuery = Type.Object({
       minLength: 1,
       maxLength: 2048,
       description: "Where the client forwards the events: shown as the listener's url, never called.",
+    }),
+  ),
+  app_id: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description:
+        "A test-mode app of this account: stream what its webhooks receive from its installations (bodies with app_id, grant_id, store_id) rather than the account's own events. Last-Event-ID does not replay for an app's stream.",
     }),
   ),
 });

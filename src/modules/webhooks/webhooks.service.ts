@@ -1,12 +1,13 @@
 // Webhook subscriptions (API.md section 7): each change and its audit entry commit together.
 import type { Context } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
-import { AppError, notFound } from '../../lib/errors.ts';
+import { AppError, invalid, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { decryptSecret, encryptSecret } from '../../lib/secrets.ts';
 import type { Page, PageInput, Scope } from '../../lib/scope.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
 import { confirmPassword, type PasswordCheck, type SignInLimits } from '../merchants/index.ts';
+import { appById, type AppsCache } from '../oauth-apps/index.ts';
 import { cancelPendingDeliveries } from './deliveries.repository.ts';
 import { presentWebhook } from './webhooks.presenters.ts';
 import * as repo from './webhooks.repository.ts';
@@ -61,13 +62,31 @@ function audited(
   });
 }
 
+/**
+ * An app webhook's (or an app stream's) app: one of the caller's, in the request's mode (API.md 11.1), or a
+ * validation error naming `app_id`.
+ */
+export async function checkOwnApp(
+  ctx: Context,
+  apps: AppsCache,
+  audit: AuditContext,
+  appId: string,
+): Promise<string> {
+  const app = await appById(apps, ctx, appId);
+  if (!app || app.merchantId !== audit.merchantId || app.mode !== audit.mode)
+    throw invalid('app_id', `is not an app of this account in ${audit.mode} mode`);
+  return app.id;
+}
+
 export async function createWebhook(
   ctx: Context,
+  apps: AppsCache,
   audit: AuditContext,
-  input: { url: string; events: string[]; description?: string | undefined },
+  input: { url: string; events: string[]; description?: string | undefined; app_id?: string | undefined },
 ): Promise<Webhook & { secret: string }> {
   const events = checkEvents(input.events);
   const url = await checkUrl(ctx.config, audit.mode, input.url);
+  const appId = input.app_id === undefined ? null : await checkOwnApp(ctx, apps, audit, input.app_id);
   const secret = newWebhookSecret();
   return ctx.db.transaction().execute(async (trx) => {
     const now = new Date(ctx.clock.now());
@@ -78,6 +97,7 @@ export async function createWebhook(
       url,
       events,
       description: input.description ?? null,
+      app_id: appId,
       disabled_reason: null,
       secret_sealed: encryptSecret(ctx.config.masterKey, secret),
       previous_secret_sealed: null,
@@ -87,7 +107,11 @@ export async function createWebhook(
       created_at: now,
       updated_at: now,
     });
-    await audited(trx, audit, 'webhook.created', row.id, { url: loggableUrl(url), events });
+    await audited(trx, audit, 'webhook.created', row.id, {
+      url: loggableUrl(url),
+      events,
+      ...(appId ? { app_id: appId } : {}),
+    });
     return { ...presentWebhook(row), secret };
   });
 }
@@ -96,7 +120,11 @@ export async function getWebhook(ctx: Context, audit: AuditContext, id: string):
   return presentOne(ctx.db, scopeOf(audit), id, new Date(ctx.clock.now()));
 }
 
-export async function listWebhooks(ctx: Context, scope: Scope, input: PageInput): Promise<Page<Webhook>> {
+export async function listWebhooks(
+  ctx: Context,
+  scope: Scope,
+  input: PageInput & { appId?: string | undefined },
+): Promise<Page<Webhook>> {
   const page = await repo.listWebhooks(ctx.db, scope, input, dayBefore(new Date(ctx.clock.now())));
   return { ...page, items: page.items.map((w) => presentWebhook(w)) };
 }
@@ -211,6 +239,16 @@ export async function deleteWebhook(ctx: Context, audit: AuditContext, id: strin
     const cancelled = await cancelPendingDeliveries(trx, id, now);
     await audited(trx, audit, 'webhook.deleted', id, { cancelled_deliveries: cancelled });
   });
+}
+
+/**
+ * The app is being deleted (in the caller's transaction): its webhooks, listeners included, are deleted with
+ * it and their pending deliveries cancelled, as a merchant's deletion of each would. Answers how many.
+ */
+export async function retireAppWebhooks(trx: Executor, appId: string, at: Date): Promise<number> {
+  const ids = await repo.deleteAppWebhooks(trx, appId, at);
+  for (const id of ids) await cancelPendingDeliveries(trx, id, at);
+  return ids.length;
 }
 
 /** For the delivery routes: the webhook row, within the caller's merchant and mode. */

@@ -14,6 +14,8 @@ export interface WebhooksTable {
   url: string;
   events: string[];
   description: string | null;
+  /** The app it belongs to (migration 0041): it then receives the events of the app's installations. */
+  app_id: Generated<string | null>;
   status: Generated<WebhookStatus>;
   kind: Generated<WebhookKind>;
   disabled_reason: string | null;
@@ -39,6 +41,9 @@ export interface DeliveriesTable {
   mode: Mode;
   event_id: string;
   event_type: string;
+  /** Of a delivery to an app webhook: the installation it was made for (migration 0041); null otherwise. */
+  grant_id: Generated<string | null>;
+  store_id: Generated<string | null>;
   status: Generated<DeliveryStatus>;
   test: Generated<boolean>;
   attempt_count: Generated<number>;

@@ -34,7 +34,20 @@ export interface Connection {
   id: string;
   app: { id: string; name: string; client_id: string; developer_name?: string };
   scopes: Scope[];
+  /** The event types the app receives from this account now (never where they go). */
+  events: string[];
   created_at: string;
+  last_used_at: string | null;
+}
+
+/** A store that installed one of the account's apps (a grant), as its developer sees it. */
+export interface Installation {
+  id: string;
+  merchant_id: string;
+  store: { id: string; name: string } | null;
+  scopes: string[];
+  mode: Mode;
+  installed_at: string;
   last_used_at: string | null;
 }
 
@@ -60,6 +73,9 @@ export interface Webhook {
   url: string;
   events: string[];
   description: string | null;
+  /** The app whose installations it hears; null for the account's own endpoint. */
+  app_id: string | null;
+  kind?: 'endpoint' | 'listener';
   status: 'enabled' | 'disabled';
   mode: Mode;
   created_at: string;

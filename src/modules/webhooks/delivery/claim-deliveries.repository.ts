@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../../db/database.ts';
 import type { Mode } from '../../../lib/credentials.ts';
+import { deliveryBody } from '../delivery-body.ts';
 
 export interface ClaimedDelivery {
   id: string;
@@ -14,6 +15,7 @@ export interface ClaimedDelivery {
   attempt_count: number;
   step: number;
   test: boolean;
+  /** The body every attempt sends and signs: the event's payload, with the installation for an app webhook. */
   payload: string;
   url: string;
   secret_sealed: string;
@@ -59,7 +61,9 @@ export async function claimDeliveries(db: Executor, o: ClaimOptions): Promise<Cl
   // made a claim and a recording cost 4-8 ms each at a few thousand rows.
   // 3. The lease is `locked_until` alone, a column no index covers, so the claim is a HOT update that
   //    touches no index; leased rows stay in the due index, where the next claims step over them.
-  const { rows } = await sql<ClaimedDelivery>`
+  const { rows } = await sql<
+    ClaimedDelivery & { app_id: string | null; grant_id: string | null; store_id: string | null }
+  >`
     with candidates as (
       select d.id, d.webhook_id, d.next_attempt_at
       from deliveries d
@@ -84,13 +88,18 @@ export async function claimDeliveries(db: Executor, o: ClaimOptions): Promise<Cl
       set locked_until = ${now}::timestamptz + ${o.leaseMs}::int * interval '1 millisecond',
           locked_by = ${o.worker}::text
       where d.id = any (array(select id from locked))
-      returning d.id, d.webhook_id, d.merchant_id, d.mode, d.event_id, d.attempt_count, d.step, d.test
+      returning d.id, d.webhook_id, d.merchant_id, d.mode, d.event_id, d.attempt_count, d.step, d.test,
+                d.grant_id, d.store_id
     )
-    select c.*, e.payload, w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at,
+    select c.*, e.payload, w.app_id, w.url, w.secret_sealed, w.previous_secret_sealed,
+           w.previous_secret_expires_at,
            (w.status = 'enabled' and w.deleted_at is null) as deliverable
     from claimed c
     cross join lateral (select payload from events where id = c.event_id offset 0) e
     cross join lateral (select * from webhooks where id = c.webhook_id offset 0) w
   `.execute(db);
-  return rows;
+  return rows.map(({ app_id, grant_id, store_id, ...row }) => ({
+    ...row,
+    payload: deliveryBody(row.payload, { appId: app_id, grantId: grant_id, storeId: store_id }),
+  }));
 }

@@ -13,6 +13,8 @@ import { SecretDialog } from '../../components/secret-dialog.tsx';
 import { TimeText } from '../../components/time-text.tsx';
 import { AppForm, type AppFields } from './app-form.tsx';
 import { AppInstallCard } from './app-install-card.tsx';
+import { AppInstallationsCard } from './app-installations-card.tsx';
+import { AppWebhooksCard } from './app-webhooks-card.tsx';
 
 type Open = null | 'edit' | 'rotate' | 'delete' | { secret: string };
 
@@ -22,6 +24,8 @@ export function AppDetailPage({ id }: { id: string }) {
     [id],
   );
   const [open, setOpen] = useState<Open>(null);
+  // An install made here shows at once in the webhooks' health and deliveries.
+  const [installs, setInstalls] = useState(0);
   const path = `/developer/apps/${encodeURIComponent(id)}`;
 
   return (
@@ -83,6 +87,8 @@ export function AppDetailPage({ id }: { id: string }) {
               </dl>
             </div>
             <AppInstallCard app={app} />
+            <AppInstallationsCard app={app} onInstalled={() => setInstalls((n) => n + 1)} />
+            <AppWebhooksCard app={app} version={installs} />
             {open === 'edit' && (
               <Dialog title="Edit app" onClose={() => setOpen(null)} wide>
                 <AppForm

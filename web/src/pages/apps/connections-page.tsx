@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { api } from '../../lib/api.ts';
-import type { Connection, ListPage } from '../../lib/types.ts';
+import type { Connection, EventDefinition, ListPage } from '../../lib/types.ts';
 import { SCOPE_TEXT } from './app-form.tsx';
 import { useAsync } from '../../lib/use-async.ts';
 import { AsyncView } from '../../components/async-view.tsx';
@@ -16,13 +16,16 @@ export function ConnectionsPage() {
     [],
   );
   const [disconnecting, setDisconnecting] = useState<Connection | null>(null);
+  // Event types in words ("Order created"): the catalog's names.
+  const catalog = useAsync(() => api<ListPage<EventDefinition>>('GET', '/webhooks/events'), []).state;
+  const names = new Map(catalog.status === 'ok' ? catalog.data.items.map((e) => [e.id, e.name]) : []);
 
   return (
     <section aria-labelledby="section-title">
       <AppsSubnav current="connections" />
       <PageHeader
         title="Connected apps"
-        description="Apps you have allowed to access your store. Disconnecting one revokes its tokens at once."
+        description="Apps you have allowed to access your store, and the events each receives from it. Disconnecting one revokes its tokens at once."
       />
       <div className="card">
         <AsyncView state={state} onRetry={reload} label="connected apps">
@@ -38,6 +41,7 @@ export function ConnectionsPage() {
                     <tr>
                       <th scope="col">App</th>
                       <th scope="col">Access</th>
+                      <th scope="col">Receives</th>
                       <th scope="col">Connected</th>
                       <th scope="col">Last used</th>
                       <th scope="col">
@@ -61,6 +65,19 @@ export function ConnectionsPage() {
                               {SCOPE_TEXT[s]}
                             </div>
                           ))}
+                        </td>
+                        <td data-label="Receives">
+                          {c.events.length === 0 ? (
+                            <span className="muted">No events</span>
+                          ) : (
+                            <ul className="plain-list" aria-label={`Events ${c.app.name} receives`}>
+                              {c.events.map((e) => (
+                                <li key={e} title={e}>
+                                  {names.get(e) ?? e}
+                                </li>
+                              ))}
+                            </ul>
+                          )}
                         </td>
                         <td data-label="Connected">
                           <TimeText value={c.created_at} />

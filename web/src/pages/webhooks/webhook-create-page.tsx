@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { api } from '../../lib/api.ts';
 import { useMode } from '../../lib/mode.ts';
-import { navigate } from '../../lib/router.ts';
+import { navigate, useSearch } from '../../lib/router.ts';
 import type { EventDefinition, ListPage, Webhook } from '../../lib/types.ts';
 import { useAsync } from '../../lib/use-async.ts';
 import { AsyncView } from '../../components/async-view.tsx';
@@ -15,6 +15,11 @@ export const catalogItems = (c: Catalog) => (Array.isArray(c) ? c : c.items);
 
 export function WebhookCreatePage() {
   const mode = useMode();
+  // From an app's page: an app webhook, which hears the stores that installed the app.
+  const appId = useSearch().get('app') ?? undefined;
+  const back = appId
+    ? { to: `/settings/developers/apps/${encodeURIComponent(appId)}`, label: 'App' }
+    : { to: '/settings/developers/webhooks', label: 'Webhooks' };
   const catalog = useAsync(() => api<Catalog>('GET', '/webhooks/events'), []);
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
@@ -27,8 +32,13 @@ export function WebhookCreatePage() {
   return (
     <section aria-labelledby="section-title">
       <PageHeader
-        title="Add a webhook endpoint"
-        back={{ to: '/settings/developers/webhooks', label: 'Webhooks' }}
+        title={appId ? "Add an endpoint for your app's installs" : 'Add a webhook endpoint'}
+        description={
+          appId
+            ? 'It receives the chosen events of every store that installs the app, each with app_id, grant_id and store_id.'
+            : undefined
+        }
+        back={back}
       />
       <form
         className="card card-padded stack"
@@ -44,6 +54,7 @@ export function WebhookCreatePage() {
             url: url.trim(),
             events,
             ...(description ? { description } : {}),
+            ...(appId ? { app_id: appId } : {}),
           }).then(setCreated, (err: unknown) => {
             setBusy(false);
             setError(err);
@@ -98,7 +109,7 @@ export function WebhookCreatePage() {
         </fieldset>
         {error !== null && <ErrorBox error={error} />}
         <div className="form-actions">
-          <button type="button" className="btn" onClick={() => navigate('/settings/developers/webhooks')}>
+          <button type="button" className="btn" onClick={() => navigate(back.to)}>
             Cancel
           </button>
           <button type="submit" className="btn btn-primary" disabled={busy}>

@@ -10,6 +10,7 @@ import { GraceDialog } from '../../components/grace-dialog.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
 import { SecretDialog } from '../../components/secret-dialog.tsx';
 import { TimeText } from '../../components/time-text.tsx';
+import { Link } from '../../components/link.tsx';
 import { DeliveriesList } from './deliveries-list.tsx';
 import { TestEventPanel } from './test-event-panel.tsx';
 import { EditWebhookDialog, RecoverDialog, RevealSecretDialog } from './webhook-dialogs.tsx';
@@ -39,7 +40,11 @@ export function WebhookDetailPage({ id }: { id: string }) {
             <PageHeader
               title="Webhook endpoint"
               description={<span className="break">{wh.url}</span>}
-              back={{ to: '/settings/developers/webhooks', label: 'Webhooks' }}
+              back={
+                wh.app_id
+                  ? { to: `/settings/developers/apps/${encodeURIComponent(wh.app_id)}`, label: 'App' }
+                  : { to: '/settings/developers/webhooks', label: 'Webhooks' }
+              }
               actions={
                 <>
                   <button type="button" className="btn" onClick={() => setOpen('edit')}>
@@ -93,6 +98,19 @@ export function WebhookDetailPage({ id }: { id: string }) {
                   <dd className="break">
                     <code>{wh.url}</code>
                   </dd>
+                  {wh.app_id && (
+                    <>
+                      <dt>App</dt>
+                      <dd>
+                        <Link to={`/settings/developers/apps/${encodeURIComponent(wh.app_id)}`}>
+                          <code>{wh.app_id}</code>
+                        </Link>
+                        <div className="muted small">
+                          Receives these events from every store that installed the app.
+                        </div>
+                      </dd>
+                    </>
+                  )}
                   {wh.description && (
                     <>
                       <dt>Description</dt>
@@ -192,7 +210,12 @@ export function WebhookDetailPage({ id }: { id: string }) {
                 onClose={() => setOpen(null)}
                 onConfirm={async () => {
                   await api('DELETE', path);
-                  navigate('/settings/developers/webhooks', { replace: true });
+                  navigate(
+                    wh.app_id
+                      ? `/settings/developers/apps/${encodeURIComponent(wh.app_id)}`
+                      : '/settings/developers/webhooks',
+                    { replace: true },
+                  );
                 }}
               >
                 <p>
