@@ -3,8 +3,8 @@
 // that tag. Listening starts before the first read, and is tried again at the next read if it failed. A
 // read that raced an eviction is not cached (the epoch moved while it read). A lost listening connection,
 // once back, clears everything (`onReset`): the notifications of the gap are gone. At `maxEntries` the
-// oldest entry is dropped first, the one policy of every cache here. A value may be heard of on more than one channel
-// (`alsoOn`: an access token by its grant and by its app), each naming its own tag of the value.
+// oldest entry is dropped first, the one policy of every cache here. A value may be heard of on more than one
+// channel (`alsoOn`: an access token by its grant and by its app), each naming its own tag of the value.
 import type { Bus } from './bus.ts';
 
 export interface BusWatch<V> {
