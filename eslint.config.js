@@ -89,6 +89,26 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': ['error', ...oneClock] },
   },
   {
+    // One reader of the environment: src/config.ts parses it once into the typed, frozen Config (and the
+    // CLI's settings); everything else is handed what it needs (docs/architecture.md).
+    files: ['src/**/*.ts', 'bin/**'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message:
+            'Read settings through src/config.ts (loadConfig, loadCliConfig), the one reader of process.env.',
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/config.ts'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+  {
     // The clock itself is the one place that reads the system's time.
     files: ['src/lib/time.ts'],
     rules: { 'no-restricted-syntax': ['error', ...moduleState] },

@@ -54,7 +54,7 @@ export async function withDatabase<T>(
   fix: string,
   fn: (ctx: Context) => Promise<T>,
 ): Promise<T> {
-  const config = loadConfig(process.env, { workers: false });
+  const config = loadConfig(undefined, { workers: false });
   const { openDatabase } = await import('../db/database.ts');
   let database;
   try {

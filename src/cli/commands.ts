@@ -174,7 +174,7 @@ only on the embedded database; a password changed since is not known here.`,
   options: { json: { type: 'boolean' } },
   async run(values) {
     // Only where the data is: no master key is needed, so none is made in an empty data directory.
-    const config = loadConfig(process.env, { masterKey: Buffer.alloc(32), masterKeys: [Buffer.alloc(32)] });
+    const config = loadConfig(undefined, { masterKey: Buffer.alloc(32), masterKeys: [Buffer.alloc(32)] });
     if (config.databaseUrl)
       throw new CliError('DATABASE_URL is set: the demo merchant exists only on the embedded database.');
     const { demoSignInText, readDemoSignIn } = await import('../demo.ts');

@@ -1,10 +1,10 @@
 // A per-process cache kept right by LISTEN/NOTIFY rather than by short lifetimes. A change notifies the
 // cache's channel in its transaction, naming a tag (an id); at commit every process drops the entries of
 // that tag. Listening starts before the first read, and is tried again at the next read if it failed. A
-// read that raced an eviction is not cached (the epoch moved while it read). A lost listening connection
-// clears everything (`onReset`): the notifications of the gap are gone. At `maxEntries` the oldest entry
-// is dropped first, the one policy of every cache here. A value may be heard of on more than one channel
-// (`alsoOn`: an access token by its grant and by its app), each naming its own tag of the value.
+// read that raced an eviction is not cached (the epoch moved while it read). A lost listening connection,
+// once back, clears everything (`onReset`): the notifications of the gap are gone. At `maxEntries` the
+// oldest entry is dropped first, the one policy of every cache here. A value may be heard of on more than one
+// channel (`alsoOn`: an access token by its grant and by its app), each naming its own tag of the value.
 import type { Bus } from './bus.ts';
 
 export interface BusWatch<V> {

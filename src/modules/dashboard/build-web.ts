@@ -36,6 +36,7 @@ export async function buildIfStale(): Promise<'fresh' | 'built'> {
   // React's development build (twice the size, double effects). Vite is a devDependency, loaded only then.
   const vite = join(dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin/vite.js');
   await run(process.execPath, [vite, 'build', '--config', join(WEB_DIR, 'vite.config.ts')], {
+    // eslint-disable-next-line no-restricted-properties -- passed on whole to the build, not read: a child's env replaces its parent's
     env: { ...process.env, NODE_ENV: 'production' },
   });
   return 'built';
