@@ -8,6 +8,8 @@ import type { Page, PageInput, Scope } from '../../lib/scope.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
 import { confirmPassword, type PasswordCheck, type SignInLimits } from '../merchants/index.ts';
 import { cancelPendingDeliveries } from './deliveries.repository.ts';
+import { setRateLimit } from './delivery/rate-limit.repository.ts';
+import type { WebhookOrdering } from './webhooks.table.ts';
 import { presentWebhook } from './webhooks.presenters.ts';
 import * as repo from './webhooks.repository.ts';
 import { checkEvents, checkUrl } from './webhook-rules.ts';
@@ -61,10 +63,16 @@ function audited(
   });
 }
 
+/** What a merchant sets of a webhook's delivery (API.md section 11.4). */
+interface DeliveryRules {
+  rate_limit?: number | null | undefined;
+  ordering?: WebhookOrdering | undefined;
+}
+
 export async function createWebhook(
   ctx: Context,
   audit: AuditContext,
-  input: { url: string; events: string[]; description?: string | undefined },
+  input: { url: string; events: string[]; description?: string | undefined } & DeliveryRules,
 ): Promise<Webhook & { secret: string }> {
   const events = checkEvents(input.events);
   const url = await checkUrl(ctx.config, audit.mode, input.url);
@@ -86,9 +94,17 @@ export async function createWebhook(
       deleted_at: null,
       created_at: now,
       updated_at: now,
+      ordering: input.ordering ?? 'none',
     });
-    await audited(trx, audit, 'webhook.created', row.id, { url: loggableUrl(url), events });
-    return { ...presentWebhook(row), secret };
+    const rateLimit = input.rate_limit ?? null;
+    if (rateLimit !== null) await setRateLimit(trx, row.id, rateLimit);
+    await audited(trx, audit, 'webhook.created', row.id, {
+      url: loggableUrl(url),
+      events,
+      rate_limit: rateLimit,
+      ordering: row.ordering,
+    });
+    return { ...presentWebhook({ ...row, rate_limit: rateLimit }), secret };
   });
 }
 
@@ -105,7 +121,11 @@ export async function updateWebhook(
   ctx: Context,
   audit: AuditContext,
   id: string,
-  input: { url?: string | undefined; events?: string[] | undefined; description?: string | null | undefined },
+  input: {
+    url?: string | undefined;
+    events?: string[] | undefined;
+    description?: string | null | undefined;
+  } & DeliveryRules,
 ): Promise<Webhook> {
   const events = input.events ? checkEvents(input.events) : undefined;
   const url = input.url !== undefined ? await checkUrl(ctx.config, audit.mode, input.url) : undefined;
@@ -116,11 +136,15 @@ export async function updateWebhook(
       ...(url !== undefined ? { url } : {}),
       ...(events !== undefined ? { events } : {}),
       ...(input.description !== undefined ? { description: input.description } : {}),
+      ...(input.ordering !== undefined ? { ordering: input.ordering } : {}),
     };
     await repo.updateWebhook(trx, scopeOf(audit), id, changes, now);
+    if (input.rate_limit !== undefined) await setRateLimit(trx, id, input.rate_limit);
+    const limit = input.rate_limit !== undefined ? { rate_limit: input.rate_limit } : {};
     await audited(trx, audit, 'webhook.updated', id, {
-      changed: Object.keys(changes),
+      changed: [...Object.keys(changes), ...Object.keys(limit)],
       ...changes,
+      ...limit,
       ...(url !== undefined ? { url: loggableUrl(url) } : {}),
     });
     return presentOne(trx, scopeOf(audit), id, now);
