@@ -36,8 +36,10 @@ alter table webhooks add column ok_second timestamptz,
   add column ok_in_second integer not null default 0,
   add column ok_second_before integer not null default 0;
 
--- A delivery of a per_object endpoint carries its event's key, and its place: the event's sequence (commit
--- order), or for a resend the sequence recorded last when it was made. Null key: not ordered.
+-- A delivery of a per_object endpoint carries its event's key, and its place among the deliveries of that key:
+-- twice its event's sequence (commit order), or for a resend twice the sequence recorded last when it was
+-- made, plus one (after the deliveries of every event recorded before it, before those of any later one,
+-- whatever the clock says). Null key: not ordered.
 -- `parked`: out of the due index while it may not start: 'pace' (its endpoint had no slot free; the claim
 -- takes it back from deliveries_parked_idx when one is), 'order' (an earlier delivery of its key is pending;
 -- that one's end releases it).
@@ -122,7 +124,7 @@ begin
     select k.id_prefix || substr(md5(gen_random_uuid()::text), 1, 24), w.id, w.merchant_id, w.mode, k.id,
            k.type, k.created_at, k.created_at, k.created_at,
            case when w.ordering = 'per_object' then k.ordering_key end, -- 0060
-           case when w.ordering = 'per_object' and k.ordering_key is not null then ev.sequence end -- 0060
+           case when w.ordering = 'per_object' and k.ordering_key is not null then 2 * ev.sequence end -- 0060
     from known k
     join ev on ev.id = k.id
     join webhooks w

@@ -190,14 +190,14 @@ export async function recoverFailed(ctx: Context, audit: AuditContext, webhookId
 
 /**
  * The ordering of a new delivery of `event` to `webhook` made now: for a per_object endpoint, the event's key,
- * placed after every event recorded so far (a resend is recorded now, so it waits for the pending deliveries
- * of its key recorded before it).
+ * placed after the deliveries of every event recorded so far and before those of any later one (migration
+ * 0060): a resend is recorded now, so it waits for the pending deliveries of its key recorded before it.
  */
 async function orderingOf(trx: Executor, scope: Scope, event: StoredEvent, webhook: { ordering: string }) {
   if (webhook.ordering !== 'per_object') return {};
   const key = (JSON.parse(event.payload) as EventPayload).ordering_key ?? null;
   if (key === null) return {};
-  return { ordering_key: key, ordering_seq: await lastSequence(trx, scope) };
+  return { ordering_key: key, ordering_seq: 2 * (await lastSequence(trx, scope)) + 1 };
 }
 
 /** A new delivery of one of the merchant's events to one of its endpoints, due now. */

@@ -62,7 +62,7 @@ export interface DeliveriesTable {
   last_error: string | null;
   /** The event's ordering key, for a per_object webhook (migration 0060); null: not ordered. */
   ordering_key: Generated<string | null>;
-  /** Its place among the deliveries of its key: the event's sequence, or the last one at a resend. */
+  /** Its place among the deliveries of its key: 2 x its event's sequence; a resend's, 2 x the last one + 1. */
   ordering_seq: Generated<number | null>;
   parked: Generated<Parked | null>;
   created_at: Generated<Date>;
