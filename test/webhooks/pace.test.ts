@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { eventually } from '../support/eventually.ts';
-import { startReceiver, withReceiver, type Received } from './receiver.ts';
+import { mostInOneSecond, startReceiver, withReceiver, type Received } from './receiver.ts';
 import { base, createWebhook, deliveries, emit, INTERNAL_TOKEN } from './helpers.ts';
 
 const env = {
@@ -27,17 +27,6 @@ afterAll(async () => {
   await b?.close();
   await a?.close();
 });
-
-/** The most requests that arrived within any one second (a window [t, t + 1000 ms)). */
-export function mostInOneSecond(received: readonly Received[]): number {
-  const at = received.map((r) => r.at).sort((x, y) => x - y);
-  let most = 0;
-  for (let i = 0, j = 0; j < at.length; j++) {
-    while (at[j]! - at[i]! >= 1000) i++;
-    most = Math.max(most, j - i + 1);
-  }
-  return most;
-}
 
 async function webhookWith(url: string, events: string[], body: Record<string, unknown>) {
   const hook = await createWebhook(a, m, url, events);

@@ -52,17 +52,18 @@ const PACE_GROWTH_SPAN_S = 5;
  * decrease starts from), and releases the next delivery of each ordering key whose pending one ended: made
  * due if it was parked for its key, and written in any case, so that a claim that would park it concurrently
  * either sees this end or has its parking undone (it locked the ended delivery FOR SHARE, so this statement
- * waited for it, and then writes the parked row's latest version).
+ * waited for it, and then writes the parked row's latest version). The answer: how many it released, due now
+ * unless a retry or the pace keeps them waiting.
  */
 export async function recordOutcomes(
   db: Executor,
   worker: string,
   outcomes: OutcomeRow[],
   now: Date,
-): Promise<void> {
+): Promise<number> {
   // The webhook's second of successes has ended: a new one begins now.
   const rolls = sql`(w.ok_second is null or w.ok_second <= ${now}::timestamptz - interval '1 second')`;
-  await sql`
+  const { rows } = await sql<{ released: number }>`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb) as x(
         id text, webhook_id text, test boolean, number int, attempted boolean, started_at timestamptz,
@@ -180,7 +181,9 @@ export async function recordOutcomes(
           parked = case when d.parked = 'order' then null else d.parked end,
           updated_at = ${now}::timestamptz
       where d.id = any (array(select id from next_of_key)) and d.status = 'pending'
+      returning d.id
     )
-    select 1
+    select (select count(*) from released)::int as released
   `.execute(db);
+  return rows[0]?.released ?? 0;
 }

@@ -166,8 +166,10 @@ class DeliveryWorker {
       maxBatch: RECORD_BATCH,
       lingerMs: RECORD_DELAY_MS,
       write: async (batch) => {
-        await applyOutcomes(ctx, this.id, batch);
+        const released = await applyOutcomes(ctx, this.id, batch);
         this.recorded(batch);
+        // the next deliveries of their ordering keys are due now: claimed at once rather than at the next poll
+        if (released > 0) this.wake();
         return batch.map(() => null);
       },
       // The attempts happened but are not recorded: their leases run out and they are sent again, which
