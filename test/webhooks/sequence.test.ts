@@ -48,7 +48,7 @@ async function events(m: TestMerchant, query: string, mode = 'test') {
 /** Every event of the merchant's mode through after_sequence=0, page after page. */
 async function allInSequence(m: TestMerchant, mode = 'test'): Promise<ListedEvent[]> {
   const out: ListedEvent[] = [];
-  for (let after = ''; ; ) {
+  for (let after = ''; ;) {
     const page = await events(m, `?after_sequence=0&limit=100${after}`, mode);
     out.push(...page.items);
     if (!page.has_more) return out;
@@ -109,9 +109,7 @@ describe('sequence', () => {
     const read = await a.app.inject({ url: `/api/v1/merchant/events/${one.id}`, headers: m.auth });
     expect(read.json<{ data: ListedEvent }>().data).toMatchObject({ sequence: one.sequence });
     await rx.waitFor(60, 20_000, (r) => r.path === '/seq');
-    const bodies = rx.received
-      .filter((r) => r.path === '/seq')
-      .map((r) => JSON.parse(r.body) as ListedEvent);
+    const bodies = rx.received.filter((r) => r.path === '/seq').map((r) => JSON.parse(r.body) as ListedEvent);
     const bySequence = new Map(listed.map((e) => [e.id, e.sequence]));
     expect(bodies.every((body) => body.sequence === bySequence.get(body.id))).toBe(true);
   }, 60_000);

@@ -19,7 +19,10 @@ export const rulesBody = (r: DeliveryRules) => ({
   ordering: r.perObject ? ('per_object' as const) : ('none' as const),
 });
 
-export function DeliveryRulesFields(props: { value: DeliveryRules; onChange: (next: DeliveryRules) => void }) {
+export function DeliveryRulesFields(props: {
+  value: DeliveryRules;
+  onChange: (next: DeliveryRules) => void;
+}) {
   const { value, onChange } = props;
   return (
     <>
