@@ -27,6 +27,7 @@ import { auditSealer } from './measures/audit-sealer.ts';
 import { deliveryThroughput } from './measures/delivery-throughput.ts';
 import { deliveryLatency } from './measures/delivery-latency.ts';
 import { fanout } from './measures/fanout.ts';
+import { deliveryPaceOrder } from './measures/delivery-pace-order.ts';
 import { memory } from './measures/memory.ts';
 import { webhooksList } from './measures/webhooks-list.ts';
 import { peers, peersCrash, peersRetries } from './measures/peers.ts';
@@ -47,6 +48,7 @@ const MEASURES: readonly Measure[] = [
   deliveryThroughput,
   deliveryLatency,
   fanout,
+  deliveryPaceOrder,
   webhooksList,
   peers,
   peersRetries,
