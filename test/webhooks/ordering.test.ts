@@ -73,6 +73,19 @@ const failedOnce = (webhookId: string) =>
     { what: 'a failed first attempt recorded' },
   );
 
+/**
+ * Waits until the event's delivery to the webhook has `n` attempts recorded: its next retry is counted from the
+ * recording, so the clock moves only after it.
+ */
+const recorded = (webhookId: string, eventId: string, n: number) =>
+  eventually(
+    async () =>
+      (await deliveries(svc, m, webhookId)).items.some(
+        (d) => d.event_id === eventId && d.attempt_count === n,
+      ),
+    { what: `attempt ${n} of ${eventId} recorded` },
+  );
+
 /** Moves the clock past a retry (5 s +-20%) and waits for `check`. */
 async function afterRetry<T>(check: () => T | undefined | false, what: string): Promise<T> {
   clock.advance(6_500);
@@ -82,7 +95,7 @@ async function afterRetry<T>(check: () => T | undefined | false, what: string): 
 describe('per_object ordering', () => {
   it('holds the later events of a key behind its failing first one, and lets other keys flow', async () => {
     const path = '/held';
-    await orderedWebhook(path, 'order.created');
+    const hook = await orderedWebhook(path, 'order.created');
     await emit(svc, m, 'order.created', { id: 'ord_a', n: 1, fail: 'once' });
     await emit(svc, m, 'order.created', { id: 'ord_a', n: 2 });
     await emit(svc, m, 'order.created', { id: 'ord_b', n: 1 });
@@ -96,6 +109,7 @@ describe('per_object ordering', () => {
       },
     );
     expect(arrivals(path, 'ord_b')).toEqual([1, 2]);
+    await failedOnce(hook.id);
     const parked = await svc.ctx.db
       .selectFrom('deliveries')
       .select(['parked', 'attempt_count'])
@@ -130,7 +144,9 @@ describe('per_object ordering', () => {
       payload: { webhook_id: hook.id },
     });
     expect(resent.statusCode).toBe(202);
+    await recorded(hook.id, first.id, 1);
     await afterRetry(() => arrivals(path, 'ord_c').length === 2, 'the second attempt of the first event');
+    await recorded(hook.id, first.id, 2);
     await afterRetry(
       () => arrivals(path, 'ord_c').length === 4,
       'the third and last attempt, then the next event and the resend',
