@@ -58,13 +58,10 @@ export interface Claim {
   wakeAt: number | null;
 }
 
-// A rate_limit's slots are spaced (1 s + this) / rate_limit apart: a start up to START_LATE_MS after its slot
-// (holdings.ts), and delays of the network and the receiver up to the rest, never make rate_limit + 1 arrive
-// within one second. 50 ms was the first choice: the first request of a new connection arrived 24 ms late on
-// the test machine, and a run under load saw 5 in one second at a rate_limit of 4. The price: about
-// rate_limit / 1.1 on average. The adaptive pace is spaced 1 s / pace, with no margin: it is a rate the
-// endpoint was seen to take, not a promise, and with the margin an endpoint capped at 100/s would be held at
-// 91/s at best.
+// Slots are spaced (1 s + this) / rate apart: a start up to START_LATE_MS after its slot (holdings.ts), and
+// delays of the network and the receiver up to the rest, never make rate + 1 arrive within one second. 50 ms
+// was the first choice: the first request of a new connection arrived 24 ms late on the test machine, and a
+// run under load saw 5 in one second at a rate_limit of 4. The price: about rate / 1.1 on average.
 export const SPACING_MARGIN_MS = 100;
 
 type Row = ClaimedDelivery & { summary: boolean; parked_count: number | null; wake_ms: number | null };
@@ -119,17 +116,15 @@ export async function claimDeliveries(db: Executor, o: ClaimOptions): Promise<Cl
       where p.webhook_id = any (array(select webhook_id from seen))
       for update skip locked
     ), allowance as (
-      select p.webhook_id, p.parked, p.parks = s.parks as unchanged, r.rate, g.free, r.spacing, f.first,
+      select p.webhook_id, p.parked, p.parks = s.parks as unchanged, r.rate, g.free,
+             (1000 + ${SPACING_MARGIN_MS}::float8) / r.rate as spacing, f.first,
              case when r.rate is null then g.free
                   else least(g.free, greatest(0, ceil(
-                    (${nowMs}::float8 + ${o.horizonMs}::float8 - f.first) / r.spacing
+                    (${nowMs}::float8 + ${o.horizonMs}::float8 - f.first) * r.rate / (1000 + ${SPACING_MARGIN_MS}::float8)
                   )))::int end as slots
       from paces p
       join seen s on s.webhook_id = p.webhook_id
-      cross join lateral (
-        select least(p.rate_limit, p.pace) as rate,
-               greatest((1000 + ${SPACING_MARGIN_MS}::float8) / p.rate_limit, 1000 / p.pace) as spacing
-      ) r
+      cross join lateral (select least(p.rate_limit, p.pace) as rate) r
       cross join lateral (select ${o.perWebhook}::int - ${held(sql.ref('p.webhook_id'))} as free) g
       cross join lateral (
         select greatest(coalesce(extract(epoch from p.next_slot)::float8 * 1000, 0), ${nowMs}::float8) as first

@@ -30,14 +30,9 @@ export interface OutcomeRow {
 
 // The adaptive pace (API.md section 11.4), one law for every endpoint, decided here from each batch of
 // outcomes (docs/decisions.md, "Pace, sequence and order", has the runs that chose the constants):
-// - an attempt answered 429 or 503, or timed out, that started more than DECREASE_GAP_MS after the endpoint's
-//   last decrease: the pace becomes PACE_DECREASE x the least of its rate_limit and its pace, or for an endpoint
-//   not paced yet, of its rate_limit and the successes of its last second (what it showed it can take), at
-//   least PACE_MIN. (Every decrease from the successes of the last second had followed the worker's own
-//   jitter down: a receiver capped at 100/s got 51-100 a second.) Attempts that started sooner
-//   answer for the pace before it (slots are given up to a second ahead, and a receiver's window of one second
-//   is still full of what came before): counting them too had taken a receiver capped at 100/s from 100 to
-//   47 then 14 in two seconds, from which 2% a second took a minute to climb back;
+// - an attempt answered 429 or 503, or timed out, that started after the endpoint's last decrease: the pace
+//   becomes PACE_DECREASE x the least of its rate_limit, its pace and the successes of its last second (what
+//   the endpoint showed it can take), at least PACE_MIN;
 // - successes of a paced endpoint: the pace grows, per second since its last change (at most
 //   PACE_GROWTH_SPAN_S of them at once), by PACE_GROWTH of itself and at least PACE_STEP (an endpoint paced
 //   down to PACE_MIN by timeouts is back at 50/s within a minute), and is dropped (unconstrained, or its
@@ -48,7 +43,6 @@ export const PACE_STEP = 1;
 export const PACE_MIN = 1;
 export const PACE_MAX = 10_000;
 const PACE_GROWTH_SPAN_S = 5;
-export const DECREASE_GAP_MS = 1000;
 
 /**
  * Only while this worker still holds the lease of this attempt: a worker that ran past its lease must not
@@ -69,8 +63,6 @@ export async function recordOutcomes(
 ): Promise<number> {
   // The webhook's second of successes has ended: a new one begins now.
   const rolls = sql`(w.ok_second is null or w.ok_second <= ${now}::timestamptz - interval '1 second')`;
-  // The batch's latest attempt is the webhook's latest (health shows it); an older batch recorded late is not.
-  const newer = sql`(w.last_attempt_at is null or w.last_attempt_at <= s.last_at)`;
   const { rows } = await sql<{ released: number }>`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb) as x(
@@ -120,12 +112,10 @@ export async function recordOutcomes(
       order by webhook_id, started_at desc
     ), webhooks_updated as (
       update webhooks w
-      set failing_since = case when not ${newer} then w.failing_since when s.ok then null
-                               else coalesce(w.failing_since, s.failed_at) end,
-          last_attempt_at = case when ${newer} then s.last_at else w.last_attempt_at end,
-          last_response_status = case when ${newer} then s.last_status else w.last_response_status end,
-          last_error = case when ${newer} then s.last_error else w.last_error end,
-          -- every batch's successes count, a batch of older attempts recorded late included
+      set failing_since = case when s.ok then null else coalesce(w.failing_since, s.failed_at) end,
+          last_attempt_at = s.last_at,
+          last_response_status = s.last_status,
+          last_error = s.last_error,
           ok_second = case when ${rolls} then ${now}::timestamptz else w.ok_second end,
           ok_second_before = case when not ${rolls} then w.ok_second_before
                                   when w.ok_second > ${now}::timestamptz - interval '2 seconds' then w.ok_in_second
@@ -133,6 +123,7 @@ export async function recordOutcomes(
           ok_in_second = case when ${rolls} then s.oks else w.ok_in_second + s.oks end
       from streaks s
       where w.id = any (array(select webhook_id from streaks)) and w.id = s.webhook_id
+        and (w.last_attempt_at is null or w.last_attempt_at <= s.last_at)
     ), current_paces as (
       select p.webhook_id, p.rate_limit, p.pace, p.pace_at, p.slowed_at from webhook_paces p
       where p.webhook_id = any (array(select webhook_id from streaks))
@@ -142,11 +133,10 @@ export async function recordOutcomes(
       select s.webhook_id, s.slowed, c.webhook_id is not null as has_row, n.slowing,
              case
                when n.slowing then greatest(${PACE_MIN}::float8, ${PACE_DECREASE}::float8 * least(
-                 c.rate_limit::float8, coalesce(c.pace,
-                 -- unpaced: the successes of the last second, this one so far (this batch's included) or the one
-                 -- before
+                 c.rate_limit::float8, c.pace,
+                 -- the successes of the last second: this one so far (this batch's included), or the one before
                  greatest(w.ok_second_before + 0.0, case when w.ok_second > ${now}::timestamptz - interval '1 second'
-                                                         then w.ok_in_second else 0 end + s.oks))))
+                                                         then w.ok_in_second else 0 end + s.oks)))
                else c.pace + greatest(${PACE_STEP}::float8, ${PACE_GROWTH}::float8 * c.pace)
                       * least(${PACE_GROWTH_SPAN_S}::float8, extract(epoch from ${now}::timestamptz - c.pace_at)::float8)
              end as pace
@@ -154,8 +144,7 @@ export async function recordOutcomes(
       join webhooks w on w.id = s.webhook_id
       left join current_paces c on c.webhook_id = s.webhook_id
       cross join lateral (
-        select s.slowed is not null and (c.slowed_at is null
-          or s.slowed_start > c.slowed_at + ${DECREASE_GAP_MS}::int * interval '1 millisecond') as slowing
+        select s.slowed is not null and (c.slowed_at is null or s.slowed_start > c.slowed_at) as slowing
       ) n
       where n.slowing or (c.pace is not null and s.oks > 0)
     ), paced_new as (

@@ -58,10 +58,8 @@ const CLAIM_SPACING_MS = 2;
 // may claim it the moment the lease ends, and two attempts of one delivery must never run at once.
 const START_MARGIN_MS = 1000;
 // A paced endpoint's slots are given at most this far ahead: its deliveries wait in memory for their slot, and
-// a lower pace (a 429) reaches the starts within this time. 1 s was the first choice: an endpoint paced at
-// 100/s then needed 100 slots a claim, more than the 64 deliveries a webhook may hold in a process, and got
-// 51-100 a second.
-const SLOT_HORIZON_MS = 250;
+// a lower pace (a 429) reaches the starts within this time.
+const SLOT_HORIZON_MS = 1000;
 // A claim asked for by a paced endpoint's next slot comes at least this long after the last one.
 const MIN_PACED_WAKE_MS = 5;
 // A stop lets the attempts under way finish, for at most this long (and never longer than one attempt).
