@@ -87,7 +87,8 @@ export function paceWords(h: Pick<WebhookHealth, 'pace' | 'pace_reason'>): strin
       return `paced at ${rate} because the endpoint answered ${h.pace_reason}`;
     case 'timeout':
       return `paced at ${rate} because the endpoint timed out`;
-    default:
+    case 'rate_limit':
+    case null:
       return `at most ${rate} (its rate limit)`;
   }
 }
