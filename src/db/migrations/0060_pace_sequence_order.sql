@@ -24,8 +24,10 @@ create unique index events_sequence_idx on events (merchant_id, mode, sequence);
 
 -- The delivery body with its sequence: the body as built by the service (a JSON object) with
 -- `"sequence":N` as its last member. Written once with the event, so every attempt sends the same bytes.
+-- The explicit cast keeps the body immutable (text || bigint is only stable), so the planner inlines the call
+-- rather than run a function per event.
 create function svc_sequenced(p_payload text, p_sequence bigint) returns text
-language sql immutable as $$ select left(p_payload, -1) || ',"sequence":' || p_sequence || '}' $$;
+language sql immutable as $$ select left(p_payload, -1) || ',"sequence":' || p_sequence::text || '}' $$;
 
 -- Ordering. `per_object`: a delivery waits while an earlier-recorded one of its key to its endpoint is pending.
 alter table webhooks add column ordering text not null default 'none'
