@@ -38,6 +38,9 @@ const ON_PGLITE_TOO = [
   'test/webhooks/lifecycle.test.ts', // deliveries: cancel, disable, purge
   'test/webhooks/recovery.test.ts', // events page, health, resend, recover
   'test/webhooks/app-webhooks.test.ts', // the app fan-out, installations, lifecycle and store.redact
+  'test/webhooks/pace.test.ts', // deliveries: the claim's slots and parking, the outcomes' pace
+  'test/webhooks/ordering.test.ts', // deliveries: keys held and released, resend and recover in order
+  'test/webhooks/sequence.test.ts', // events: the sequence counters, after_sequence
   'test/events/trigger.test.ts', // events of a test trigger
   'test/cli/listen.test.ts', // listeners and their streams
   'test/ops/metrics.test.ts', // the queue's depth

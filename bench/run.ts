@@ -28,6 +28,8 @@ import { deliveryThroughput } from './measures/delivery-throughput.ts';
 import { deliveryLatency } from './measures/delivery-latency.ts';
 import { fanout } from './measures/fanout.ts';
 import { appFanout, appIngestion, appThroughput } from './measures/app-webhooks.ts';
+
+import { deliveryPaceOrder } from './measures/delivery-pace-order.ts';
 import { memory } from './measures/memory.ts';
 import { webhooksList } from './measures/webhooks-list.ts';
 import { peers, peersCrash, peersRetries } from './measures/peers.ts';
@@ -51,6 +53,8 @@ const MEASURES: readonly Measure[] = [
   appFanout,
   appThroughput,
   appIngestion,
+
+  deliveryPaceOrder,
   webhooksList,
   peers,
   peersRetries,

@@ -157,8 +157,9 @@ function eventBody(o: EventsCall, n: number): string {
     merchant_id: o.merchantIds ? o.merchantIds[n % o.merchantIds.length] : o.merchantId,
     mode: 'test',
     type: o.type,
-    // The example of the type (its schema is checked at ingestion), about 1.5 KiB for an order.
-    data: { ...sampleData(o.type), id: `ord_${n}` },
+    // The example of the type (its schema is checked at ingestion), about 1.5 KiB for an order; with `keys`,
+    // its object is one of that many (the ordering key of per_object delivery).
+    data: { ...sampleData(o.type), id: `ord_${o.keys ? n % o.keys : n}` },
   });
 }
 

@@ -3,19 +3,32 @@
 // and how many times each was answered 2xx (at-least-once shows as more than one).
 // The path decides the answer: under `/flaky/`, the first attempt of every tenth new event id is answered
 // 500 (retries in play); under `/slow/`, every answer waits 50 ms (attempts in flight when a process is
-// killed); anything else is answered at once.
+// killed); under `/capped/`, at most CAP requests are answered 204 in any one second and the rest 429 (a
+// receiver that takes 100/s), each answer's time kept; anything else is answered at once.
 import { createServer } from 'node:http';
 import { serveCalls } from '../lib/child.ts';
 import { nowMs } from '../lib/stats.ts';
 
 const FAIL_EVERY = 10;
 const SLOW_MS = 50;
+const CAP = 100;
 
 let received = 0;
 let receipts = new Map<string, number>();
 let successes = new Map<string, number>();
 let failedOnce = new Set<string>();
 let firstSeen = 0;
+// `/capped/`: the times of the answers of the last second that were 204, and of every answer, 204 or 429.
+let cappedWindow: number[] = [];
+let cappedAnswers: { at: number; ok: boolean }[] = [];
+
+function cappedTakes(at: number): boolean {
+  while (cappedWindow.length > 0 && at - cappedWindow[0]! >= 1000) cappedWindow.shift();
+  const ok = cappedWindow.length < CAP;
+  if (ok) cappedWindow.push(at);
+  cappedAnswers.push({ at, ok });
+  return ok;
+}
 
 function failsNow(path: string, id: string): boolean {
   if (!path.startsWith('/flaky/') || successes.has(id) || failedOnce.has(id)) return false;
@@ -34,6 +47,10 @@ const server = createServer((req, res) => {
     const path = req.url ?? '/';
     if (typeof id === 'string' && failsNow(path, id)) {
       res.writeHead(500).end();
+      return;
+    }
+    if (path.startsWith('/capped/') && !cappedTakes(at)) {
+      res.writeHead(429).end();
       return;
     }
     const answer = () => {
@@ -61,8 +78,12 @@ server.listen(0, '127.0.0.1', () => {
         successes = new Map();
         failedOnce = new Set();
         firstSeen = 0;
+        cappedWindow = [];
+        cappedAnswers = [];
         return null;
       },
+      /** Every answer under `/capped/` so far: when, and whether it was 204 (else 429). */
+      capped: () => cappedAnswers,
       count: () => ({ received, distinct: receipts.size }),
       /** First successful receipt times of the events whose id starts with `prefix`. */
       receipts(prefix: string) {

@@ -17,10 +17,16 @@ export async function receiver(b: Bench): Promise<{ child: Child; url: string }>
   return { child, url: `http://127.0.0.1:${String(child.info.port)}` };
 }
 
-export async function createWebhook(api: Api, m: Merchant, url: string, event: string) {
+export async function createWebhook(
+  api: Api,
+  m: Merchant,
+  url: string,
+  event: string,
+  rules: { ordering?: 'none' | 'per_object'; rate_limit?: number | null } = {},
+) {
   const { data } = await api.expect(201, 'POST', '/api/v1/merchant/webhooks', {
     token: m.token,
-    body: { url, events: [event] },
+    body: { url, events: [event], ...rules },
   });
   return { id: data.id as string, secret: data.secret as string };
 }
@@ -59,6 +65,8 @@ export interface EventsCall {
   type: string;
   /** Event ids are `evt_<prefix><n>`, so the receiver's records can be joined to the send times. */
   prefix: string;
+  /** The events are about this many objects (`data.id`), in turn; absent: one object each. */
+  keys?: number;
 }
 
 export interface SteadyRun {

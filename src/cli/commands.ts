@@ -61,13 +61,15 @@ const eventsEmit: Command = {
   name: 'events emit',
   summary:
     'Record an event of any merchant and mode, as POST /internal/v1/events does (writes the database).',
-  usage: "--merchant MERCHANT_ID --mode test|live --type EVENT_TYPE --data '{...}' [--id evt_...] [--json]",
+  usage:
+    "--merchant MERCHANT_ID --mode test|live --type EVENT_TYPE --data '{...}' [--id evt_...] [--ordering-key KEY] [--json]",
   help: `Options:
   --merchant MERCHANT_ID  the merchant (mer_...)
   --mode test|live        the mode of the event
   --type EVENT_TYPE       an event type of the catalog, e.g. order.created
   --data JSON             the event's data object
   --id evt_...            an id of your own, for idempotent ingestion
+  --ordering-key KEY      what orders its deliveries to per_object webhooks (default: data.id)
   --json                  print the answer on one line
 
 Database access as for \`svc merchant create\`. With the server running on the embedded database it refuses:
@@ -78,6 +80,7 @@ use \`svc trigger\` (test mode, through the server) or POST /internal/v1/events.
     type: { type: 'string' },
     data: { type: 'string' },
     id: { type: 'string' },
+    'ordering-key': { type: 'string' },
     json: { type: 'boolean' },
   },
   async run(values) {
@@ -93,12 +96,14 @@ use \`svc trigger\` (test mode, through the server) or POST /internal/v1/events.
     if (typeof data !== 'object' || data === null || Array.isArray(data))
       throw new AppError('validation_failed', '--data must be a JSON object.');
     const id = typeof values.id === 'string' ? values.id : undefined;
+    const orderingKey = values['ordering-key'];
     const event = {
       merchantId: required(values, 'merchant'),
       mode,
       type: required(values, 'type'),
       data,
       ...(id ? { id } : {}),
+      ...(typeof orderingKey === 'string' ? { orderingKey } : {}),
     } as const;
     const result = await withDatabase(
       'events emit',

@@ -51,7 +51,9 @@ describe('signed delivery', () => {
         'api_version',
         'mode',
         'merchant_id',
+        'ordering_key',
         'data',
+        'sequence',
       ]);
       expect(verified).toMatchObject({ api_version: 'v1', mode: 'test', merchant_id: m.merchantId });
     }

@@ -52,7 +52,7 @@ describe('deleting a webhook', () => {
       .execute();
     let claimed: string[] = [];
     const probe = svc.ctx.db.transaction().execute(async (trx) => {
-      const rows = await claimDeliveries(trx, {
+      const { rows } = await claimDeliveries(trx, {
         worker: 'probe',
         limit: 1000,
         leaseMs: 60_000,
@@ -60,6 +60,7 @@ describe('deleting a webhook', () => {
         inFlight: {},
         skipSaturated: false,
         now: new Date(svc.ctx.clock.now()),
+        horizonMs: 1000,
       });
       claimed = rows.map((r) => r.id);
       throw new Error('rolled back');
@@ -149,6 +150,7 @@ describe('retention', () => {
     const wh = await createWebhook(svc, merchant, `${rx.url}/old`, ['order.paid']);
     const old = new Date(Date.now() - 32 * 86_400_000);
     const db = svc.ctx.db;
+    let sequence = 1_000_000; // above what the merchant's recorded events take
     const make = async (at: Date) => {
       const eventId = newId('evt', at.getTime());
       const id = newId('dlv', at.getTime());
@@ -161,6 +163,7 @@ describe('retention', () => {
           type: 'order.paid',
           payload: '{}',
           created_at: at,
+          sequence: sequence++,
         })
         .execute();
       await db

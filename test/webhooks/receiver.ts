@@ -120,6 +120,17 @@ export async function startReceiver(
   return r;
 }
 
+/** The most requests that arrived within any one second (a window [t, t + 1000 ms)). */
+export function mostInOneSecond(received: readonly Received[]): number {
+  const at = received.map((r) => r.at).sort((x, y) => x - y);
+  let most = 0;
+  for (let i = 0, j = 0; j < at.length; j++) {
+    while (at[j]! - at[i]! >= 1000) i++;
+    most = Math.max(most, j - i + 1);
+  }
+  return most;
+}
+
 /** Runs `body` with a receiver of its own that answers with `respond`, and closes it whatever `body` does. */
 export async function withReceiver<T>(
   respond: (req: Received) => Answer,

@@ -65,6 +65,8 @@ describe('endpoint health, events, resend and recovery', () => {
       last_error: null,
       failing_since: null,
       disables_at: null,
+      pace: null,
+      pace_reason: null,
     });
     for (let i = 0; i < 3; i++) await emit(svc, m, 'order.created', { id: `order_ok_${i}` });
     for (let i = 0; i < 2; i++)

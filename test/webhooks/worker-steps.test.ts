@@ -11,7 +11,12 @@ const row = (id: string, webhook: string) => ({ id, webhook_id: webhook }) as Cl
 /** Holdings whose attempts end when the test says so, at a time the test sets. */
 function harness(perWebhook: number) {
   const ends = new Map<string, () => void>();
-  const log = { started: [] as string[], givenBack: [] as string[], ended: [] as string[] };
+  const log = {
+    started: [] as string[],
+    givenBack: [] as string[],
+    ended: [] as string[],
+    missed: [] as string[],
+  };
   let now = 1_000;
   const holdings = new Holdings(
     {
@@ -21,6 +26,7 @@ function harness(perWebhook: number) {
         return new Promise<void>((resolve) => ends.set(r.id, resolve));
       },
       giveBack: (r) => log.givenBack.push(r.id),
+      missed: (r) => log.missed.push(r.id),
       ended: (r) => log.ended.push(r.id),
     },
     perWebhook,

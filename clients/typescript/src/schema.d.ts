@@ -578,7 +578,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the account's events */
+        /**
+         * List the account's events
+         * @description Newest first; with `after_sequence`, the events after that sequence, oldest first, so that a receiver that sees a gap in `sequence` can fetch what it missed.
+         */
         get: operations["listEvents"];
         put?: never;
         post?: never;
@@ -1774,6 +1777,10 @@ export interface components {
             failing_since: string | null;
             /** @description When the 5-day rule disables the webhook if failures continue. */
             disables_at: string | null;
+            /** @description Attempts per second allowed now: the adaptive pace where the endpoint was paced down below its `rate_limit`, else the `rate_limit`; null while unconstrained. */
+            pace: number | null;
+            /** @description Why `pace` applies: the webhook's `rate_limit`, or what the endpoint did when it was paced down (answered 429 or 503, or timed out). */
+            pace_reason: "rate_limit" | "429" | "503" | "timeout" | null;
         };
         /** WebhookWithSecret */
         WebhookWithSecret: {
@@ -1798,6 +1805,10 @@ export interface components {
              */
             updated_at: string;
             disabled_reason: string | null;
+            /** @description Most attempts started in any one second; null: no limit. */
+            rate_limit: number | null;
+            /** @description `per_object`: a delivery waits while an earlier-recorded delivery of the same ordering key (the event's `ordering_key`, else its `data.id`) to this webhook is pending; other keys flow. `none` (the default): no order. */
+            ordering: "none" | "per_object";
             health: components["schemas"]["WebhookHealth"];
             /** @description whsec_ + base64; shown only here. */
             secret: string;
@@ -1825,6 +1836,10 @@ export interface components {
              */
             updated_at: string;
             disabled_reason: string | null;
+            /** @description Most attempts started in any one second; null: no limit. */
+            rate_limit: number | null;
+            /** @description `per_object`: a delivery waits while an earlier-recorded delivery of the same ordering key (the event's `ordering_key`, else its `data.id`) to this webhook is pending; other keys flow. `none` (the default): no order. */
+            ordering: "none" | "per_object";
             health: components["schemas"]["WebhookHealth"];
         };
         /** WebhookList */
@@ -1920,6 +1935,10 @@ export interface components {
             api_version: string;
             mode: "test" | "live";
             merchant_id: string;
+            /** @description 1, 2, 3, ... per merchant and mode, in the order events were committed, with no gaps. */
+            sequence: number;
+            /** @description What orders its deliveries to `per_object` webhooks: the `ordering_key` given at ingestion, else `data.id`. */
+            ordering_key: string | null;
             /** @description The object the event is about, as delivered. */
             data: unknown;
             /**
@@ -5787,6 +5806,10 @@ export interface operations {
                     /** @description Event ids of the catalog (GET /webhooks/events). */
                     events: components["schemas"]["EventType"][];
                     description?: string;
+                    /** @description Attempts per second to this endpoint, 1-10000: never more start in any one-second window, across every process. null (the default): no limit. */
+                    rate_limit?: number | null;
+                    /** @description `per_object`: a delivery waits while an earlier-recorded delivery of the same ordering key (the event's `ordering_key`, else its `data.id`) to this webhook is pending; other keys flow. `none` (the default): no order. */
+                    ordering?: "none" | "per_object";
                     /** @description An app of this account in the request's mode: the webhook then receives the events of every merchant that installed the app, and never the account’s own unless it installed the app too. */
                     app_id?: string;
                 };
@@ -6072,6 +6095,10 @@ export interface operations {
                     /** @description Event ids of the catalog (GET /webhooks/events). */
                     events?: components["schemas"]["EventType"][];
                     description?: string | null;
+                    /** @description Attempts per second to this endpoint, 1-10000: never more start in any one-second window, across every process. null (the default): no limit. */
+                    rate_limit?: number | null;
+                    /** @description `per_object`: a delivery waits while an earlier-recorded delivery of the same ordering key (the event's `ordering_key`, else its `data.id`) to this webhook is pending; other keys flow. `none` (the default): no order. */
+                    ordering?: "none" | "per_object";
                 };
             };
         };
@@ -7175,6 +7202,8 @@ export interface operations {
                 until?: string;
                 /** @description An event id, or the `data.id` of its object. */
                 q?: string;
+                /** @description Only the events after this sequence, oldest first: a receiver that sees a gap in `sequence` fills it with the sequence it saw last before the gap. */
+                after_sequence?: number;
             };
             header?: {
                 /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
@@ -7301,6 +7330,10 @@ export interface operations {
                             api_version: string;
                             mode: "test" | "live";
                             merchant_id: string;
+                            /** @description 1, 2, 3, ... per merchant and mode, in the order events were committed, with no gaps. */
+                            sequence: number;
+                            /** @description What orders its deliveries to `per_object` webhooks: the `ordering_key` given at ingestion, else `data.id`. */
+                            ordering_key: string | null;
                             /** @description The object the event is about, as delivered. */
                             data: unknown;
                             /**
@@ -7422,6 +7455,10 @@ export interface operations {
                             api_version: string;
                             mode: "test" | "live";
                             merchant_id: string;
+                            /** @description 1, 2, 3, ... per merchant and mode, in the order events were committed, with no gaps. */
+                            sequence: number;
+                            /** @description What orders its deliveries to `per_object` webhooks: the `ordering_key` given at ingestion, else `data.id`. */
+                            ordering_key: string | null;
                             /** @description The object the event is about, as delivered. */
                             data: unknown;
                             /**
@@ -9624,6 +9661,8 @@ export interface operations {
                     };
                     /** @description Becomes the event id; a repeated id is a no-op. */
                     id?: string;
+                    /** @description What orders its deliveries to `per_object` webhooks: a delivery waits while an earlier one of the same key to the same webhook is pending. Default: `data.id`. */
+                    ordering_key?: string;
                 };
             };
         };

@@ -41,6 +41,17 @@ export async function createCart(ctx: Context, principal: PublicPrincipal, store
   return presentCart(row);
 }
 
+const byTenant = (a: { merchant_id: string; mode: string }, b: { merchant_id: string; mode: string }) =>
+  a.merchant_id < b.merchant_id
+    ? -1
+    : a.merchant_id > b.merchant_id
+      ? 1
+      : a.mode < b.mode
+        ? -1
+        : a.mode > b.mode
+          ? 1
+          : 0;
+
 // One batch per transaction keeps each transaction short; the loop drains a backlog in one sweep.
 const BATCH = 200;
 
@@ -54,7 +65,9 @@ export async function sweepAbandonedCarts(ctx: Context): Promise<number> {
     const done = await ctx.db.transaction().execute(async (trx) => {
       const carts = await repo.abandonIdleCarts(trx, idleSince, now, BATCH);
       enqueued = 0;
-      for (const cart of carts) {
+      // In merchant and mode order, as the ingestion batches take the sequence counters, so that this
+      // transaction and a batch never wait on each other's counters in a cycle.
+      for (const cart of carts.toSorted(byTenant)) {
         const emitted = await emitEvent(
           trx,
           {

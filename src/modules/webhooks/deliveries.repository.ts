@@ -83,6 +83,8 @@ export async function requeueDelivery(
       next_attempt_at: now,
       locked_until: null,
       locked_by: null,
+      // due now; should it wait for its key or its endpoint's pace, the claim parks it again
+      parked: null,
       updated_at: now,
     })
     .where('id', '=', id)

@@ -1,6 +1,7 @@
 // Deliveries as merchants see them: list, read with attempts, retry by hand, and the test route.
 import { randomBytes } from 'node:crypto';
 import type { Context } from '../../context.ts';
+import type { Executor } from '../../db/database.ts';
 import { notify } from '../../db/bus.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
@@ -18,6 +19,7 @@ import {
   deliveredPayload,
   eventIdsOfRequest,
   findEvent,
+  lastSequence,
   listEvents,
   type EventFilter,
   type StoredEvent,
@@ -154,6 +156,8 @@ export async function testWebhook(
       previous_secret_sealed: webhook.previous_secret_sealed,
       previous_secret_expires_at: webhook.previous_secret_expires_at,
       deliverable: true,
+      // an explicit request of the merchant, sent at once: it takes no slot of the endpoint's pace
+      start_at: null,
     };
   });
   const outcome = await runAttempt(ctx, sending, claimed);
@@ -193,6 +197,18 @@ export async function recoverFailed(ctx: Context, audit: AuditContext, webhookId
   });
 }
 
+/**
+ * The ordering of a new delivery of `event` to `webhook` made now: for a per_object endpoint, the event's key,
+ * placed after the deliveries of every event recorded so far and before those of any later one (migration
+ * 0060): a resend is recorded now, so it waits for the pending deliveries of its key recorded before it.
+ */
+async function orderingOf(trx: Executor, scope: Scope, event: StoredEvent, webhook: { ordering: string }) {
+  if (webhook.ordering !== 'per_object') return {};
+  const key = (JSON.parse(event.payload) as EventPayload).ordering_key ?? null;
+  if (key === null) return {};
+  return { ordering_key: key, ordering_seq: 2 * (await lastSequence(trx, scope)) + 1 };
+}
+
 /** A new delivery of one of the merchant's events to one of its endpoints, due now. */
 export async function resendEvent(ctx: Context, audit: AuditContext, eventId: string, webhookId: string) {
   return ctx.db.transaction().execute(async (trx) => {
@@ -208,6 +224,7 @@ export async function resendEvent(ctx: Context, audit: AuditContext, eventId: st
         "This event never reached the app's webhook: no installation to resend it for.",
       );
     }
+    const ordering = await orderingOf(trx, audit, event, webhook);
     const now = ctx.clock.now();
     const delivery = await repo.insertDelivery(
       trx,
@@ -220,6 +237,7 @@ export async function resendEvent(ctx: Context, audit: AuditContext, eventId: st
         event_type: event.type,
         ...installation,
         next_attempt_at: new Date(now),
+        ...ordering,
       },
       new Date(now),
     );
@@ -234,7 +252,7 @@ export async function resendEvent(ctx: Context, audit: AuditContext, eventId: st
   });
 }
 
-/** The body every delivery of an event sends (API.md section 7). */
+/** The body every delivery of an event sends (API.md sections 7 and 11.4). */
 interface EventPayload {
   id: string;
   type: string;
@@ -242,12 +260,23 @@ interface EventPayload {
   api_version: string;
   mode: Mode;
   merchant_id: string;
+  /** Absent from the bodies of events recorded before sequences (migration 0060). */
+  ordering_key?: string | null;
   data: unknown;
 }
 
-/** An event as it was delivered (the exact payload), with when it was recorded. */
+/**
+ * An event as it was delivered (the exact payload), with when it was recorded; its sequence from the row, which
+ * events recorded before sequences have too.
+ */
 function presentEvent(e: StoredEvent) {
-  return { ...(JSON.parse(e.payload) as EventPayload), created_at: iso(e.created_at) };
+  const body = JSON.parse(e.payload) as EventPayload;
+  return {
+    ...body,
+    ordering_key: body.ordering_key ?? null,
+    sequence: e.sequence,
+    created_at: iso(e.created_at),
+  };
 }
 
 export interface EventsInput extends PageInput, EventFilter {}

@@ -5,7 +5,7 @@ import type { Executor } from '../../db/database.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import { idFloor } from '../../lib/ids.ts';
 import { pageById } from '../../db/paging.ts';
-import type { Page, PageInput, Scope } from '../../lib/scope.ts';
+import { toPage, type Page, type PageInput, type Scope } from '../../lib/scope.ts';
 
 /** An installation of an app (a grant), as an app delivery's body names it. */
 export interface Installation {
@@ -34,6 +34,8 @@ export interface EventRow {
   /** The X-Request-Id of the call that recorded it, if a call did. */
   requestId: string | null;
   audience: Audience;
+  /** What orders its deliveries to per_object endpoints: given at ingestion, else `data.id`; null if neither. */
+  orderingKey: string | null;
 }
 
 export interface RecordedEvent {
@@ -45,12 +47,14 @@ export interface RecordedEvent {
 }
 
 /**
- * Records events and fans them out in ONE statement (svc_record_events, migration 0041): each event, and one
- * delivery per receiving endpoint, the merchant's own webhooks and the installed apps' together (a single
- * INSERT ... SELECT).
- * Atomic on its own, so a caller without a transaction needs no BEGIN/COMMIT either. One event is a batch of
- * one. With a channel, the workers' wake-up is a NOTIFY delivered by PostgreSQL at commit. The answer has one
- * entry per event, in the events' order; an id may appear once per call.
+ * Records events and fans them out in ONE statement (svc_record_sequenced_events, migration 0092): each event
+ * with the next sequence of its merchant and mode, and one delivery per receiving endpoint, the merchant's own
+ * webhooks and the installed apps' together (a single INSERT ... SELECT). Atomic on its own, so a caller
+ * without a transaction needs no BEGIN/COMMIT either. One event is a batch of one. With a channel, the
+ * workers' wake-up is a NOTIFY delivered by PostgreSQL at commit. The answer has one entry per event, in the
+ * events' order; an id may appear once per call. Fails with SQLSTATE 40001 (`CONCURRENT_ID`) when an id of
+ * the batch was recorded by another transaction meanwhile: nothing is written, and the same call again
+ * answers it as a duplicate.
  */
 export async function recordEvents(
   db: Executor,
@@ -71,10 +75,11 @@ export async function recordEvents(
     app_id: e.audience.installation?.appId ?? null,
     grant_id: e.audience.installation?.grantId ?? null,
     store_id: e.audience.installation?.storeId ?? null,
+    ordering_key: e.orderingKey,
   }));
   const { rows } = await sql<{ id: string; known_merchant: boolean; inserted: boolean; deliveries: number }>`
     select id, known_merchant, inserted, deliveries
-    from svc_record_events(${JSON.stringify(input)}::jsonb, ${channel}::text)
+    from svc_record_sequenced_events(${JSON.stringify(input)}::jsonb, ${channel}::text)
   `.execute(db);
   const byId = new Map(rows.map((r) => [r.id, r]));
   return events.map((e) => {
@@ -84,20 +89,39 @@ export async function recordEvents(
   });
 }
 
-/** The event alone, for a delivery made by hand (the test route). */
-export async function insertEvent(db: Executor, event: EventRow): Promise<void> {
-  await db
-    .insertInto('events')
-    .values({
-      id: event.id,
-      merchant_id: event.merchantId,
-      mode: event.mode,
-      type: event.type,
-      payload: event.payload,
-      created_at: event.createdAt,
-      request_id: event.requestId,
-    })
-    .execute();
+/** SQLSTATE of a batch that met an id recorded meanwhile by another transaction: the same call again is safe. */
+export const CONCURRENT_ID = '40001';
+
+/**
+ * The event alone, with its sequence, for a delivery made by hand (the test route); the payload as stored
+ * (with its sequence) is the answer.
+ */
+export async function insertEvent(db: Executor, event: EventRow): Promise<string> {
+  const { rows } = await sql<{ payload: string }>`
+    with counter as (
+      insert into event_sequences as s (merchant_id, mode, last)
+      values (${event.merchantId}, ${event.mode}, 1)
+      on conflict (merchant_id, mode) do update set last = s.last + 1
+      returning s.last
+    )
+    insert into events (id, merchant_id, mode, type, payload, created_at, request_id, sequence)
+    select ${event.id}, ${event.merchantId}, ${event.mode}, ${event.type}, svc_sequenced(${event.payload}, c.last),
+           ${event.createdAt}::timestamptz, ${event.requestId}, c.last
+    from counter c
+    returning payload
+  `.execute(db);
+  return rows[0]!.payload;
+}
+
+/** The last sequence given in the merchant's mode (0 before its first event). */
+export async function lastSequence(db: Executor, scope: Scope): Promise<number> {
+  const row = await db
+    .selectFrom('event_sequences')
+    .select('last')
+    .where('merchant_id', '=', scope.merchantId)
+    .where('mode', '=', scope.mode)
+    .executeTakeFirst();
+  return row?.last ?? 0;
 }
 
 export interface EventFilter {
@@ -106,6 +130,8 @@ export interface EventFilter {
   until?: Date | undefined;
   /** An event id, or the id of the object the event is about (`data.id`). */
   q?: string | undefined;
+  /** Only events after this sequence, and then oldest first (a receiver filling a gap). */
+  afterSequence?: number | undefined;
 }
 
 export interface StoredEvent {
@@ -113,9 +139,16 @@ export interface StoredEvent {
   type: string;
   payload: string;
   created_at: Date;
+  sequence: number;
 }
 
-/** The merchant's events, newest first: one range of events_merchant_idx, or the data.id index for `q`. */
+const STORED = ['id', 'type', 'payload', 'created_at', 'sequence'] as const;
+
+/**
+ * The merchant's events, newest first: one range of events_merchant_idx, or the data.id index for `q`. With
+ * `afterSequence`, oldest first by sequence: one range of events_sequence_idx, `startingAfter` continuing after
+ * the sequence of that event.
+ */
 export async function listEvents(
   db: Executor,
   scope: Scope,
@@ -133,7 +166,28 @@ export async function listEvents(
       eb.or([eb('id', '=', needle), eb(sql`(payload::jsonb #>> '{data,id}')`, '=', needle)]),
     );
   }
-  return pageById(q, q.select(['id', 'type', 'payload', 'created_at']), page);
+  if (f.afterSequence === undefined) return pageById(q, q.select(STORED), page);
+  const filtered = q.where('sequence', '>', f.afterSequence);
+  const after = page.startingAfter;
+  const rows = (
+    after
+      ? filtered.where('sequence', '>', (eb) =>
+          eb
+            .selectFrom('events as cursor')
+            .select('cursor.sequence')
+            .where('cursor.merchant_id', '=', scope.merchantId)
+            .where('cursor.mode', '=', scope.mode)
+            .where('cursor.id', '=', after),
+        )
+      : filtered
+  )
+    .select(STORED)
+    .orderBy('sequence', 'asc')
+    .limit(page.limit + 1)
+    .execute();
+  const count = filtered.select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow();
+  const [items, total] = await Promise.all([rows, count]);
+  return toPage(page, items, Number(total.n));
 }
 
 /**
@@ -148,7 +202,7 @@ export async function deliveredPayload(db: Executor, eventId: string): Promise<s
 export async function findEvent(db: Executor, scope: Scope, id: string): Promise<StoredEvent | undefined> {
   return db
     .selectFrom('events')
-    .select(['id', 'type', 'payload', 'created_at'])
+    .select(STORED)
     .where('merchant_id', '=', scope.merchantId)
     .where('mode', '=', scope.mode)
     .where('id', '=', id)
@@ -172,7 +226,7 @@ export async function eventsAfter(
 ): Promise<StoredEvent[]> {
   let q = db
     .selectFrom('events')
-    .select(['id', 'type', 'payload', 'created_at'])
+    .select(STORED)
     .where('merchant_id', '=', f.merchantId)
     .where('mode', '=', f.mode)
     .where('id', '>', f.afterId)

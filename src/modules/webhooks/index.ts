@@ -13,11 +13,17 @@ import { deliveryRoutes } from './deliveries.routes.ts';
 import { SigningKeys, type Sending } from './delivery/attempt.ts';
 import { purgeLoop } from './delivery/purge.ts';
 import { startWorker, type Worker } from './delivery/worker.ts';
-import { recordEvents, type EventRow, type RecordedEvent } from './events.repository.ts';
+import type { EventRow, RecordedEvent } from './events.repository.ts';
 import { ingestRoutes } from './ingest.routes.ts';
 import { listenRoutes } from './listen.routes.ts';
 import { merchantEventRoutes } from './merchant-events.routes.ts';
-import { ingestEvent, type EmittedEvent, type Ingestion, type NewEvent } from './outbox.service.ts';
+import {
+  ingestEvent,
+  recordBatch,
+  type EmittedEvent,
+  type Ingestion,
+  type NewEvent,
+} from './outbox.service.ts';
 import { queueDepth } from './queue-depth.repository.ts';
 import { createAgent } from './sender.ts';
 import { DELIVERY_CHANNEL, LISTEN_CHANNEL, Signal } from './signal.ts';
@@ -87,7 +93,7 @@ export function createWebhooks(ctx: Context, deps: WebhooksDeps): Webhooks {
       maxBatch: INGEST_BATCH,
       // one id once per batch: a repeat waits for the next batch, where it is a duplicate
       keyOf: (row) => row.id,
-      write: (rows) => recordEvents(ctx.db, rows, null),
+      write: (rows) => recordBatch(ctx.db, rows),
       onError: (err, size) => ctx.log.warn({ err, events: size }, 'recording a batch of events failed'),
     }),
     deliveries: new Signal(ctx, DELIVERY_CHANNEL),

@@ -50,6 +50,7 @@ export const ingestRoutes =
           // the call to this event's deliveries.
           requestId: request.id,
           ...(b.id !== undefined ? { id: b.id } : {}),
+          orderingKey: b.ordering_key,
         });
         if (result.duplicate) return reply.code(200).send({ data: result });
         return reply.code(202).send({ data: { id: result.id, deliveries: result.deliveries } });

@@ -12,6 +12,15 @@ export const IngestBody = Body({
       description: 'Becomes the event id; a repeated id is a no-op.',
     }),
   ),
+  ordering_key: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        'What orders its deliveries to `per_object` webhooks: a delivery waits while an earlier one of the ' +
+        'same key to the same webhook is pending. Default: `data.id`.',
+    }),
+  ),
 });
 
 export const Ingested = Data(

@@ -30,6 +30,9 @@ export const merchantEventRoutes =
           operationId: 'listEvents',
           summary: "List the account's events",
           tags: ['Events'],
+          description:
+            'Newest first; with `after_sequence`, the events after that sequence, oldest first, so that a receiver ' +
+            'that sees a gap in `sequence` can fetch what it missed.',
           querystring: EventsQuery,
           response: { 200: EventPage, ...errors(400, 401) },
         },
@@ -42,6 +45,7 @@ export const merchantEventRoutes =
           since: q.since ? new Date(q.since) : undefined,
           until: q.until ? new Date(q.until) : undefined,
           q: q.q,
+          afterSequence: q.after_sequence,
         });
         return { data: events };
       },

@@ -18,6 +18,7 @@ import {
 import { appSubscriptions } from './webhooks.repository.ts';
 import { DELIVERY_CHANNEL, type Signal } from './signal.ts';
 import {
+  CONCURRENT_ID,
   insertEvent,
   recordEvents,
   type Audience,
@@ -51,6 +52,11 @@ export interface NewEvent {
   installation?: Installation;
   /** With `installation`: to the app's webhooks only, not the merchant's own (store.redact). */
   appOnly?: boolean;
+  /**
+   * What orders the event's deliveries to `per_object` endpoints (API.md section 11.4), 1-200 characters;
+   * absent: its `data.id`.
+   */
+  orderingKey?: string | undefined;
 }
 
 export interface EmittedEvent {
@@ -72,11 +78,22 @@ function audienceOf(event: NewEvent): Audience {
   return { toMerchant: true, toInstalled: reachesAnyScope(event.type) ? 'any' : 'read', installation: null };
 }
 
+export const ORDERING_KEY_MAX = 200;
+
+/** The key given, else the id of the object the event is about; null when there is neither. */
+function orderingKeyOf(event: NewEvent): string | null {
+  if (event.orderingKey !== undefined) return event.orderingKey;
+  const id = (event.data as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? String(id) : null;
+}
+
 function buildEvent(event: NewEvent, now: Date): EventRow {
   if (!isEventType(event.type)) throw new Error(`event type ${event.type} is not in the catalog`);
   if (event.id !== undefined && !EVENT_ID.test(event.id)) throw new Error(`malformed event id ${event.id}`);
   const id = event.id ?? newId('evt', now.getTime());
-  // Serialised once: every attempt of every delivery sends, and signs, these exact bytes.
+  const orderingKey = orderingKeyOf(event);
+  // Serialised once, and given its sequence by the statement that records it (svc_sequenced, migration 0060):
+  // every attempt of every delivery sends, and signs, these exact bytes.
   const payload = JSON.stringify({
     id,
     type: event.type,
@@ -84,6 +101,7 @@ function buildEvent(event: NewEvent, now: Date): EventRow {
     api_version: 'v1',
     mode: event.mode,
     merchant_id: event.merchantId,
+    ordering_key: orderingKey,
     data: event.data,
   });
   return {
@@ -95,6 +113,7 @@ function buildEvent(event: NewEvent, now: Date): EventRow {
     createdAt: now,
     requestId: event.requestId ?? null,
     audience: audienceOf(event),
+    orderingKey,
   };
 }
 
@@ -149,8 +168,20 @@ export async function recordEvent(
   at: Date,
 ): Promise<{ id: string; payload: string }> {
   const row = buildEvent(event, at);
-  await insertEvent(trx, row);
-  return { id: row.id, payload: row.payload };
+  return { id: row.id, payload: await insertEvent(trx, row) };
+}
+
+/**
+ * The ingestion batch's write, autocommitted: once more when an id of the batch was recorded meanwhile by
+ * another transaction (the first try wrote nothing, and the second finds that event a duplicate).
+ */
+export async function recordBatch(db: Executor, rows: readonly EventRow[]): Promise<RecordedEvent[]> {
+  try {
+    return await recordEvents(db, rows, null);
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== CONCURRENT_ID) throw err;
+    return recordEvents(db, rows, null);
+  }
 }
 
 /** What ingestion needs of the module's state: the group commit, and the two wake-ups. */
@@ -186,6 +217,9 @@ export async function ingestEvent(
   }
   if (event.id !== undefined && !EVENT_ID.test(event.id))
     throw invalid('id', 'must be evt_ + 1-64 of [A-Za-z0-9_-]');
+  const key = event.orderingKey;
+  if (key !== undefined && (key.length === 0 || key.length > ORDERING_KEY_MAX))
+    throw invalid('ordering_key', `must be 1-${ORDERING_KEY_MAX} characters`);
   checkPayload(event.type, event.data);
   const row = buildEvent(event, new Date(ctx.clock.now()));
   const result = await ingestion.batch.submit(row);

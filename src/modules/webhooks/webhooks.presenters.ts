@@ -6,6 +6,19 @@ import { FAILING_DAYS } from './delivery/disable-failing.repository.ts';
 
 const DAY_MS = 86_400_000;
 
+/**
+ * The attempts per second allowed now (API.md section 11.4) and why: the adaptive pace where it is below the
+ * rate limit, else the rate limit; null while unconstrained.
+ */
+function presentPace(w: Partial<WebhookView>) {
+  const limit = w.rate_limit ?? null;
+  const paced = w.pace ?? null;
+  if (paced !== null && (limit === null || paced < limit))
+    return { pace: Math.round(paced * 100) / 100, pace_reason: w.pace_reason ?? null };
+  if (limit !== null) return { pace: limit, pace_reason: 'rate_limit' as const };
+  return { pace: null, pace_reason: null };
+}
+
 /** The webhook's `health` block: the last day's real deliveries, its last attempt, its failure streak. */
 export function presentHealth(w: ShownWebhook & Partial<WebhookView>) {
   return {
@@ -19,6 +32,7 @@ export function presentHealth(w: ShownWebhook & Partial<WebhookView>) {
       w.status === 'enabled' && w.failing_since
         ? iso(new Date(w.failing_since.getTime() + FAILING_DAYS * DAY_MS))
         : null,
+    ...presentPace(w),
   };
 }
 
@@ -36,6 +50,8 @@ export function presentWebhook(w: ShownWebhook & Partial<WebhookView>) {
     created_at: iso(w.created_at),
     updated_at: iso(w.updated_at),
     disabled_reason: w.disabled_reason,
+    rate_limit: w.rate_limit ?? null,
+    ordering: w.ordering,
     health: presentHealth(w),
   };
 }

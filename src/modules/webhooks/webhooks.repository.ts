@@ -5,7 +5,7 @@ import { pageById } from '../../db/paging.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import type { Page, PageInput, Scope } from '../../lib/scope.ts';
 import { recentDeliveries, type RecentDeliveries } from './health.repository.ts';
-import type { WebhooksTable } from './webhooks.table.ts';
+import type { PaceReason, WebhooksTable } from './webhooks.table.ts';
 
 export type WebhookRow = Selectable<WebhooksTable>;
 /** What the API shows of a webhook (never its secrets), read with the counts of its recent deliveries. */
@@ -23,11 +23,18 @@ const SHOWN = [
   'last_attempt_at',
   'last_response_status',
   'last_error',
+  'ordering',
   'created_at',
   'updated_at',
 ] as const;
 export type ShownWebhook = Pick<WebhookRow, (typeof SHOWN)[number]>;
-export type WebhookView = ShownWebhook & RecentDeliveries;
+/** Its pace (webhook_paces, migration 0060): null where the endpoint has none. */
+export interface WebhookPaceView {
+  rate_limit: number | null;
+  pace: number | null;
+  pace_reason: PaceReason | null;
+}
+export type WebhookView = ShownWebhook & RecentDeliveries & WebhookPaceView;
 
 export async function insertWebhook(db: Executor, row: Insertable<WebhooksTable>): Promise<WebhookRow> {
   return db.insertInto('webhooks').values(row).returningAll().executeTakeFirstOrThrow();
@@ -43,12 +50,14 @@ function liveWebhooks(db: Executor, scope: Scope, appId?: string) {
   return appId === undefined ? q : q.where('webhooks.app_id', '=', appId);
 }
 
-/** The same, each with its real deliveries since `since`. */
+/** The same, each with its real deliveries since `since` and its pace. */
 function viewed(db: Executor, scope: Scope, since: Date, appId?: string) {
   return liveWebhooks(db, scope, appId)
     .crossJoinLateral(recentDeliveries(since))
+    .leftJoin('webhook_paces as p', 'p.webhook_id', 'webhooks.id')
     .select(SHOWN.map((column) => `webhooks.${column}` as const))
-    .select(['recent.deliveries', 'recent.attempted', 'recent.succeeded']);
+    .select(['recent.deliveries', 'recent.attempted', 'recent.succeeded'])
+    .select(['p.rate_limit', 'p.pace', 'p.pace_reason']);
 }
 
 /** A live webhook of the tenant, by id. */

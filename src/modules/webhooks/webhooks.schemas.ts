@@ -34,6 +34,17 @@ const AppId = Type.String({
     "An app of this account in the request's mode: the webhook then receives the events of every merchant " +
     'that installed the app, and never the account’s own unless it installed the app too.',
 });
+const RateLimit = Type.Union([Type.Integer({ minimum: 1, maximum: 10_000 }), Type.Null()], {
+  description:
+    'Attempts per second to this endpoint, 1-10000: never more start in any one-second window, across every ' +
+    'process. null (the default): no limit.',
+});
+const Ordering = Type.Union([Type.Literal('none'), Type.Literal('per_object')], {
+  description:
+    '`per_object`: a delivery waits while an earlier-recorded delivery of the same ordering key (the ' +
+    "event's `ordering_key`, else its `data.id`) to this webhook is pending; other keys flow. `none` (the " +
+    'default): no order.',
+});
 
 export const WebhookHealth = Type.Object(
   {
@@ -56,6 +67,25 @@ export const WebhookHealth = Type.Object(
     disables_at: Type.Union([Timestamp, Type.Null()], {
       description: 'When the 5-day rule disables the webhook if failures continue.',
     }),
+    pace: Type.Union([Type.Number(), Type.Null()], {
+      description:
+        'Attempts per second allowed now: the adaptive pace where the endpoint was paced down below its ' +
+        '`rate_limit`, else the `rate_limit`; null while unconstrained.',
+    }),
+    pace_reason: Type.Union(
+      [
+        Type.Literal('rate_limit'),
+        Type.Literal('429'),
+        Type.Literal('503'),
+        Type.Literal('timeout'),
+        Type.Null(),
+      ],
+      {
+        description:
+          "Why `pace` applies: the webhook's `rate_limit`, or what the endpoint did when it was paced down " +
+          '(answered 429 or 503, or timed out).',
+      },
+    ),
   },
   { title: 'WebhookHealth', description: 'Test deliveries do not count.' },
 );
@@ -78,6 +108,10 @@ export const Webhook = Type.Object(
     created_at: Timestamp,
     updated_at: Timestamp,
     disabled_reason: Type.Union([Type.String(), Type.Null()]),
+    rate_limit: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Most attempts started in any one second; null: no limit.',
+    }),
+    ordering: Ordering,
     health: WebhookHealth,
   },
   { title: 'Webhook' },
@@ -94,6 +128,8 @@ export const CreateWebhookBody = Body({
   url: Url,
   events: Events,
   description: Type.Optional(Description),
+  rate_limit: Type.Optional(RateLimit),
+  ordering: Type.Optional(Ordering),
   app_id: Type.Optional(AppId),
 });
 export const WebhooksQuery = Type.Object({
@@ -106,6 +142,8 @@ export const UpdateWebhookBody = Body({
   url: Type.Optional(Url),
   events: Type.Optional(Events),
   description: Type.Optional(Type.Union([Description, Type.Null()])),
+  rate_limit: Type.Optional(RateLimit),
+  ordering: Type.Optional(Ordering),
 });
 export const RotateSecretBody = Body({
   previous_secret_expires_in: Type.Optional(
@@ -243,6 +281,15 @@ export const EventsQuery = Type.Object({
       description: 'An event id, or the `data.id` of its object.',
     }),
   ),
+  after_sequence: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description:
+        'Only the events after this sequence, oldest first: a receiver that sees a gap in `sequence` fills it ' +
+        'with the sequence it saw last before the gap.',
+    }),
+  ),
 });
 const EventFields = {
   id: Type.String(),
@@ -251,6 +298,14 @@ const EventFields = {
   api_version: Type.String(),
   mode: Mode,
   merchant_id: Type.String(),
+  sequence: Type.Integer({
+    description: '1, 2, 3, ... per merchant and mode, in the order events were committed, with no gaps.',
+  }),
+  ordering_key: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'What orders its deliveries to `per_object` webhooks: the `ordering_key` given at ingestion, else ' +
+      '`data.id`.',
+  }),
   data: Type.Unknown({ description: 'The object the event is about, as delivered.' }),
   created_at: Timestamp,
 };

@@ -9,6 +9,8 @@ import { writeAudit, type AuditContext } from '../audit/index.ts';
 import { confirmPassword, type PasswordCheck, type SignInLimits } from '../merchants/index.ts';
 import { appById, type AppsCache } from '../oauth-apps/index.ts';
 import { cancelPendingDeliveries } from './deliveries.repository.ts';
+import { setRateLimit } from './delivery/rate-limit.repository.ts';
+import type { WebhookOrdering } from './webhooks.table.ts';
 import { presentWebhook } from './webhooks.presenters.ts';
 import * as repo from './webhooks.repository.ts';
 import { checkEvents, checkUrl } from './webhook-rules.ts';
@@ -78,11 +80,22 @@ export async function checkOwnApp(
   return app.id;
 }
 
+/** What a merchant sets of a webhook's delivery (API.md section 11.4). */
+interface DeliveryRules {
+  rate_limit?: number | null | undefined;
+  ordering?: WebhookOrdering | undefined;
+}
+
 export async function createWebhook(
   ctx: Context,
   apps: AppsCache,
   audit: AuditContext,
-  input: { url: string; events: string[]; description?: string | undefined; app_id?: string | undefined },
+  input: {
+    url: string;
+    events: string[];
+    description?: string | undefined;
+    app_id?: string | undefined;
+  } & DeliveryRules,
 ): Promise<Webhook & { secret: string }> {
   const events = checkEvents(input.events);
   const url = await checkUrl(ctx.config, audit.mode, input.url);
@@ -106,13 +119,18 @@ export async function createWebhook(
       deleted_at: null,
       created_at: now,
       updated_at: now,
+      ordering: input.ordering ?? 'none',
     });
+    const rateLimit = input.rate_limit ?? null;
+    if (rateLimit !== null) await setRateLimit(trx, row.id, rateLimit);
     await audited(trx, audit, 'webhook.created', row.id, {
       url: loggableUrl(url),
       events,
+      rate_limit: rateLimit,
+      ordering: row.ordering,
       ...(appId ? { app_id: appId } : {}),
     });
-    return { ...presentWebhook(row), secret };
+    return { ...presentWebhook({ ...row, rate_limit: rateLimit }), secret };
   });
 }
 
@@ -133,7 +151,11 @@ export async function updateWebhook(
   ctx: Context,
   audit: AuditContext,
   id: string,
-  input: { url?: string | undefined; events?: string[] | undefined; description?: string | null | undefined },
+  input: {
+    url?: string | undefined;
+    events?: string[] | undefined;
+    description?: string | null | undefined;
+  } & DeliveryRules,
 ): Promise<Webhook> {
   const events = input.events ? checkEvents(input.events) : undefined;
   const url = input.url !== undefined ? await checkUrl(ctx.config, audit.mode, input.url) : undefined;
@@ -144,11 +166,15 @@ export async function updateWebhook(
       ...(url !== undefined ? { url } : {}),
       ...(events !== undefined ? { events } : {}),
       ...(input.description !== undefined ? { description: input.description } : {}),
+      ...(input.ordering !== undefined ? { ordering: input.ordering } : {}),
     };
     await repo.updateWebhook(trx, scopeOf(audit), id, changes, now);
+    if (input.rate_limit !== undefined) await setRateLimit(trx, id, input.rate_limit);
+    const limit = input.rate_limit !== undefined ? { rate_limit: input.rate_limit } : {};
     await audited(trx, audit, 'webhook.updated', id, {
-      changed: Object.keys(changes),
+      changed: [...Object.keys(changes), ...Object.keys(limit)],
       ...changes,
+      ...limit,
       ...(url !== undefined ? { url: loggableUrl(url) } : {}),
     });
     return presentOne(trx, scopeOf(audit), id, now);

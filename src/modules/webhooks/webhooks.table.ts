@@ -6,6 +6,12 @@ export type WebhookStatus = 'enabled' | 'disabled';
 /** `listener`: the temporary endpoint of an open `svc listen` stream (migration 0016). */
 export type WebhookKind = 'endpoint' | 'listener';
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
+/** `per_object`: a delivery waits while an earlier one of its key to the same webhook is pending. */
+export type WebhookOrdering = 'none' | 'per_object';
+/** Why a pending delivery is out of the due index (migration 0060). */
+export type Parked = 'pace' | 'order';
+/** What the endpoint answered when it was last paced down. */
+export type PaceReason = '429' | '503' | 'timeout';
 
 export interface WebhooksTable {
   id: string;
@@ -29,6 +35,11 @@ export interface WebhooksTable {
   last_response_status: Generated<number | null>;
   /** The last attempt's error, beside its status (migration 0090). */
   last_error: Generated<string | null>;
+  ordering: Generated<WebhookOrdering>;
+  /** The start of the second whose successes `ok_in_second` counts, and the count of the one before (0060). */
+  ok_second: Generated<Date | null>;
+  ok_in_second: Generated<number>;
+  ok_second_before: Generated<number>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   deleted_at: Date | null;
@@ -54,8 +65,27 @@ export interface DeliveriesTable {
   last_attempt_at: Date | null;
   last_response_status: number | null;
   last_error: string | null;
+  /** The event's ordering key, for a per_object webhook (migration 0060); null: not ordered. */
+  ordering_key: Generated<string | null>;
+  /** Its place among the deliveries of its key: 2 x its event's sequence; a resend's, 2 x the last one + 1. */
+  ordering_seq: Generated<number | null>;
+  parked: Generated<Parked | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+}
+
+/** The pace of an endpoint with a rate_limit or paced down (migration 0060). */
+export interface WebhookPacesTable {
+  webhook_id: string;
+  rate_limit: number | null;
+  /** Attempts per second the adaptive pace allows; null: not paced down. */
+  pace: Generated<number | null>;
+  pace_reason: Generated<PaceReason | null>;
+  pace_at: Generated<Date | null>;
+  slowed_at: Generated<Date | null>;
+  next_slot: Generated<Date | null>;
+  parked: Generated<boolean>;
+  parks: Generated<number>;
 }
 
 export interface DeliveryAttemptsTable {
@@ -74,4 +104,5 @@ export interface WebhooksTables {
   webhooks: WebhooksTable;
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
+  webhook_paces: WebhookPacesTable;
 }

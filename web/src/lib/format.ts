@@ -1,4 +1,6 @@
 // Times are shown in the viewer's zone; the exact UTC instant is in the title (on hover).
+import type { WebhookHealth } from './types.ts';
+
 const dateTime = new Intl.DateTimeFormat(undefined, {
   year: 'numeric',
   month: 'short',
@@ -70,6 +72,25 @@ export function healthSummary(
   }
   if (rate === null) return { tone: 'idle', text: 'No deliveries in 24 h' };
   return { tone: h.success_rate_24h === 1 ? 'ok' : 'bad', text: rate };
+}
+
+/**
+ * The endpoint's pace in words: "paced at 7.6/s because the endpoint answered 429", "at most 50/s (its rate
+ * limit)", or "unconstrained".
+ */
+export function paceWords(h: Pick<WebhookHealth, 'pace' | 'pace_reason'>): string {
+  if (h.pace === null) return 'unconstrained';
+  const rate = `${Math.round(h.pace * 10) / 10}/s`;
+  switch (h.pace_reason) {
+    case '429':
+    case '503':
+      return `paced at ${rate} because the endpoint answered ${h.pace_reason}`;
+    case 'timeout':
+      return `paced at ${rate} because the endpoint timed out`;
+    case 'rate_limit':
+    case null:
+      return `at most ${rate} (its rate limit)`;
+  }
 }
 
 /**

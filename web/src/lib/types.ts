@@ -81,9 +81,14 @@ export interface Webhook {
   created_at: string;
   updated_at: string;
   disabled_reason: string | null;
+  /** Most attempts started in any one second; null: no limit. */
+  rate_limit: number | null;
+  ordering: WebhookOrdering;
   health: WebhookHealth;
   secret?: string;
 }
+
+export type WebhookOrdering = 'none' | 'per_object';
 
 export interface WebhookHealth {
   deliveries_24h: number;
@@ -93,6 +98,9 @@ export interface WebhookHealth {
   last_error: string | null;
   failing_since: string | null;
   disables_at: string | null;
+  /** Attempts per second allowed now; null while unconstrained. */
+  pace: number | null;
+  pace_reason: 'rate_limit' | '429' | '503' | 'timeout' | null;
 }
 
 export interface EventDefinition {

@@ -140,16 +140,17 @@ export async function runAttempt(
 
 /**
  * Records outcomes (one statement), then, only when some failed, disables the webhooks that answered 410 or
- * have failed for five days, cancels their pending deliveries and audits it, in one transaction.
+ * have failed for five days, cancels their pending deliveries and audits it, in one transaction. The answer:
+ * how many deliveries waiting for their ordering key the outcomes released.
  */
 export async function applyOutcomes(
   ctx: Context,
   worker: string,
   outcomes: readonly AttemptResult[],
-): Promise<void> {
-  if (outcomes.length === 0) return;
+): Promise<number> {
+  if (outcomes.length === 0) return 0;
   const now = new Date(ctx.clock.now());
-  await recordOutcomes(
+  const released = await recordOutcomes(
     ctx.db,
     worker,
     outcomes.map(({ gone: _gone, ...row }) => row),
@@ -159,7 +160,7 @@ export async function applyOutcomes(
     ...new Set(outcomes.filter((o) => o.attempted && !o.ok && !o.test).map((o) => o.webhook_id)),
   ];
   const gone = [...new Set(outcomes.filter((o) => o.gone).map((o) => o.webhook_id))];
-  if (failing.length === 0 && gone.length === 0) return;
+  if (failing.length === 0 && gone.length === 0) return released;
   await ctx.db
     .transaction()
     .execute(async (trx) => {
@@ -191,4 +192,5 @@ export async function applyOutcomes(
         );
       }
     });
+  return released;
 }

@@ -1,9 +1,13 @@
 // What one delivery worker holds: every delivery it claimed, from the claim until its attempt ends or its
-// lease is given back. A webhook has at most `perWebhook` attempts under way here; its other claimed
-// deliveries wait in its queue, in claim order, and the next starts the moment one of its attempts ends, with
-// no database round trip in between. Whether a webhook may start one more attempt is one step (`mayStart`):
-// the place for any other per-endpoint bound (a pace).
+// lease is given back. A delivery of a paced endpoint first waits for the start of its slot (given by the
+// claim). A webhook has at most `perWebhook` attempts under way here; its other claimed deliveries wait in its
+// queue, in claim order, and the next starts the moment one of its attempts ends, with no database round trip
+// in between. A paced delivery that could not start within START_LATE_MS of its slot's start gives its lease
+// back instead: starting later could put more than the endpoint's rate into one second.
 import type { ClaimedDelivery } from './claim-deliveries.repository.ts';
+
+/** How late after its slot's start a paced delivery may still start (see SPACING_MARGIN_MS). */
+export const START_LATE_MS = 25;
 
 /** What the holdings do with a delivery; the worker supplies them. */
 export interface HoldingSteps {
@@ -13,6 +17,8 @@ export interface HoldingSteps {
   attempt(row: ClaimedDelivery): Promise<void>;
   /** The delivery's lease no longer covers an attempt: it is given back unsent. */
   giveBack(row: ClaimedDelivery): void;
+  /** A paced delivery missed its slot: its lease is given back unsent, and a later claim gives it another. */
+  missed(row: ClaimedDelivery): void;
   /** An attempt ended, and its webhook's next delivery started if one could. */
   ended(row: ClaimedDelivery): void;
 }
@@ -26,6 +32,8 @@ export class Holdings {
   private readonly sending = new Map<string, number>();
   /** Claimed deliveries waiting for one of their webhook's attempts to end, by webhook. */
   private readonly queued = new Map<string, ClaimedDelivery[]>();
+  /** Paced deliveries waiting for their slot, by delivery. */
+  private readonly timed = new Map<string, { row: ClaimedDelivery; timer: NodeJS.Timeout }>();
   private closed = false;
   private readonly steps: HoldingSteps;
   private readonly perWebhook: number;
@@ -45,15 +53,32 @@ export class Holdings {
     const held: Record<string, number> = {};
     for (const [webhook, n] of this.sending) held[webhook] = n;
     for (const [webhook, queue] of this.queued) held[webhook] = (held[webhook] ?? 0) + queue.length;
+    for (const { row } of this.timed.values()) held[row.webhook_id] = (held[row.webhook_id] ?? 0) + 1;
     return held;
   }
 
-  /** A claimed delivery: started now if its webhook may start one more attempt, queued otherwise. */
+  /**
+   * A claimed delivery: at its slot's start if it has one, then started if its webhook may start one more
+   * attempt, queued otherwise.
+   */
   take(row: ClaimedDelivery, startBy: number): void {
     // Claimed again after its lease ran out while it was still held here (a stall longer than the lease):
     // the attempt under way here stays the only one, and records its outcome under the new lease.
     if (this.closed || this.attempts.has(row.id) || this.startBy.has(row.id)) return;
     this.startBy.set(row.id, startBy);
+    const wait = row.start_at ? row.start_at - this.steps.now() : 0;
+    if (wait <= 0) {
+      this.admit(row);
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.timed.delete(row.id);
+      this.admit(row);
+    }, wait);
+    this.timed.set(row.id, { row, timer });
+  }
+
+  private admit(row: ClaimedDelivery): void {
     if (this.mayStart(row.webhook_id)) this.start(row);
     else {
       const queue = this.queued.get(row.webhook_id);
@@ -65,8 +90,12 @@ export class Holdings {
   /** Starts no more attempts; answers the queued deliveries, which the caller gives back. */
   close(): string[] {
     this.closed = true;
-    const unsent = [...this.queued.values()].flat().map((row) => row.id);
+    for (const { timer } of this.timed.values()) clearTimeout(timer);
+    const unsent = [...[...this.queued.values()].flat(), ...[...this.timed.values()].map((t) => t.row)].map(
+      (row) => row.id,
+    );
     this.queued.clear();
+    this.timed.clear();
     this.startBy.clear();
     return unsent;
   }
@@ -75,12 +104,17 @@ export class Holdings {
     return (this.sending.get(webhookId) ?? 0) < this.perWebhook;
   }
 
-  /** Starts the attempt, or gives the lease back if it no longer covers one (false). */
+  /** Starts the attempt, or gives the lease back if it no longer covers one or its slot passed (false). */
   private start(row: ClaimedDelivery): boolean {
     const deadline = this.startBy.get(row.id)!;
     this.startBy.delete(row.id);
-    if (this.steps.now() > deadline) {
+    const now = this.steps.now();
+    if (now > deadline) {
       this.steps.giveBack(row);
+      return false;
+    }
+    if (row.start_at && now > row.start_at + START_LATE_MS) {
+      this.steps.missed(row);
       return false;
     }
     bump(this.sending, row.webhook_id, 1);

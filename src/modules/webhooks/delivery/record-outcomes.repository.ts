@@ -28,18 +28,42 @@ export interface OutcomeRow {
   ok: boolean;
 }
 
+// The adaptive pace (API.md section 11.4), one law for every endpoint, decided here from each batch of
+// outcomes (docs/decisions.md, "Pace, sequence and order", has the runs that chose the constants):
+// - an attempt answered 429 or 503, or timed out, that started after the endpoint's last decrease: the pace
+//   becomes PACE_DECREASE x the least of its rate_limit, its pace and the successes of its last second (what
+//   the endpoint showed it can take), at least PACE_MIN;
+// - successes of a paced endpoint: the pace grows, per second since its last change (at most
+//   PACE_GROWTH_SPAN_S of them at once), by PACE_GROWTH of itself and at least PACE_STEP (an endpoint paced
+//   down to PACE_MIN by timeouts is back at 50/s within a minute), and is dropped (unconstrained, or its
+//   rate_limit) once it reaches the rate_limit or PACE_MAX.
+export const PACE_DECREASE = 0.95;
+export const PACE_GROWTH = 0.02;
+export const PACE_STEP = 1;
+export const PACE_MIN = 1;
+export const PACE_MAX = 10_000;
+const PACE_GROWTH_SPAN_S = 5;
+
 /**
  * Only while this worker still holds the lease of this attempt: a worker that ran past its lease must not
  * overwrite what the next one did, and its late attempt is not recorded (the next worker's is). That guard
  * is also why the attempts need no ON CONFLICT clause, which cost a speculative insertion per row.
+ * The same statement paces the endpoints (above), counts their successes per second (the recent rate a first
+ * decrease starts from), and releases the next delivery of each ordering key whose pending one ended: made
+ * due if it was parked for its key, and written in any case, so that a claim that would park it concurrently
+ * either sees this end or has its parking undone (it locked the ended delivery FOR SHARE, so this statement
+ * waited for it, and then writes the parked row's latest version). The answer: how many it released, due now
+ * unless a retry or the pace keeps them waiting.
  */
 export async function recordOutcomes(
   db: Executor,
   worker: string,
   outcomes: OutcomeRow[],
   now: Date,
-): Promise<void> {
-  await sql`
+): Promise<number> {
+  // The webhook's second of successes has ended: a new one begins now.
+  const rolls = sql`(w.ok_second is null or w.ok_second <= ${now}::timestamptz - interval '1 second')`;
+  const { rows } = await sql<{ released: number }>`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb) as x(
         id text, webhook_id text, test boolean, number int, attempted boolean, started_at timestamptz,
@@ -61,7 +85,7 @@ export async function recordOutcomes(
       from input i
       where d.id = any (array(select id from input)) -- by primary key: the planner cannot size the JSON input
         and d.id = i.id and d.locked_by = ${worker}::text and d.attempt_count = i.number - 1
-      returning d.id
+      returning d.id, d.webhook_id, d.status, d.ordering_key
     ), attempts as (
       insert into delivery_attempts
         (delivery_id, number, started_at, duration_ms, response_status, response_body, request_headers,
@@ -69,22 +93,97 @@ export async function recordOutcomes(
       select id, number, started_at, duration_ms, response_status, response_body, request_headers,
              response_headers, error
       from input where attempted and id = any (array(select id from updated))
+    ), real as (
+      select i.*, case when i.response_status in (429, 503) then i.response_status::text
+                       when i.error like 'timeout:%' then 'timeout' end as slowed
+      from input i where i.attempted and not i.test
     ), streaks as (
-      -- per webhook: whether any attempt succeeded, the first failure, and the latest attempt (health)
+      -- per webhook: whether any attempt succeeded, the first failure, the latest attempt (health), the
+      -- successes, and the latest attempt that asked for a lower pace
       select distinct on (webhook_id) webhook_id,
              bool_or(ok) over w as ok, min(started_at) over w as failed_at,
-             started_at as last_at, response_status as last_status, error as last_error
-      from input where attempted and not test
+             started_at as last_at, response_status as last_status, error as last_error,
+             count(*) filter (where ok) over w as oks,
+             max(started_at) filter (where slowed is not null) over w as slowed_start,
+             first_value(slowed) over (partition by webhook_id order by (slowed is null), started_at desc)
+               as slowed
+      from real
       window w as (partition by webhook_id)
       order by webhook_id, started_at desc
+    ), webhooks_updated as (
+      update webhooks w
+      set failing_since = case when s.ok then null else coalesce(w.failing_since, s.failed_at) end,
+          last_attempt_at = s.last_at,
+          last_response_status = s.last_status,
+          last_error = s.last_error,
+          ok_second = case when ${rolls} then ${now}::timestamptz else w.ok_second end,
+          ok_second_before = case when not ${rolls} then w.ok_second_before
+                                  when w.ok_second > ${now}::timestamptz - interval '2 seconds' then w.ok_in_second
+                                  else 0 end,
+          ok_in_second = case when ${rolls} then s.oks else w.ok_in_second + s.oks end
+      from streaks s
+      where w.id = any (array(select webhook_id from streaks)) and w.id = s.webhook_id
+        and (w.last_attempt_at is null or w.last_attempt_at <= s.last_at)
+    ), current_paces as (
+      select p.webhook_id, p.rate_limit, p.pace, p.pace_at, p.slowed_at from webhook_paces p
+      where p.webhook_id = any (array(select webhook_id from streaks))
+      order by p.webhook_id
+      for update
+    ), decided as (
+      select s.webhook_id, s.slowed, c.webhook_id is not null as has_row, n.slowing,
+             case
+               when n.slowing then greatest(${PACE_MIN}::float8, ${PACE_DECREASE}::float8 * least(
+                 c.rate_limit::float8, c.pace,
+                 -- the successes of the last second: this one so far (this batch's included), or the one before
+                 greatest(w.ok_second_before + 0.0, case when w.ok_second > ${now}::timestamptz - interval '1 second'
+                                                         then w.ok_in_second else 0 end + s.oks)))
+               else c.pace + greatest(${PACE_STEP}::float8, ${PACE_GROWTH}::float8 * c.pace)
+                      * least(${PACE_GROWTH_SPAN_S}::float8, extract(epoch from ${now}::timestamptz - c.pace_at)::float8)
+             end as pace
+      from streaks s
+      join webhooks w on w.id = s.webhook_id
+      left join current_paces c on c.webhook_id = s.webhook_id
+      cross join lateral (
+        select s.slowed is not null and (c.slowed_at is null or s.slowed_start > c.slowed_at) as slowing
+      ) n
+      where n.slowing or (c.pace is not null and s.oks > 0)
+    ), paced_new as (
+      insert into webhook_paces (webhook_id, pace, pace_reason, pace_at, slowed_at)
+      select d.webhook_id, d.pace, d.slowed, ${now}::timestamptz, ${now}::timestamptz from decided d
+      where not d.has_row
+      on conflict (webhook_id) do nothing
+    ), paced as (
+      update webhook_paces p
+      set pace = case when not d.slowing and (d.pace >= p.rate_limit or d.pace >= ${PACE_MAX}::float8) then null
+                      else d.pace end,
+          pace_reason = case when d.slowing then d.slowed
+                             when d.pace >= p.rate_limit or d.pace >= ${PACE_MAX}::float8 then null
+                             else p.pace_reason end,
+          pace_at = ${now}::timestamptz,
+          slowed_at = case when d.slowing then ${now}::timestamptz else p.slowed_at end
+      from decided d
+      where p.webhook_id = any (array(select webhook_id from current_paces)) and p.webhook_id = d.webhook_id
+    ), next_of_key as (
+      -- the next delivery of each key whose pending delivery this batch ended (others of the batch aside)
+      select distinct n.id from updated u
+      cross join lateral (
+        select x.id from deliveries x
+        where x.webhook_id = u.webhook_id and x.ordering_key = u.ordering_key and x.status = 'pending'
+          and x.id <> all (array(select id from updated))
+        order by x.ordering_seq, x.id
+        limit 1
+      ) n
+      where u.status <> 'pending' and u.ordering_key is not null
+    ), released as (
+      update deliveries d
+      set next_attempt_at = case when d.parked = 'pace' then d.next_attempt_at
+                                 else coalesce(d.next_attempt_at, ${now}::timestamptz) end,
+          parked = case when d.parked = 'order' then null else d.parked end,
+          updated_at = ${now}::timestamptz
+      where d.id = any (array(select id from next_of_key)) and d.status = 'pending'
+      returning d.id
     )
-    update webhooks w
-    set failing_since = case when s.ok then null else coalesce(w.failing_since, s.failed_at) end,
-        last_attempt_at = s.last_at,
-        last_response_status = s.last_status,
-        last_error = s.last_error
-    from streaks s
-    where w.id = any (array(select webhook_id from streaks)) and w.id = s.webhook_id
-      and (w.last_attempt_at is null or w.last_attempt_at <= s.last_at)
+    select (select count(*) from released)::int as released
   `.execute(db);
+  return rows[0]?.released ?? 0;
 }

@@ -22,8 +22,13 @@ import { Backoff, isConnectionLoss } from '../../../db/connection-loss.ts';
 import { createAgent } from '../sender.ts';
 import type { Signal } from '../signal.ts';
 import { applyOutcomes, runAttempt, type AttemptResult, type Sending, type SigningKeys } from './attempt.ts';
-import { claimDeliveries, type ClaimedDelivery, type ClaimOptions } from './claim-deliveries.repository.ts';
-import { Holdings } from './holdings.ts';
+import {
+  claimDeliveries,
+  type Claim,
+  type ClaimedDelivery,
+  type ClaimOptions,
+} from './claim-deliveries.repository.ts';
+import { Holdings, START_LATE_MS } from './holdings.ts';
 import { releaseLeases } from './release-leases.repository.ts';
 
 // At most 32 attempts in flight per webhook in one process: an endpoint that answers in 15 s then holds 32
@@ -52,6 +57,11 @@ const CLAIM_SPACING_MS = 2;
 // waited longer (a starved process, a stalled event loop) gives its lease back unsent, since another worker
 // may claim it the moment the lease ends, and two attempts of one delivery must never run at once.
 const START_MARGIN_MS = 1000;
+// A paced endpoint's slots are given at most this far ahead: its deliveries wait in memory for their slot, and
+// a lower pace (a 429) reaches the starts within this time.
+const SLOT_HORIZON_MS = 1000;
+// A claim asked for by a paced endpoint's next slot comes at least this long after the last one.
+const MIN_PACED_WAKE_MS = 5;
 // A stop lets the attempts under way finish, for at most this long (and never longer than one attempt).
 const STOP_WAIT_MS = 10_000;
 
@@ -137,6 +147,7 @@ class DeliveryWorker {
         now: () => ctx.clock.now(),
         attempt: (row) => this.attempt(row),
         giveBack: (row) => this.giveBack(row),
+        missed: (row) => this.missed(row),
         ended: () => {
           if (this.mayHaveMore) this.wake();
         },
@@ -155,8 +166,10 @@ class DeliveryWorker {
       maxBatch: RECORD_BATCH,
       lingerMs: RECORD_DELAY_MS,
       write: async (batch) => {
-        await applyOutcomes(ctx, this.id, batch);
+        const released = await applyOutcomes(ctx, this.id, batch);
         this.recorded(batch);
+        // the next deliveries of their ordering keys are due now: claimed at once rather than at the next poll
+        if (released > 0) this.wake();
         return batch.map(() => null);
       },
       // The attempts happened but are not recorded: their leases run out and they are sent again, which
@@ -198,7 +211,9 @@ class DeliveryWorker {
     const limit = Math.min(BATCH, free);
     // What is due, and where the leases start: the start deadline below counts from it.
     const claimedAt = this.ctx.clock.now();
-    const { rows, bounded } = await this.claim(limit, new Date(claimedAt));
+    const startBy = claimedAt + leaseMs(this.ctx) - this.ctx.config.webhookTimeoutMs - START_MARGIN_MS;
+    const horizonMs = Math.min(SLOT_HORIZON_MS, startBy - claimedAt - START_LATE_MS);
+    const { rows, bounded, parked, wakeAt } = await this.claim(limit, new Date(claimedAt), horizonMs);
     if (this.stopping) {
       // a claim under way when the stop came gives its rows back rather than starting them
       await releaseLeases(
@@ -209,15 +224,16 @@ class DeliveryWorker {
       );
       return false;
     }
-    const startBy = claimedAt + leaseMs(this.ctx) - this.ctx.config.webhookTimeoutMs - START_MARGIN_MS;
     for (const row of rows) this.holdings.take(row, startBy);
-    const full = rows.length === limit;
+    if (wakeAt !== null) this.claims.runWithin(Math.max(MIN_PACED_WAKE_MS, wakeAt - this.ctx.clock.now()));
+    const full = rows.length >= limit;
     this.mayHaveMore = full || bounded;
-    return full;
+    // Rows parked have left the due window: what was behind them may be claimable now.
+    return full || parked > 0;
   }
 
   /** The claim statement, and whether some webhook reached its bound in it (so more of its work may be due). */
-  private async claim(limit: number, now: Date): Promise<{ rows: ClaimedDelivery[]; bounded: boolean }> {
+  private async claim(limit: number, now: Date, horizonMs: number): Promise<Claim & { bounded: boolean }> {
     const held = this.holdings.byWebhook();
     const options: ClaimOptions = {
       worker: this.id,
@@ -227,16 +243,22 @@ class DeliveryWorker {
       perWebhook: HOLD_PER_WEBHOOK,
       inFlight: held,
       skipSaturated: false,
+      horizonMs,
     };
-    const rows = await claimDeliveries(this.ctx.db, options);
-    const bounded = reachesBound(held, rows, HOLD_PER_WEBHOOK);
+    const claim = await claimDeliveries(this.ctx.db, options);
+    const bounded = reachesBound(held, claim.rows, HOLD_PER_WEBHOOK);
     // Nothing claimable in the oldest due rows while some webhook is at its bound: they may all be that
     // webhook's backlog, hiding other webhooks' due work behind it. Look past it (rate-limited).
-    if (rows.length > 0 || !bounded || performance.now() - this.lastSkipScan < SKIP_SCAN_MS)
-      return { rows, bounded };
+    if (
+      claim.rows.length > 0 ||
+      claim.parked > 0 ||
+      !bounded ||
+      performance.now() - this.lastSkipScan < SKIP_SCAN_MS
+    )
+      return { ...claim, bounded };
     this.lastSkipScan = performance.now();
     const past = await claimDeliveries(this.ctx.db, { ...options, skipSaturated: true });
-    return { rows: past, bounded: true };
+    return { ...past, wakeAt: past.wakeAt ?? claim.wakeAt, bounded: true };
   }
 
   /** Sends one held delivery and hands its outcome to the recorder. */
@@ -261,6 +283,17 @@ class DeliveryWorker {
     this.ctx.log.warn(
       { worker: this.id, delivery: row.id },
       'claimed delivery not started in time: lease given back',
+    );
+    void releaseLeases(this.ctx.db, this.id, [row.id], new Date(this.ctx.clock.now()))
+      .catch((err: unknown) => this.ctx.log.warn({ err, worker: this.id }, 'giving a lease back failed'))
+      .finally(this.wake);
+  }
+
+  /** A paced delivery that missed its slot: its lease goes back unsent, and the next claim slots it again. */
+  private missed(row: ClaimedDelivery): void {
+    this.ctx.log.debug(
+      { worker: this.id, delivery: row.id },
+      'paced delivery missed its slot: lease given back',
     );
     void releaseLeases(this.ctx.db, this.id, [row.id], new Date(this.ctx.clock.now()))
       .catch((err: unknown) => this.ctx.log.warn({ err, worker: this.id }, 'giving a lease back failed'))

@@ -8,6 +8,7 @@ import { AsyncView } from '../../components/async-view.tsx';
 import { ErrorBox } from '../../components/error-box.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
 import { SecretDialog } from '../../components/secret-dialog.tsx';
+import { DeliveryRulesFields, rulesBody, rulesOf } from './delivery-rules.tsx';
 import { EventPicker } from './event-picker.tsx';
 
 export type Catalog = ListPage<EventDefinition> | EventDefinition[];
@@ -24,6 +25,7 @@ export function WebhookCreatePage() {
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
   const [events, setEvents] = useState<string[]>([]);
+  const [rules, setRules] = useState(rulesOf());
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [eventsError, setEventsError] = useState(false);
@@ -55,6 +57,7 @@ export function WebhookCreatePage() {
             events,
             ...(description ? { description } : {}),
             ...(appId ? { app_id: appId } : {}),
+            ...rulesBody(rules),
           }).then(setCreated, (err: unknown) => {
             setBusy(false);
             setError(err);
@@ -107,6 +110,7 @@ export function WebhookCreatePage() {
             </p>
           )}
         </fieldset>
+        <DeliveryRulesFields value={rules} onChange={setRules} />
         {error !== null && <ErrorBox error={error} />}
         <div className="form-actions">
           <button type="button" className="btn" onClick={() => navigate(back.to)}>

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { api } from '../../lib/api.ts';
 import { navigate } from '../../lib/router.ts';
 import type { Webhook } from '../../lib/types.ts';
+import { paceWords } from '../../lib/format.ts';
 import { useAsync } from '../../lib/use-async.ts';
 import { AsyncView } from '../../components/async-view.tsx';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
@@ -94,6 +95,10 @@ export function WebhookDetailPage({ id }: { id: string }) {
                   <dd>
                     <LastResponse health={wh.health} none="none yet" />
                   </dd>
+                  <dt>Pace</dt>
+                  <dd data-testid="pace">{paceWords(wh.health)}</dd>
+                  <dt>Ordering</dt>
+                  <dd>{wh.ordering === 'per_object' ? 'per object' : 'none'}</dd>
                   <dt>URL</dt>
                   <dd className="break">
                     <code>{wh.url}</code>

@@ -7,6 +7,7 @@ import { AsyncView } from '../../components/async-view.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { Dialog } from '../../components/dialog.tsx';
 import { ErrorBox } from '../../components/error-box.tsx';
+import { DeliveryRulesFields, rulesBody, rulesOf } from './delivery-rules.tsx';
 import { EventPicker } from './event-picker.tsx';
 import { catalogItems, type Catalog } from './webhook-create-page.tsx';
 
@@ -62,6 +63,7 @@ export function EditWebhookDialog(props: {
   const [url, setUrl] = useState(props.webhook.url);
   const [description, setDescription] = useState(props.webhook.description ?? '');
   const [events, setEvents] = useState(props.webhook.events);
+  const [rules, setRules] = useState(rulesOf(props.webhook));
   return (
     <DialogForm
       title="Edit endpoint"
@@ -75,6 +77,7 @@ export function EditWebhookDialog(props: {
           url: url.trim(),
           events,
           description: description.trim() || null,
+          ...rulesBody(rules),
         });
         props.onSaved(saved);
       }}
@@ -106,6 +109,7 @@ export function EditWebhookDialog(props: {
         </AsyncView>
         {events.length === 0 && <p className="text-danger small">Choose at least one event.</p>}
       </fieldset>
+      <DeliveryRulesFields value={rules} onChange={setRules} />
     </DialogForm>
   );
 }
