@@ -61,6 +61,10 @@ export interface Config {
   readonly requestLogRetentionDays: number;
   /** Start the background loops (delivery workers, sweeps). Off for the CLI and for tests that drive them. */
   readonly workers: boolean;
+  /** Where invitation emails are sent through (`smtp://` or `smtps://`); absent: no email is sent. */
+  readonly smtpUrl: string | undefined;
+  /** The From of those emails. */
+  readonly mailFrom: string;
 }
 
 export class ConfigError extends Error {}
@@ -209,6 +213,14 @@ function redisUrl(env: Env): string | undefined {
   return raw;
 }
 
+function smtpUrl(env: Env): string | undefined {
+  const raw = env.SVC_SMTP_URL;
+  if (!raw) return undefined;
+  if (!/^smtps?:\/\//.test(raw) || !URL.canParse(raw))
+    throw new ConfigError('SVC_SMTP_URL must be an smtp:// or smtps:// URL');
+  return raw;
+}
+
 function keys(
   overrides: Partial<Config>,
   env: Env,
@@ -226,12 +238,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const host = env.HOST || '127.0.0.1';
   const databaseUrl = env.DATABASE_URL || undefined;
   const dataDir = resolve(env.SVC_DATA_DIR || './.svc-data');
+  const base = publicUrl(env, host, port);
   const config: Config = {
     port,
     host,
     databaseUrl,
     dataDir,
-    publicUrl: publicUrl(env, host, port),
+    publicUrl: base,
     ...keys(overrides, env, dataDir, databaseUrl === undefined),
     auditSigningKeys: overrides.auditSigningKeys ?? auditSigningKeys(env, dataDir, databaseUrl === undefined),
     internalToken: env.SVC_INTERNAL_TOKEN || undefined,
@@ -261,6 +274,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       burstSeconds: int(env, 'SVC_RATE_LIMIT_BURST', 2, 1, 3600),
     },
     redisUrl: redisUrl(env),
+    smtpUrl: smtpUrl(env),
+    mailFrom: env.SVC_MAIL_FROM || `svc <no-reply@${new URL(base).hostname}>`,
     ...overrides,
   };
   return Object.freeze(config);

@@ -29,6 +29,7 @@ export const auditRoutes =
     app.get(
       '/developer/logs',
       {
+        config: { role: 'viewer' },
         schema: {
           operationId: 'listLogs',
           summary: 'List audit log entries',
@@ -54,6 +55,7 @@ export const auditRoutes =
     app.get(
       '/developer/logs/export',
       {
+        config: { role: 'developer' },
         schema: {
           operationId: 'exportLogs',
           summary: 'Export the audit log as CSV or JSON Lines',
@@ -106,6 +108,7 @@ export const auditRoutes =
     app.get(
       '/developer/logs/checkpoint',
       {
+        config: { role: 'viewer' },
         schema: {
           operationId: 'getLogsCheckpoint',
           summary: 'A signed checkpoint of the audit chain',
@@ -126,6 +129,7 @@ export const auditRoutes =
     app.get(
       '/developer/logs/chain',
       {
+        config: { role: 'viewer' },
         schema: {
           operationId: 'checkLogsChain',
           summary: 'Check the audit chain now',

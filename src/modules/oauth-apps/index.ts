@@ -13,7 +13,8 @@ export {
   type AppsCache,
   type ClientApp,
 } from './oauth-apps.cache.ts';
-export { redirectUriIssue } from './oauth-apps.service.ts';
+export { redirectUriIssue, rotateAppSecret } from './oauth-apps.service.ts';
+export { appSecretsById } from './exposure.repository.ts';
 export { SCOPES, intersect, isScope, joinScopes, rights, splitScopes, within } from '../../lib/scopes.ts';
 
 export interface OauthAppsModule extends Module {

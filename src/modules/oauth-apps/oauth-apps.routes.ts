@@ -24,6 +24,7 @@ export const oauthAppsRoutes =
     app.get(
       '/developer/apps',
       {
+        config: { role: 'viewer' },
         schema: {
           operationId: 'listApps',
           summary: 'List OAuth apps',
@@ -40,6 +41,7 @@ export const oauthAppsRoutes =
     app.post(
       '/developer/apps',
       {
+        config: { role: 'developer' },
         schema: {
           operationId: 'createApp',
           summary: 'Create an OAuth app',
@@ -58,6 +60,7 @@ export const oauthAppsRoutes =
     app.get(
       '/developer/apps/:appID',
       {
+        config: { role: 'viewer' },
         schema: {
           operationId: 'getApp',
           summary: 'Get an OAuth app',
@@ -74,6 +77,7 @@ export const oauthAppsRoutes =
     app.patch(
       '/developer/apps/:appID',
       {
+        config: { role: 'developer' },
         schema: {
           operationId: 'updateApp',
           summary: 'Update an OAuth app',
@@ -98,6 +102,7 @@ export const oauthAppsRoutes =
     app.post(
       '/developer/apps/:appID/rotate-secret',
       {
+        config: { role: 'developer' },
         schema: {
           operationId: 'rotateAppSecret',
           summary: "Rotate an app's client secret",
@@ -123,6 +128,7 @@ export const oauthAppsRoutes =
     app.delete(
       '/developer/apps/:appID',
       {
+        config: { role: 'developer' },
         schema: {
           operationId: 'deleteApp',
           summary: 'Delete an OAuth app',

@@ -18,7 +18,7 @@ import {
   type ClientApp,
 } from '../oauth-apps/index.ts';
 import { announceGrantChange, forgetGrant, type AccessTokens } from './oauth-bearer.service.ts';
-import type { RequestMeta } from '../../http/request.ts';
+import { userActor, type RequestMeta } from '../../http/request.ts';
 import * as repo from './oauth.repository.ts';
 
 const CONSENT_TTL_MS = 10 * 60_000;
@@ -158,6 +158,7 @@ export function csrfTokenValid(ctx: Context, consentId: string, sessionId: strin
 export interface Decider {
   merchantId: string;
   userId: string;
+  email: string;
 }
 
 /** `undefined` when the consent is unknown, expired, already decided or another merchant's. */
@@ -185,7 +186,7 @@ export async function decideConsent(
     const audit: AuditContext = {
       merchantId: who.merchantId,
       mode: app.mode,
-      actor: { type: 'user', id: who.userId },
+      actor: userActor(who),
       ...meta,
       clock: ctx.clock,
     };

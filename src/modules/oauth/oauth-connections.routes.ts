@@ -15,6 +15,7 @@ export const connectionsRoutes =
     app.get(
       '/developer/connections',
       {
+        config: { role: 'viewer' },
         schema: {
           operationId: 'listConnections',
           summary: 'List the apps installed on this account',
@@ -31,6 +32,7 @@ export const connectionsRoutes =
     app.delete(
       '/developer/connections/:grantID',
       {
+        config: { role: 'admin' },
         schema: {
           operationId: 'deleteConnection',
           summary: 'Disconnect an installed app',
@@ -49,6 +51,7 @@ export const connectionsRoutes =
     app.get(
       '/developer/apps/:appID/installs',
       {
+        config: { role: 'viewer' },
         schema: {
           operationId: 'getAppInstalls',
           summary: 'How many stores installed an app',

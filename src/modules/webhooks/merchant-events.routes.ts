@@ -26,6 +26,7 @@ export const merchantEventRoutes =
     app.get(
       '/events',
       {
+        config: { role: 'viewer' },
         schema: {
           operationId: 'listEvents',
           summary: "List the account's events",
@@ -50,6 +51,7 @@ export const merchantEventRoutes =
     app.post(
       '/events/trigger',
       {
+        config: { role: 'developer' },
         schema: {
           operationId: 'triggerEvent',
           summary: 'Trigger a test event',
@@ -75,6 +77,7 @@ export const merchantEventRoutes =
     app.get(
       '/events/:eventID',
       {
+        config: { role: 'viewer' },
         schema: {
           operationId: 'getEvent',
           summary: 'Get an event and its deliveries',
@@ -91,6 +94,7 @@ export const merchantEventRoutes =
     app.post(
       '/events/:eventID/resend',
       {
+        config: { role: 'developer' },
         schema: {
           operationId: 'resendEvent',
           summary: 'Send an event again to one endpoint',

@@ -26,6 +26,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asyn
   app.get(
     '/webhooks/events',
     {
+      config: { role: 'viewer' },
       schema: {
         operationId: 'listEventTypes',
         summary: 'The event catalog',
@@ -46,6 +47,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asyn
   app.post(
     '/webhooks',
     {
+      config: { role: 'developer' },
       schema: {
         operationId: 'createWebhook',
         summary: 'Create a webhook endpoint',
@@ -64,6 +66,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asyn
   app.get(
     '/webhooks',
     {
+      config: { role: 'viewer' },
       schema: {
         operationId: 'listWebhooks',
         summary: 'List webhook endpoints',
@@ -80,6 +83,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asyn
   app.get(
     '/webhooks/:webhookID',
     {
+      config: { role: 'viewer' },
       schema: {
         operationId: 'getWebhook',
         summary: 'Get a webhook endpoint',
@@ -96,6 +100,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asyn
   app.patch(
     '/webhooks/:webhookID',
     {
+      config: { role: 'developer' },
       schema: {
         operationId: 'updateWebhook',
         summary: 'Update a webhook endpoint',
@@ -118,6 +123,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asyn
   app.delete(
     '/webhooks/:webhookID',
     {
+      config: { role: 'developer' },
       schema: {
         operationId: 'deleteWebhook',
         summary: 'Delete a webhook endpoint',
@@ -137,6 +143,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asyn
     app.post(
       `/webhooks/:webhookID/${action}`,
       {
+        config: { role: 'developer' },
         schema: {
           operationId: action === 'enable' ? 'enableWebhook' : 'disableWebhook',
           summary: action === 'enable' ? 'Enable a webhook endpoint' : 'Disable a webhook endpoint',
@@ -160,6 +167,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asyn
   app.post(
     '/webhooks/:webhookID/rotate-secret',
     {
+      config: { role: 'developer' },
       schema: {
         operationId: 'rotateWebhookSecret',
         summary: "Rotate an endpoint's signing secret",
@@ -183,6 +191,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asyn
   app.post(
     '/webhooks/:webhookID/reveal-secret',
     {
+      config: { role: 'developer' },
       schema: {
         operationId: 'revealWebhookSecret',
         summary: 'Show the signing secret again',
