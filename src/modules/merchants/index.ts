@@ -1,5 +1,6 @@
 import type { Context } from '../../context.ts';
 import type { SessionResolver } from '../../http/merchant-auth.ts';
+import type { LastUses } from '../../lib/last-uses.ts';
 import { Loop, warnOnFailure } from '../../lib/loop.ts';
 import type { Module } from '../module.ts';
 import { merchantRoutes } from './merchants.routes.ts';
@@ -60,6 +61,8 @@ export interface MerchantsModule extends Module {
   readonly firstStores: FirstStores;
   /** The merchant interface's session check, which notes each session's use for its batched write. */
   readonly session: SessionResolver;
+  /** Each session's last use, noted by `session` and written in batches. */
+  readonly sessionUses: LastUses;
 }
 
 export function createMerchants(ctx: Context): MerchantsModule {
@@ -78,6 +81,7 @@ export function createMerchants(ctx: Context): MerchantsModule {
     signIns,
     firstStores,
     session: sessionResolver(uses),
+    sessionUses: uses,
     merchantRoutes: async (app) => {
       await app.register(merchantRoutes, { signIns, uses });
     },
