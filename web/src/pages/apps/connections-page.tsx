@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { api } from '../../lib/api.ts';
+import { useCan } from '../../lib/role.ts';
 import type { Connection, ListPage } from '../../lib/types.ts';
 import { SCOPE_TEXT } from './app-form.tsx';
 import { useAsync } from '../../lib/use-async.ts';
@@ -16,6 +17,7 @@ export function ConnectionsPage() {
     [],
   );
   const [disconnecting, setDisconnecting] = useState<Connection | null>(null);
+  const canDisconnect = useCan('admin');
 
   return (
     <section aria-labelledby="section-title">
@@ -69,14 +71,16 @@ export function ConnectionsPage() {
                           <TimeText value={c.last_used_at} />
                         </td>
                         <td className="cell-actions">
-                          <button
-                            type="button"
-                            className="btn btn-small btn-danger-outline"
-                            aria-label={`Disconnect ${c.app.name}`}
-                            onClick={() => setDisconnecting(c)}
-                          >
-                            Disconnect
-                          </button>
+                          {canDisconnect && (
+                            <button
+                              type="button"
+                              className="btn btn-small btn-danger-outline"
+                              aria-label={`Disconnect ${c.app.name}`}
+                              onClick={() => setDisconnecting(c)}
+                            >
+                              Disconnect
+                            </button>
+                          )}
                         </td>
                       </tr>
                     ))}
