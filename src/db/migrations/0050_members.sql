@@ -8,7 +8,7 @@ create table memberships (
   user_id text collate "C" not null references users (id) on delete cascade,
   role text not null check (role in ('owner', 'admin', 'developer', 'viewer')),
   joined_at timestamptz not null default now(),
-  -- The last use of one of its sessions, written in batches (src/modules/merchants/session-uses.ts): sign-in
+  -- The last use of one of its sessions, written in batches (src/modules/merchants/sessions.service.ts): sign-in
   -- opens the membership used last.
   last_active_at timestamptz,
   primary key (merchant_id, user_id)
