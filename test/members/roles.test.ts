@@ -147,7 +147,7 @@ describe('the role of every merchant route', () => {
           payload: bodyOf(method, url),
         });
         const json = String(res.headers['content-type']).startsWith('application/json');
-        const error = json ? (res.json() as { error?: { code: string; message: string } }).error : undefined;
+        const error = json ? res.json<{ error?: { code: string; message: string } }>().error : undefined;
         const refused = res.statusCode === 403 && /needs the \w+ role/.test(error?.message ?? '');
         const allowed = ORDER.indexOf(role) >= ORDER.indexOf(needs);
         seen.push(`${route} ${role} ${allowed ? 'allowed' : 'refused'}`);
@@ -166,9 +166,9 @@ describe('the role of every merchant route', () => {
   });
 
   it('is shown in the OpenAPI document of each operation', async () => {
-    const doc = (await svc.app.inject({ url: '/api/openapi.json' })).json() as {
+    const doc = (await svc.app.inject({ url: '/api/openapi.json' })).json<{
       paths: Record<string, Record<string, { 'x-svc-role'?: string; description?: string }>>;
-    };
+    }>();
     for (const [route, role] of Object.entries(ROLE_OF)) {
       const [method, url] = route.split(' ') as [string, string];
       const op = doc.paths[`${PREFIX}${url.replace(/:([A-Za-z]+)/g, '{$1}')}`]?.[method.toLowerCase()];
