@@ -61,6 +61,7 @@ describe('a team in the dashboard', () => {
     expect(shown).toMatch(/\/dashboard\/join#token=svc_inv_/);
     expect(await page.getByRole('button', { name: 'Copy invitation link' }).isVisible()).toBe(true);
     await page.getByRole('cell', { name: devEmail, exact: true }).waitFor();
+    expect(await seriousViolations(page), 'axe on Team, as its owner').toEqual([]);
 
     const mail = await eventually(
       async () => inbox.messages.find((m) => JSON.stringify(m.to).includes(devEmail)),
@@ -75,6 +76,7 @@ describe('a team in the dashboard', () => {
     await dev.goto(link!);
     await dev.getByRole('heading', { name: 'Join Team Goods' }).waitFor();
     expect(await dev.getByText('You are invited as developer').isVisible()).toBe(true);
+    expect(await seriousViolations(dev), 'axe on the invitation page').toEqual([]);
     await dev.getByLabel('Your name').fill('Dee Veloper');
     await dev.getByLabel('Choose a password').fill(DEV_PASSWORD);
     await dev.getByRole('button', { name: 'Accept invitation' }).click();
@@ -175,6 +177,7 @@ describe('a team in the dashboard', () => {
     await list.waitFor();
     expect(await list.getByRole('listitem').allTextContents()).toEqual([expect.stringContaining(devKeyId)]);
     expect(await list.textContent()).not.toContain(ownerKey.body.data.id);
+    expect(await seriousViolations(page), 'axe on the exposed credentials').toEqual([]);
 
     // Its session ended at once: its next call is refused, and its page goes to sign-in.
     await devSession.page.reload();
