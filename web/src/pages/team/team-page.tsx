@@ -24,17 +24,17 @@ export function TeamPage({ me }: { me: Me }) {
     [admin],
   );
   const [open, setOpen] = useState<Open>(null);
-  const [roleError, setRoleError] = useState<unknown>(null);
+  const [actionError, setActionError] = useState<unknown>(null);
   // Roles the signed-in member may give: an admin gives any but owner.
   const grantable = ROLES.filter((r) => roleAllows(me.role, 'owner') || r !== 'owner');
   const mayManage = (m: Member) =>
     admin && m.id !== me.user.id && (m.role !== 'owner' || me.role === 'owner');
 
   const changeRole = (member: Member, role: Role) => {
-    setRoleError(null);
+    setActionError(null);
     api<Member>('PATCH', `/members/${encodeURIComponent(member.id)}`, { role }).then(
       () => members.reload(),
-      setRoleError,
+      setActionError,
     );
   };
 
@@ -48,7 +48,7 @@ export function TeamPage({ me }: { me: Me }) {
             : 'Everyone who can sign in to this merchant. Admins and owners manage the team.'
         }
       />
-      {roleError !== null && <ErrorBox error={roleError} />}
+      {actionError !== null && <ErrorBox error={actionError} />}
       <div className="card">
         <AsyncView state={members.state} onRetry={members.reload} label="members">
           {(page) => (
@@ -170,7 +170,7 @@ export function TeamPage({ me }: { me: Me }) {
                                     void api(
                                       'DELETE',
                                       `/members/invitations/${encodeURIComponent(inv.id)}`,
-                                    ).then(() => invitations.reload(), setRoleError);
+                                    ).then(() => invitations.reload(), setActionError);
                                   }}
                                 >
                                   Withdraw
