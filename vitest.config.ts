@@ -48,6 +48,11 @@ const ON_PGLITE_TOO = [
   'test/audit/checkpoint.test.ts', // audit: the chain's tip and the service's check of it
   'test/requests/request-logs.test.ts', // requests: the recorder's writes, pages, filters, day partitions
   'test/merchants/password-check.test.ts', // merchants: the password check's budget and its audit
+  'test/members/invitations.test.ts', // members: invitations; merchants: users joining, switching
+  'test/members/team.test.ts', // merchants: memberships, the last-owner lock, sessions and their batched uses
+  'test/members/exposure.test.ts', // audit: the trail; keys, apps and webhooks read for exposure
+  'test/members/roles.test.ts', // the role of every merchant route, walked on the embedded database too
+  'test/members/migration.test.ts', // migration 0050: every user of the one-login era an owner
 ];
 
 export default defineConfig({

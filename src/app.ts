@@ -22,6 +22,7 @@ import { answerClientError, installErrorHandler, sendError, toAppError } from '.
 import { guardText } from './http/text-guard.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { merchantAuth } from './http/merchant-auth.ts';
+import type { Role } from './http/roles.ts';
 import { publicAuth } from './http/public-auth.ts';
 import { registerPublicRateLimit } from './http/public-rate-limit.ts';
 import { registerCors } from './http/cors.ts';
@@ -125,6 +126,8 @@ export interface RouteEntry {
   pattern: RegExp;
   methods: Set<string>;
   anonymous: boolean;
+  /** The least role a merchant route (or the consent step) needs. */
+  role: Role | undefined;
   hidden: boolean;
 }
 
@@ -145,6 +148,7 @@ function notFoundAndMethods(app: FastifyInstance) {
       pattern: new RegExp(`^${source}$`),
       methods: new Set(methods),
       anonymous: route.config?.anonymous === true,
+      role: route.config?.role,
       hidden: route.schema?.hide === true,
     });
   });
@@ -353,7 +357,7 @@ export async function buildApp(ctx: Context, composition: Composition): Promise<
   await app.register(
     async (merchant) => {
       await merchant.register(cookie);
-      merchant.addHook('onRequest', merchantAuth(composition.session));
+      merchantAuth(merchant, composition.session);
       for (const m of modules) m.interfaceHooks?.(merchant);
       for (const m of modules) if (m.merchantRoutes) await merchant.register(m.merchantRoutes);
     },

@@ -67,6 +67,10 @@ export interface Config {
   readonly requestLogRetentionDays: number;
   /** Start the background loops (delivery workers, sweeps). Off for the CLI and for tests that drive them. */
   readonly workers: boolean;
+  /** Where invitation emails are sent through (`smtp://` or `smtps://`); absent: no email is sent. */
+  readonly smtpUrl: string | undefined;
+  /** The From of those emails. */
+  readonly mailFrom: string;
 }
 
 export class ConfigError extends Error {}
@@ -214,6 +218,14 @@ function redisUrl(env: Env): string | undefined {
   return raw;
 }
 
+function smtpUrl(env: Env): string | undefined {
+  const raw = env.SVC_SMTP_URL;
+  if (!raw) return undefined;
+  if (!/^smtps?:\/\//.test(raw) || !URL.canParse(raw))
+    throw new ConfigError('SVC_SMTP_URL must be an smtp:// or smtps:// URL');
+  return raw;
+}
+
 function keys(
   overrides: Partial<Config>,
   env: Env,
@@ -233,12 +245,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const dataDir = resolve(env.SVC_DATA_DIR || './.svc-data');
   const embedded = databaseUrl === undefined;
   const master = keys(overrides, env, dataDir, embedded);
+  const base = publicUrl(env, host, port);
   const config: Config = {
     port,
     host,
     databaseUrl,
     dataDir,
-    publicUrl: publicUrl(env, host, port),
+    publicUrl: base,
     ...master,
     auditSigningKeys:
       overrides.auditSigningKeys ?? auditSigningKeys(env, dataDir, embedded, master.masterKeys),
@@ -270,6 +283,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       burstSeconds: int(env, 'SVC_RATE_LIMIT_BURST', 2, 1, 3600),
     },
     redisUrl: redisUrl(env),
+    smtpUrl: smtpUrl(env),
+    mailFrom: env.SVC_MAIL_FROM || `svc <no-reply@${new URL(base).hostname}>`,
     ...overrides,
   };
   return Object.freeze(config);

@@ -5,12 +5,13 @@ import type { Context } from './context.ts';
 import { CredentialResolvers } from './http/public-auth.ts';
 import type { SessionResolver } from './http/merchant-auth.ts';
 import type { Module } from './modules/module.ts';
-import { authenticateSession, createMerchants } from './modules/merchants/index.ts';
+import { createMerchants } from './modules/merchants/index.ts';
 import { createAudit } from './modules/audit/index.ts';
 import { createOauthApps } from './modules/oauth-apps/index.ts';
 import { createOauth, recordAllowedScopesChange } from './modules/oauth/index.ts';
 import { createWebhooks, retireAppWebhooks } from './modules/webhooks/index.ts';
 import { createApiKeys } from './modules/api-keys/index.ts';
+import { createMembers } from './modules/members/index.ts';
 import { createCarts } from './modules/carts/index.ts';
 import { createIdempotency } from './modules/idempotency/index.ts';
 import { createPayments } from './modules/payments/index.ts';
@@ -31,6 +32,7 @@ export function createModules(ctx: Context): Composition {
     allowedScopesChanged: recordAllowedScopesChange,
     deleting: retireAppWebhooks,
   });
+  const apiKeys = createApiKeys(ctx);
   const modules: Module[] = [
     merchants,
     createAudit(ctx),
@@ -42,7 +44,8 @@ export function createModules(ctx: Context): Composition {
       firstStores: merchants.firstStores,
     }),
     createWebhooks(ctx, { signIns: merchants.signIns, apps: oauthApps.apps }),
-    createApiKeys(ctx),
+    apiKeys,
+    createMembers(ctx, { signIns: merchants.signIns, keys: apiKeys.keys, apps: oauthApps.apps }),
     createCarts(ctx),
     createIdempotency(ctx),
     createPayments(),
@@ -54,5 +57,5 @@ export function createModules(ctx: Context): Composition {
       credentials.add(kind as keyof NonNullable<Module['credentials']>, resolver);
     }
   }
-  return { modules, credentials, session: authenticateSession };
+  return { modules, credentials, session: merchants.session };
 }

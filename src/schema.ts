@@ -10,6 +10,7 @@ import type { CartsTables } from './modules/carts/carts.table.ts';
 import type { IdempotencyTables } from './modules/idempotency/idempotency.table.ts';
 import type { WebhooksTables } from './modules/webhooks/webhooks.table.ts';
 import type { RequestsTables } from './modules/requests/requests.table.ts';
+import type { MembersTables } from './modules/members/members.table.ts';
 
 export type DB = MerchantsTables &
   AuditTables &
@@ -20,4 +21,5 @@ export type DB = MerchantsTables &
   OAuthAppsTables &
   OAuthTables &
   WebhooksTables &
-  RequestsTables;
+  RequestsTables &
+  MembersTables;

@@ -8,6 +8,7 @@ import { auditVerifyCommand } from './audit-verify.ts';
 import { listenCommand } from './listen.ts';
 import { logsTailCommand } from './logs-tail.ts';
 import { loginCommand, logoutCommand, triggerCommand } from './remote.ts';
+import { membersInvite, membersList, membersRemove } from './members.ts';
 
 function required(values: Values, name: string): string {
   const value = values[name];
@@ -200,6 +201,9 @@ only on the embedded database; a password changed since is not known here.`,
 export const COMMANDS: Command[] = [
   loginCommand,
   logoutCommand,
+  membersList,
+  membersInvite,
+  membersRemove,
   listenCommand,
   logsTailCommand,
   triggerCommand,

@@ -64,39 +64,80 @@ function answers(): (question: string, secret: boolean) => Promise<string> {
 export const loginCommand: Command = {
   name: 'login',
   summary: 'Sign in to a running service and keep the session for the other commands.',
-  usage: '[--email EMAIL] [--api-url URL]',
+  usage: '[--email EMAIL] [--merchant MERCHANT_ID] [--api-url URL]',
   help: `Options:
-  --email EMAIL   the merchant user's email (asked when absent)
-  --api-url URL   the service (default: SVC_API_URL, else http://127.0.0.1:4000)
+  --email EMAIL          the merchant user's email (asked when absent)
+  --merchant MERCHANT_ID the merchant to open (mer_...), for a user of several: default, the one used last
+  --api-url URL          the service (default: SVC_API_URL, else http://127.0.0.1:4000)
 
 The email (without --email) and the password are asked on the terminal, or read line by line from stdin
 when it is not one:
   printf '%s\\n' "$PASSWORD" | npx svc login --email you@example.com
 The session is stored in $XDG_CONFIG_HOME/svc/session.json (or ~/.config/svc/session.json), mode 0600.`,
-  options: { email: { type: 'string' }, 'api-url': { type: 'string' } },
+  options: { email: { type: 'string' }, merchant: { type: 'string' }, 'api-url': { type: 'string' } },
   async run(values) {
     const base = apiUrl(values['api-url']);
     const ask = answers();
     const email = typeof values.email === 'string' ? values.email : await ask('Email: ', false);
     const password = await ask('Password: ', true);
-    const data = await callApi<{
-      token: string;
-      expires_at: string;
-      merchant: { id: string; name: string };
-    }>(base, undefined, 'POST', '/api/v1/merchant/auth/login', { email, password });
-    const path = writeSession({
+    let data = await callApi<SignedIn>(base, undefined, 'POST', '/api/v1/merchant/auth/login', {
+      email,
+      password,
+    });
+    const wanted = typeof values.merchant === 'string' ? values.merchant : undefined;
+    if (wanted !== undefined && wanted !== data.merchant.id) {
+      // Sign-in opens the membership used last; a switch replaces that session with one of the merchant asked.
+      const signedIn = {
+        api_url: base,
+        token: data.token,
+        expires_at: data.expires_at,
+        email,
+        merchant_id: '',
+      };
+      data = await callApi<SignedIn>(base, signedIn, 'POST', '/api/v1/merchant/auth/switch', {
+        merchant_id: wanted,
+      }).catch((err: unknown) => {
+        void callApi(base, signedIn, 'POST', '/api/v1/merchant/auth/logout').catch(() => {});
+        throw err instanceof CliError && err.message.startsWith('not_found')
+          ? new CliError(
+              `${email} is not a member of ${wanted}: \`svc login\` without --merchant opens the one used last.`,
+            )
+          : err;
+      });
+    }
+    const stored = {
       api_url: base,
       token: data.token,
       expires_at: data.expires_at,
       email,
       merchant_id: data.merchant.id,
-    });
-    process.stdout.write(
-      `Signed in to ${base} as ${email} (${data.merchant.name}, ${data.merchant.id}); the session, valid until ${data.expires_at}, is in ${path}.\n`,
+    };
+    const path = writeSession(stored);
+    const me = await callApi<{ memberships: { merchant: { id: string; name: string } }[] }>(
+      base,
+      stored,
+      'GET',
+      '/api/v1/merchant/me',
     );
+    process.stdout.write(
+      `Signed in to ${base} as ${email} (${data.merchant.name}, ${data.merchant.id}, ${data.user.role}); the session, valid until ${data.expires_at}, is in ${path}.\n`,
+    );
+    const others = me.memberships.filter((m) => m.merchant.id !== data.merchant.id);
+    if (others.length > 0) {
+      const list = others.map((m) => `${m.merchant.name} (${m.merchant.id})`).join(', ');
+      process.stdout.write(`Also a member of ${list}: \`svc login --merchant ID\` opens another.\n`);
+    }
     return 0;
   },
 };
+
+/** What a sign-in answers (login, switch). */
+interface SignedIn {
+  token: string;
+  expires_at: string;
+  user: { role: string };
+  merchant: { id: string; name: string };
+}
 
 export const logoutCommand: Command = {
   name: 'logout',

@@ -8,7 +8,7 @@ export type { DestinationStream };
 
 const SENSITIVE_QUERY =
   /([?&](?:code|token|refresh_token|access_token|client_secret|password|state)=)[^&]*/gi;
-const SECRET_SHAPE = /(svc_(?:test_|live_)?(?:sk|pk|cs|oac|oat|ort|mst)_|whsec_)[0-9A-Za-z+/=]+/g;
+const SECRET_SHAPE = /(svc_(?:test_|live_)?(?:sk|pk|cs|oac|oat|ort|mst|inv)_|whsec_)[0-9A-Za-z+/=]+/g;
 
 export function scrub(text: string): string {
   return text.replace(SECRET_SHAPE, '$1[redacted]');

@@ -1,9 +1,11 @@
 // Merchant interface authentication (API.md section 2): `Authorization: Bearer svc_mst_...` or the
-// `svc_session` cookie. A state-changing call that rides on the cookie must come from our own origin.
-import type { FastifyRequest } from 'fastify';
+// `svc_session` cookie. A state-changing call that rides on the cookie must come from our own origin, and every
+// call from a member whose role the route's declared one (roles.ts).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../lib/errors.ts';
 import type { Context } from '../context.ts';
 import type { MerchantPrincipal } from './request.ts';
+import { checkRole, requireDeclaredRole } from './roles.ts';
 
 export const SESSION_COOKIE = 'svc_session';
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -48,9 +50,13 @@ export function checkOrigin(request: FastifyRequest, merchant: MerchantPrincipal
   }
 }
 
-/** The merchant interface's `onRequest` hook. */
-export function merchantAuth(authenticateSession: SessionResolver) {
-  return (request: FastifyRequest) => requireMerchant(request, authenticateSession);
+/**
+ * The merchant interface's authentication, on its scope: an `onRequest` hook that resolves the session and
+ * checks the origin and the route's role, and the start-up check that every route declares one.
+ */
+export function merchantAuth(scope: FastifyInstance, authenticateSession: SessionResolver): void {
+  scope.addHook('onRoute', requireDeclaredRole);
+  scope.addHook('onRequest', (request: FastifyRequest) => requireMerchant(request, authenticateSession));
 }
 
 async function requireMerchant(request: FastifyRequest, authenticateSession: SessionResolver): Promise<void> {
@@ -59,5 +65,6 @@ async function requireMerchant(request: FastifyRequest, authenticateSession: Ses
   if (!merchant)
     throw new AppError('unauthenticated', 'Sign in, then send the session as a Bearer token or cookie.');
   checkOrigin(request, merchant);
+  checkRole(request, merchant.role);
   request.merchant = merchant;
 }

@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document as a product: generated from the route schemas by @fastify/swagger, then given
 // what generation cannot know, in one place:
 // - each route's security, from the mount it is under (its operationId, summary, tags and description are in
-//   its own schema, next to the route);
+//   its own schema, next to the route), and the role it needs (`x-svc-role` and a sentence of its description);
 // - named component schemas: every schema with a `title` is hoisted to components.schemas and referenced;
 // - the shared header parameters (X-Svc-Mode, Idempotency-Key, X-Request-Id) and response headers;
 // - every operation's error answers, and optional bodies marked as such;
@@ -13,6 +13,7 @@ import type { Context } from '../context.ts';
 import { ERROR_STATUS } from '../lib/errors.ts';
 import { neededScope } from '../lib/scopes.ts';
 import { methodsOf } from './route-hooks.ts';
+import { rolesFrom, type Role } from './roles.ts';
 
 type Json = Record<string, unknown>;
 type Operation = Json & { parameters?: Json[]; responses?: Record<string, Json>; requestBody?: Json };
@@ -43,8 +44,19 @@ function securityOf(route: RouteOptions, method: string): Json[] {
 /** Fastify's `/a/:id` as OpenAPI's `/a/{id}`. */
 export const openApiPath = (url: string) => url.replace(/:([A-Za-z]+)/g, '{$1}');
 
+/** The role a route declares, as the operation shows it: an extension for tools, a sentence for people. */
+function describeRole(schema: Json, role: Role): void {
+  schema['x-svc-role'] = role;
+  const sentence =
+    role === 'viewer'
+      ? 'Role: viewer, that is any member of the merchant.'
+      : `Role: ${role} (${rolesFrom(role)}); a member of a lower role gets 403 forbidden.`;
+  const description = typeof schema.description === 'string' ? schema.description : '';
+  schema.description = description ? `${description}\n\n${sentence}` : sentence;
+}
+
 /**
- * onRoute: each route's security, before @fastify/swagger reads it. `optionalBodies` gathers the routes whose
+ * onRoute: each route's security and role, before @fastify/swagger reads them. `optionalBodies` gathers the routes whose
  * body may be left out: their requestBody is not required.
  */
 function describeRoutes(app: FastifyInstance, optionalBodies: Set<string>): void {
@@ -52,6 +64,7 @@ function describeRoutes(app: FastifyInstance, optionalBodies: Set<string>): void
     // Routes may share one schema object (the two well-known paths): give each its own.
     const schema = (route.schema = { ...route.schema }) as Json;
     if (schema.hide) return;
+    if (route.config?.role) describeRole(schema, route.config.role);
     const methods = methodsOf(route).filter((m) => m !== 'HEAD');
     for (const method of methods) {
       const key = `${method} ${openApiPath(route.url)}`;
@@ -155,7 +168,8 @@ function finishOperation(
   const statuses = ['400', '429', '500', '503'];
   if (secured) statuses.push('401');
   if (path.includes('{')) statuses.push('404');
-  if (publicApi) statuses.push('403');
+  // A public credential without the scope; a member below the route's role, or a cookie from elsewhere.
+  if (publicApi || (merchant && secured)) statuses.push('403');
   if (idempotent) statuses.push('409');
   for (const status of statuses) {
     const existing = responses[status];
@@ -343,6 +357,7 @@ export async function registerOpenApi(app: FastifyInstance, ctx: Context, webhoo
         { name: 'Logs', description: 'The audit log of every change.' },
         { name: 'Public', description: 'The public interface, with a key or an access token.' },
         { name: 'Merchant account', description: 'Sign-up, sign-in and the session.' },
+        { name: 'Team', description: 'A merchant’s members, their roles, and invitations.' },
         { name: 'Internal', description: 'For the platform’s own services.' },
         {
           name: 'Event payloads',

@@ -4,10 +4,13 @@ import type { Mode } from '../lib/credentials.ts';
 import { AppError } from '../lib/errors.ts';
 import type { Scope } from '../lib/scope.ts';
 import type { Clock } from '../lib/time.ts';
+import type { Role } from './roles.ts';
 
 export interface Actor {
   type: 'user' | 'app' | 'system';
   id: string;
+  /** A user's email beside its id, so that an entry read years later still says who (API.md section 11.2). */
+  email?: string;
 }
 
 /** Who acts and the request it came in on, whoever's log the entry goes to. */
@@ -23,9 +26,12 @@ export interface AuditActor {
 /** Who acts, for which merchant and mode, and the request it came in on: what an audit entry records. */
 export interface AuditContext extends Scope, AuditActor {}
 
+/** The signed-in member: a session of one membership (a user in a merchant, with its role). */
 export interface MerchantPrincipal {
   merchantId: string;
   userId: string;
+  email: string;
+  role: Role;
   sessionId: string;
   via: 'bearer' | 'cookie';
 }
@@ -97,11 +103,18 @@ export function auditContext(request: FastifyRequest): AuditContext {
   return {
     merchantId: merchant.merchantId,
     mode: request.mode,
-    actor: { type: 'user', id: merchant.userId },
+    actor: userActor(merchant),
     ...requestMeta(request),
     clock: request.server.ctx.clock,
   };
 }
+
+/** The signed-in user as an audit entry's actor: its id and its email. */
+export const userActor = (user: { userId: string; email: string }): Actor => ({
+  type: 'user',
+  id: user.userId,
+  email: user.email,
+});
 
 /** Where a request came from, as the audit log and the security log lines record it. */
 export interface RequestMeta {

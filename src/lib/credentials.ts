@@ -19,6 +19,7 @@ export const CREDENTIAL_KINDS = {
   access_token: { prefix: 'oat', moded: false },
   refresh_token: { prefix: 'ort', moded: false },
   merchant_session: { prefix: 'mst', moded: false },
+  invitation: { prefix: 'inv', moded: false },
 } as const;
 export type CredentialKind = keyof typeof CREDENTIAL_KINDS;
 
@@ -121,7 +122,8 @@ export function sameHash(a: Buffer | Uint8Array, b: Buffer | Uint8Array): boolea
 // A credential of ours, or any text that starts like one: the prefix and 8 characters of its alphabet. Wider
 // than parseCredential (no checksum, any length, anywhere in the text) because it guards where a secret
 // must never land (names, URLs, audit metadata), and a truncated or mistyped secret is still one there.
-const SECRET_SHAPE = /svc_(?:test_|live_)?(?:sk|cs|oac|oat|ort|mst)_[0-9A-Za-z]{8}|whsec_[A-Za-z0-9+/]{8}/;
+const SECRET_SHAPE =
+  /svc_(?:test_|live_)?(?:sk|cs|oac|oat|ort|mst|inv)_[0-9A-Za-z]{8}|whsec_[A-Za-z0-9+/]{8}/;
 const SECRET_SHAPES = new RegExp(
   `${SECRET_SHAPE.source.replace('{8}', '{8,}').replace('{8}', '{8,}')}=*`,
   'g',

@@ -4,6 +4,7 @@ export const ERROR_STATUS = {
   validation_failed: 400,
   invalid_json: 400,
   invalid_mode: 400,
+  invalid_invitation: 400,
   mode_mismatch: 400,
   unauthenticated: 401,
   invalid_credential: 401,

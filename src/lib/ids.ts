@@ -22,6 +22,7 @@ export const ID_KINDS = [
   'grant',
   'consent',
   'tok',
+  'inv',
 ] as const;
 export type IdKind = (typeof ID_KINDS)[number];
 

@@ -263,7 +263,7 @@ describe('audit of key changes', () => {
     for (const e of entries) {
       expect(e.entity_type).toBe('api_key');
       const meta = JSON.parse(e.metadata);
-      expect(meta.actor).toEqual({ type: 'user', id: merchant.userId });
+      expect(meta.actor).toEqual({ type: 'user', id: merchant.userId, email: merchant.email });
       expect(typeof meta.ip).toBe('string');
       expect(meta.request_id).toMatch(/^(req_|revoke-req-1)/);
     }

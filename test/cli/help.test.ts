@@ -21,6 +21,9 @@ it('svc --help lists every command, each with its own --help, each in the README
   expect(names).toEqual([
     'login',
     'logout',
+    'members list',
+    'members invite',
+    'members remove',
     'listen',
     'logs tail',
     'trigger',
@@ -42,7 +45,7 @@ it('svc --help lists every command, each with its own --help, each in the README
 
 it('every group answers --help with its commands, exit 0; a bare group exits 2 with the same', () => {
   const groups = [...new Set(COMMANDS.filter((c) => c.name.includes(' ')).map((c) => c.name.split(' ')[0]!))];
-  expect(groups).toEqual(['logs', 'merchant', 'events', 'audit']);
+  expect(groups).toEqual(['members', 'logs', 'merchant', 'events', 'audit']);
   for (const group of groups) {
     for (const args of [
       [group, '--help'],
@@ -52,8 +55,11 @@ it('every group answers --help with its commands, exit 0; a bare group exits 2 w
       const help = runSvc(args, target);
       expect(help.status, args.join(' ')).toBe(0);
       expect(help.stdout).toMatch(new RegExp(`^usage: svc ${group} <command>`));
+      // Names are padded to the group's longest one.
       for (const c of COMMANDS.filter((x) => x.name.startsWith(`${group} `)))
-        expect(help.stdout).toContain(`  ${c.name}  ${c.summary}`);
+        expect(help.stdout).toMatch(
+          new RegExp(`^  ${c.name} {2,}${c.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'),
+        );
     }
     const bare = runSvc([group], target);
     expect(bare.status).toBe(2);

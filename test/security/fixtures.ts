@@ -80,6 +80,29 @@ export async function createFixtures(svc: TestService, m: TestMerchant): Promise
   if (stores.statusCode !== 200) throw new Error(`GET /stores: ${stores.statusCode} ${stores.body}`);
   await (svc.modules.find((x) => x.name === 'requests') as Requests).batch.flush();
 
+  // A member who joined by invitation, a pending invitation, and a second session of the owner.
+  const joined = await call(svc, m, 'POST', '/api/v1/merchant/members/invitations', {
+    email: `member-${randomBytes(4).toString('hex')}@example.com`,
+    role: 'developer',
+  });
+  const member = await call(svc, m, 'POST', '/api/v1/merchant/auth/accept-invitation', {
+    token: new URL(joined.url).hash.replace('#token=', ''),
+    password: 'another long password',
+  });
+  const invitation = await call(svc, m, 'POST', '/api/v1/merchant/members/invitations', {
+    email: `invitee-${randomBytes(4).toString('hex')}@example.com`,
+    role: 'viewer',
+  });
+  const second = await svc.app.inject({
+    method: 'POST',
+    url: '/api/v1/merchant/auth/login',
+    payload: { email: m.email, password: m.password },
+  });
+  const session = (await call(svc, m, 'GET', '/api/v1/merchant/auth/sessions')).items.find(
+    (s: { current: boolean; id: string }) => !s.current && s.id !== undefined,
+  );
+  if (second.statusCode !== 200 || !session) throw new Error('a second session of the owner was not made');
+
   return {
     receiver,
     ids: {
@@ -90,6 +113,9 @@ export async function createFixtures(svc: TestService, m: TestMerchant): Promise
       event: delivery.event_id,
       grant: connections.items[0].id,
       request: requestId,
+      user: member.user.id,
+      invitation: invitation.id,
+      session: session.id,
     },
   };
 }
@@ -101,6 +127,7 @@ export function validBody(method: string, url: string, fixtures: Fixtures): obje
   if (url.endsWith('/reveal-secret')) return { password: 'a password of some length' };
   if (url.endsWith('/resend')) return { webhook_id: fixtures.ids.webhook };
   if (url.endsWith('/report')) return { status: 200, duration_ms: 1 };
+  if (method === 'PATCH' && url.endsWith('/members/:userID')) return { role: 'viewer' };
   return {};
 }
 

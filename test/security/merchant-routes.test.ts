@@ -24,10 +24,14 @@ afterAll(async () => {
 
 /** The routes this walk covers: every merchant route but signup and login. */
 const MERCHANT_ROUTES = [
+  'DELETE /api/v1/merchant/auth/sessions/:sessionID',
   'DELETE /api/v1/merchant/developer/apps/:appID',
   'DELETE /api/v1/merchant/developer/connections/:grantID',
+  'DELETE /api/v1/merchant/members/:userID',
+  'DELETE /api/v1/merchant/members/invitations/:invitationID',
   'DELETE /api/v1/merchant/webhooks/:webhookID',
   'GET /api/v1/merchant/api-keys',
+  'GET /api/v1/merchant/auth/sessions',
   'GET /api/v1/merchant/developer/apps',
   'GET /api/v1/merchant/developer/apps/:appID',
   'GET /api/v1/merchant/developer/apps/:appID/installations',
@@ -42,6 +46,9 @@ const MERCHANT_ROUTES = [
   'GET /api/v1/merchant/events',
   'GET /api/v1/merchant/events/:eventID',
   'GET /api/v1/merchant/me',
+  'GET /api/v1/merchant/members',
+  'GET /api/v1/merchant/members/:userID/exposed-credentials',
+  'GET /api/v1/merchant/members/invitations',
   'GET /api/v1/merchant/webhooks',
   'GET /api/v1/merchant/webhooks/:webhookID',
   'GET /api/v1/merchant/webhooks/:webhookID/deliveries',
@@ -49,15 +56,19 @@ const MERCHANT_ROUTES = [
   'GET /api/v1/merchant/webhooks/events',
   'GET /api/v1/merchant/webhooks/listen',
   'PATCH /api/v1/merchant/developer/apps/:appID',
+  'PATCH /api/v1/merchant/members/:userID',
   'PATCH /api/v1/merchant/webhooks/:webhookID',
   'POST /api/v1/merchant/api-keys',
   'POST /api/v1/merchant/api-keys/:keyID/revoke',
   'POST /api/v1/merchant/api-keys/:keyID/rotate',
   'POST /api/v1/merchant/auth/logout',
+  'POST /api/v1/merchant/auth/switch',
   'POST /api/v1/merchant/developer/apps',
   'POST /api/v1/merchant/developer/apps/:appID/rotate-secret',
   'POST /api/v1/merchant/events/:eventID/resend',
   'POST /api/v1/merchant/events/trigger',
+  'POST /api/v1/merchant/members/:userID/exposed-credentials/rotate',
+  'POST /api/v1/merchant/members/invitations',
   'POST /api/v1/merchant/webhooks',
   'POST /api/v1/merchant/webhooks/:webhookID/deliveries/:deliveryID/report',
   'POST /api/v1/merchant/webhooks/:webhookID/deliveries/:deliveryID/retry',
@@ -68,6 +79,9 @@ const MERCHANT_ROUTES = [
   'POST /api/v1/merchant/webhooks/:webhookID/rotate-secret',
   'POST /api/v1/merchant/webhooks/:webhookID/test',
 ];
+
+/** Resources of the merchant (or its user) rather than of a mode: the other mode sees them too. */
+const UNMODED = /^\/api\/v1\/merchant\/(members|auth)\//;
 
 function merchantRoutes() {
   const routes: { method: string; url: string }[] = [];
@@ -83,11 +97,13 @@ describe('every merchant route', () => {
     // Every route under the prefix, by name: a route added or lost fails here, and then this walk covers it.
     const walked = merchantRoutes().map((r) => `${r.method} ${r.url}`);
     expect(walked.sort()).toEqual(MERCHANT_ROUTES);
-    // The two that need no session, and so are not walked.
+    // Those that need no session (their credential is in the body), and so are not walked.
     const anonymous = svc.app.routeTable
       .filter((r) => r.url.startsWith('/api/v1/merchant/') && r.anonymous)
       .flatMap((r) => [...r.methods].filter((m) => m !== 'HEAD').map((m) => `${m} ${r.url}`));
     expect(anonymous.sort()).toEqual([
+      'POST /api/v1/merchant/auth/accept-invitation',
+      'POST /api/v1/merchant/auth/invitation',
       'POST /api/v1/merchant/auth/login',
       'POST /api/v1/merchant/auth/signup',
     ]);
@@ -151,7 +167,11 @@ describe('every merchant route', () => {
     const withIds = merchantRoutes().filter((r) => r.url.includes('/:'));
     for (const { method, url } of withIds) {
       const path = fillPath(url, fixtures);
-      for (const headers of [intruder.auth, { ...owner.auth, 'x-svc-mode': 'live' }]) {
+      // Members, invitations and sessions belong to the merchant or the user, in both modes alike.
+      const moded = !UNMODED.test(url);
+      for (const headers of moded
+        ? [intruder.auth, { ...owner.auth, 'x-svc-mode': 'live' }]
+        : [intruder.auth]) {
         const res = await svc.app.inject({
           method: method as 'GET',
           url: path,

@@ -5,6 +5,7 @@ import { BASE, navigate, parse, usePath } from './lib/router.ts';
 import { session, signupOpen } from './lib/session.ts';
 import type { Me } from './lib/types.ts';
 import { AuthPage } from './pages/auth/auth-page.tsx';
+import { JoinPage } from './pages/auth/join-page.tsx';
 import { Shell } from './pages/shell.tsx';
 
 const NEXT = 'svc.after-signin';
@@ -43,7 +44,10 @@ export function App() {
   }, []);
 
   const isAuthRoute = route.name === 'signin' || route.name === 'signup';
+  // An invitation's page serves the signed-in and the signed-out alike.
+  const isJoin = route.name === 'join';
   useEffect(() => {
+    if (isJoin) return;
     if (state.status === 'out' && !isAuthRoute) {
       // Come back to the page asked for once signed in.
       if (route.name !== 'home') sessionStorage.setItem(NEXT, location.pathname.slice(BASE.length));
@@ -53,7 +57,7 @@ export function App() {
       sessionStorage.removeItem(NEXT);
       navigate(next ?? '/settings/developers/apps', { replace: true });
     }
-  }, [state.status, isAuthRoute, route.name]);
+  }, [state.status, isAuthRoute, isJoin, route.name]);
 
   if (state.status === 'checking') {
     return (
@@ -61,6 +65,17 @@ export function App() {
         <span className="spinner" aria-hidden="true" />
         Loading your dashboard…
       </div>
+    );
+  }
+  if (isJoin) {
+    return (
+      <JoinPage
+        me={state.status === 'in' ? state.me : null}
+        onJoined={(me) => {
+          signedIn(me);
+          navigate('/settings/developers/apps', { replace: true });
+        }}
+      />
     );
   }
   if (state.status === 'out') {
@@ -72,6 +87,7 @@ export function App() {
     <Shell
       me={state.me}
       route={route}
+      onSwitched={signedIn}
       onSignedOut={() => {
         session.clear();
         setState({ status: 'out' });

@@ -101,7 +101,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End the session */
+        /**
+         * End the session
+         * @description Role: viewer, that is any member of the merchant.
+         */
         post: operations["logOut"];
         delete?: never;
         options?: never;
@@ -116,11 +119,82 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in user, merchant and stores */
+        /**
+         * The signed-in user, merchant and stores
+         * @description With the role of this session and every membership of the user (API.md section 11.2).
+         *
+         *     Role: viewer, that is any member of the merchant.
+         */
         get: operations["getMe"];
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchant/auth/switch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open another of the user’s memberships
+         * @description Answers like login, with a session of the user’s membership in `merchant_id`, which replaces the session of this call (a session opens one membership). A merchant the user does not belong to: 404.
+         *
+         *     Role: viewer, that is any member of the merchant.
+         */
+        post: operations["switchMerchant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchant/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user’s sessions
+         * @description Every live session of the user, in every merchant, the newest first, with where it was opened and when it was last used; `current` marks the session of this call.
+         *
+         *     Role: viewer, that is any member of the merchant.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchant/auth/sessions/{sessionID}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End one of the user’s sessions
+         * @description The session stops working at once, on every process. Another user’s session: 404.
+         *
+         *     Role: viewer, that is any member of the merchant.
+         */
+        delete: operations["endSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -133,7 +207,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List audit log entries */
+        /**
+         * List audit log entries
+         * @description Role: viewer, that is any member of the merchant.
+         */
         get: operations["listLogs"];
         put?: never;
         post?: never;
@@ -153,6 +230,8 @@ export interface paths {
         /**
          * Export the audit log as CSV or JSON Lines
          * @description The filters of the logs list; streamed in sequence order, newest first, at most 1,000,000 entries.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
          */
         get: operations["exportLogs"];
         put?: never;
@@ -173,6 +252,8 @@ export interface paths {
         /**
          * A signed checkpoint of the audit chain
          * @description An Ed25519 signature over the chain's last sealed entry (entries committed before the call are sealed first), verifiable with GET /.well-known/svc-audit-keys. Keep it with an export taken after it: `svc audit verify` checks that the export reaches it.
+         *
+         *     Role: viewer, that is any member of the merchant.
          */
         get: operations["getLogsCheckpoint"];
         put?: never;
@@ -193,6 +274,8 @@ export interface paths {
         /**
          * Check the audit chain now
          * @description Recomputes every hash and link of the chain from its first entry, as `svc audit verify` does over an export, and answers how far it holds: "verified up to entry N", or where it breaks.
+         *
+         *     Role: viewer, that is any member of the merchant.
          */
         get: operations["checkLogsChain"];
         put?: never;
@@ -210,12 +293,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List OAuth apps */
+        /**
+         * List OAuth apps
+         * @description Role: viewer, that is any member of the merchant.
+         */
         get: operations["listApps"];
         put?: never;
         /**
          * Create an OAuth app
          * @description The client secret is in this answer only.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
          */
         post: operations["createApp"];
         delete?: never;
@@ -231,13 +319,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get an OAuth app */
+        /**
+         * Get an OAuth app
+         * @description Role: viewer, that is any member of the merchant.
+         */
         get: operations["getApp"];
         put?: never;
         post?: never;
         /**
          * Delete an OAuth app
          * @description Every grant, code and token of the app stops working at once.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
          */
         delete: operations["deleteApp"];
         options?: never;
@@ -245,6 +338,8 @@ export interface paths {
         /**
          * Update an OAuth app
          * @description Narrowing allowed_scopes narrows what existing tokens may do at once.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
          */
         patch: operations["updateApp"];
         trace?: never;
@@ -261,6 +356,8 @@ export interface paths {
         /**
          * Rotate an app's client secret
          * @description Installs survive: grants and tokens stay valid, the app authenticates with the new secret.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
          */
         post: operations["rotateAppSecret"];
         delete?: never;
@@ -276,7 +373,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the apps installed on this account */
+        /**
+         * List the apps installed on this account
+         * @description Role: viewer, that is any member of the merchant.
+         */
         get: operations["listConnections"];
         put?: never;
         post?: never;
@@ -299,6 +399,8 @@ export interface paths {
         /**
          * Disconnect an installed app
          * @description Revokes every token of the grant at once.
+         *
+         *     Role: admin (admin or owner); a member of a lower role gets 403 forbidden.
          */
         delete: operations["deleteConnection"];
         options?: never;
@@ -313,7 +415,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** How many stores installed an app */
+        /**
+         * How many stores installed an app
+         * @description Role: viewer, that is any member of the merchant.
+         */
         get: operations["getAppInstalls"];
         put?: never;
         post?: never;
@@ -333,6 +438,8 @@ export interface paths {
         /**
          * The stores that installed an app
          * @description Newest first: each installation (grant) with its store and effective scopes, as app deliveries name them.
+         *
+         *     Role: viewer, that is any member of the merchant.
          */
         get: operations["listAppInstallations"];
         put?: never;
@@ -350,7 +457,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The event catalog */
+        /**
+         * The event catalog
+         * @description Role: viewer, that is any member of the merchant.
+         */
         get: operations["listEventTypes"];
         put?: never;
         post?: never;
@@ -370,12 +480,16 @@ export interface paths {
         /**
          * List webhook endpoints
          * @description `app_id` lists one app's webhooks.
+         *
+         *     Role: viewer, that is any member of the merchant.
          */
         get: operations["listWebhooks"];
         put?: never;
         /**
          * Create a webhook endpoint
          * @description The signing secret is in this answer (and can be revealed again with the password).
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -391,18 +505,26 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a webhook endpoint */
+        /**
+         * Get a webhook endpoint
+         * @description Role: viewer, that is any member of the merchant.
+         */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
         /**
          * Delete a webhook endpoint
          * @description Its pending deliveries are cancelled.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
          */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        /** Update a webhook endpoint */
+        /**
+         * Update a webhook endpoint
+         * @description Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
+         */
         patch: operations["updateWebhook"];
         trace?: never;
     };
@@ -415,7 +537,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Enable a webhook endpoint */
+        /**
+         * Enable a webhook endpoint
+         * @description Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
+         */
         post: operations["enableWebhook"];
         delete?: never;
         options?: never;
@@ -432,7 +557,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Disable a webhook endpoint */
+        /**
+         * Disable a webhook endpoint
+         * @description Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
+         */
         post: operations["disableWebhook"];
         delete?: never;
         options?: never;
@@ -452,6 +580,8 @@ export interface paths {
         /**
          * Rotate an endpoint's signing secret
          * @description During the overlap every delivery carries both signatures.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -472,6 +602,8 @@ export interface paths {
         /**
          * Show the signing secret again
          * @description Re-enter the signed-in user's password. Audited.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
          */
         post: operations["revealWebhookSecret"];
         delete?: never;
@@ -492,6 +624,8 @@ export interface paths {
         /**
          * Send a test event now
          * @description Answers with the delivery after its first attempt.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -507,7 +641,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List an endpoint's deliveries */
+        /**
+         * List an endpoint's deliveries
+         * @description Role: viewer, that is any member of the merchant.
+         */
         get: operations["listDeliveries"];
         put?: never;
         post?: never;
@@ -524,7 +661,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a delivery with its attempts */
+        /**
+         * Get a delivery with its attempts
+         * @description Role: viewer, that is any member of the merchant.
+         */
         get: operations["getDelivery"];
         put?: never;
         post?: never;
@@ -543,7 +683,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Retry a delivery now */
+        /**
+         * Retry a delivery now
+         * @description Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
+         */
         post: operations["retryDelivery"];
         delete?: never;
         options?: never;
@@ -563,6 +706,8 @@ export interface paths {
         /**
          * Send again every failed delivery since a time
          * @description With preview, only counts. Idempotent; at most 10,000 per call.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
          */
         post: operations["recoverWebhookDeliveries"];
         delete?: never;
@@ -581,6 +726,8 @@ export interface paths {
         /**
          * List the account's events
          * @description Newest first; with `after_sequence`, the events after that sequence, oldest first, so that a receiver that sees a gap in `sequence` can fetch what it missed.
+         *
+         *     Role: viewer, that is any member of the merchant.
          */
         get: operations["listEvents"];
         put?: never;
@@ -603,6 +750,8 @@ export interface paths {
         /**
          * Trigger a test event
          * @description Test mode only (live: 403 forbidden). Records a real event of the type whose data comes from your own store: its `store_id`, fresh ids and the current time, valid against the type's schema. `object` names the object the event is about (`ord_...` of an earlier order.created continues that order); `data` is merged over it field by field, and a field the schema does not name is refused (400, `details` with its path). Every subscribed test webhook and every listener receives it.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
          */
         post: operations["triggerEvent"];
         delete?: never;
@@ -618,7 +767,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get an event and its deliveries */
+        /**
+         * Get an event and its deliveries
+         * @description Role: viewer, that is any member of the merchant.
+         */
         get: operations["getEvent"];
         put?: never;
         post?: never;
@@ -637,7 +789,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send an event again to one endpoint */
+        /**
+         * Send an event again to one endpoint
+         * @description Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
+         */
         post: operations["resendEvent"];
         delete?: never;
         options?: never;
@@ -655,6 +810,8 @@ export interface paths {
         /**
          * Stream the account's test-mode events, signed (svc listen)
          * @description Server-Sent Events, test mode only (live: 403). First `secret` (the whsec_ secret of this session), then one `webhook` event per recorded event with the exact body and webhook-* headers of a delivery. While open, the stream is a webhook of kind `listener`. Last-Event-ID replays up to one hour. With `app_id`, the events that test-mode app receives from its installations, as its webhooks get them.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
          */
         get: operations["listenToEvents"];
         put?: never;
@@ -677,6 +834,8 @@ export interface paths {
         /**
          * Record the local answer to a listener's delivery
          * @description For `svc listen`: the status and duration of the local endpoint become the attempt.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
          */
         post: operations["reportListenerDelivery"];
         delete?: never;
@@ -692,12 +851,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List key pairs */
+        /**
+         * List key pairs
+         * @description Role: viewer, that is any member of the merchant.
+         */
         get: operations["listKeyPairs"];
         put?: never;
         /**
          * Create a key pair
          * @description The secret key is in this answer only.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
          */
         post: operations["createKeyPair"];
         delete?: never;
@@ -718,6 +882,8 @@ export interface paths {
         /**
          * Rotate a key pair
          * @description A new pair; the old one keeps working until the chosen expiry.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
          */
         post: operations["rotateKeyPair"];
         delete?: never;
@@ -735,8 +901,195 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke a key pair */
+        /**
+         * Revoke a key pair
+         * @description Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
+         */
         post: operations["revokeKeyPair"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchant/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The merchant’s members and their roles
+         * @description Every member, the longest-standing first (a team fits one page).
+         *
+         *     Role: viewer, that is any member of the merchant.
+         */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchant/members/{userID}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member
+         * @description The member’s sessions end at once, on every process. The answer lists the credentials it saw in clear that still work (as GET .../exposed-credentials). Removing an owner needs the owner role; the last owner: 409 conflict.
+         *
+         *     Role: admin (admin or owner); a member of a lower role gets 403 forbidden.
+         */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member’s role
+         * @description Making, demoting or changing an owner needs the owner role. Demoting the last owner: 409 conflict.
+         *
+         *     Role: admin (admin or owner); a member of a lower role gets 403 forbidden.
+         */
+        patch: operations["changeMemberRole"];
+        trace?: never;
+    };
+    "/api/v1/merchant/members/{userID}/exposed-credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The credentials a member saw in clear that still work
+         * @description From the audit trail: key pairs it created or rotated, client secrets it created or rotated, webhook secrets it created, rotated or revealed; only those still working. For a present or a former member.
+         *
+         *     Role: admin (admin or owner); a member of a lower role gets 403 forbidden.
+         */
+        get: operations["listExposedCredentials"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchant/members/{userID}/exposed-credentials/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate every credential a member saw
+         * @description Each credential of the exposed list is rotated, the secret seen working for previous_expires_in seconds more (a key pair already replaced is revoked). The new secrets are in this answer only (Cache-Control: no-store).
+         *
+         *     Role: admin (admin or owner); a member of a lower role gets 403 forbidden.
+         */
+        post: operations["rotateExposedCredentials"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchant/members/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pending invitations
+         * @description Neither accepted, withdrawn nor expired; the newest first. Their links are not shown again.
+         *
+         *     Role: admin (admin or owner); a member of a lower role gets 403 forbidden.
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite someone to the team
+         * @description A single-use link valid 7 days, in this answer only and sent by email when the service has a mail server (SVC_SMTP_URL). It replaces a pending invitation to the same email. Inviting an owner needs the owner role; an email that is a member already: 409 conflict.
+         *
+         *     Role: admin (admin or owner); a member of a lower role gets 403 forbidden.
+         */
+        post: operations["inviteMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchant/members/invitations/{invitationID}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Withdraw a pending invitation
+         * @description Its link stops working at once (400 invalid_invitation).
+         *
+         *     Role: admin (admin or owner); a member of a lower role gets 403 forbidden.
+         */
+        delete: operations["withdrawInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchant/auth/invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What an invitation is for, before accepting it
+         * @description For the invitation page: the merchant, the role, and whether the email has an account (which then accepts with its password or session). Uses nothing up. A POST, so that the token stays out of URLs and their logs.
+         */
+        post: operations["readInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchant/auth/accept-invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation
+         * @description An email without an account sets its password here (and optionally a name); an existing user gives its password, or sends a session of that user. Answers like login, with a session of the new membership. A used, expired or withdrawn token: 400 invalid_invitation.
+         */
+        post: operations["acceptInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -753,6 +1106,8 @@ export interface paths {
         /**
          * List request log entries
          * @description Every call to /api/public/v1 (the OAuth token, revoke and introspection endpoints included) made with a credential of this merchant in this mode, newest first. Recording trails the answer by about a second; entries are kept at least SVC_REQUEST_LOG_RETENTION_DAYS (default 7) days.
+         *
+         *     Role: viewer, that is any member of the merchant.
          */
         get: operations["listRequests"];
         put?: never;
@@ -773,6 +1128,8 @@ export interface paths {
         /**
          * A request log entry, with what the request caused
          * @description The newest entry of this request id, with the audit entries it wrote and the webhook deliveries of the events recorded during it.
+         *
+         *     Role: viewer, that is any member of the merchant.
          */
         get: operations["getRequest"];
         put?: never;
@@ -907,6 +1264,8 @@ export interface paths {
         /**
          * Start an install: sign-in and consent (RFC 6749 4.1.1)
          * @description A browser page. S256 PKCE is required. Ask with `Accept: application/json` for the consent as data.
+         *
+         *     Role: admin (admin or owner); a member of a lower role gets 403 forbidden.
          */
         get: operations["authorize"];
         put?: never;
@@ -946,7 +1305,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve or deny a consent */
+        /**
+         * Approve or deny a consent
+         * @description Role: admin (admin or owner); a member of a lower role gets 403 forbidden.
+         */
         post: operations["submitConsent"];
         delete?: never;
         options?: never;
@@ -1480,7 +1842,7 @@ export interface components {
                  * @description A machine-readable code; the contract lists what each means.
                  * @enum {string}
                  */
-                code: "conflict" | "credential_not_browser_safe" | "forbidden" | "idempotency_conflict" | "insufficient_scope" | "internal_error" | "invalid_credential" | "invalid_credentials" | "invalid_json" | "invalid_mode" | "method_not_allowed" | "mode_mismatch" | "not_found" | "payload_too_large" | "rate_limited" | "service_unavailable" | "unauthenticated" | "unsupported_media_type" | "validation_failed";
+                code: "conflict" | "credential_not_browser_safe" | "forbidden" | "idempotency_conflict" | "insufficient_scope" | "internal_error" | "invalid_credential" | "invalid_credentials" | "invalid_invitation" | "invalid_json" | "invalid_mode" | "method_not_allowed" | "mode_mismatch" | "not_found" | "payload_too_large" | "rate_limited" | "service_unavailable" | "unauthenticated" | "unsupported_media_type" | "validation_failed";
                 message: string;
                 request_id: string;
                 details?: {
@@ -1533,11 +1895,17 @@ export interface components {
                 status: "unavailable";
             };
         };
+        /**
+         * Role
+         * @description A member’s role in a merchant (API.md section 11.2), from least to most.
+         */
+        Role: "viewer" | "developer" | "admin" | "owner";
         /** User */
         User: {
             id: string;
             email: string;
-            role: string;
+            name: string | null;
+            role: components["schemas"]["Role"];
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00.000Z
@@ -1554,6 +1922,14 @@ export interface components {
              */
             created_at: string;
         };
+        /** Membership */
+        Membership: {
+            merchant: {
+                id: string;
+                name: string;
+            };
+            role: components["schemas"]["Role"];
+        };
         /** Store */
         Store: {
             id: string;
@@ -1563,6 +1939,38 @@ export interface components {
              * @example 2026-11-21T10:00:00.000Z
              */
             created_at: string;
+        };
+        /** SessionInfo */
+        SessionInfo: {
+            /** @example ses_01jd8z6q4m0000000000000000 */
+            id: string;
+            /** @description The merchant the session opens. */
+            merchant_id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            /** @description Written in batches: it may trail by some seconds. */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            expires_at: string;
+            ip: string | null;
+            user_agent: string | null;
+            /** @description The session of this call. */
+            current: boolean;
+        };
+        /** SessionInfoList */
+        SessionInfoList: {
+            items: components["schemas"]["SessionInfo"][];
+            /** @description Total matching, over all pages. */
+            count: number;
+            has_more: boolean;
+            /** @description Pass as starting_after. */
+            next_cursor: string | null;
         };
         /** AuditEntry */
         AuditEntry: {
@@ -2013,6 +2421,95 @@ export interface components {
         /** KeyPairList */
         KeyPairList: {
             items: components["schemas"]["KeyPair"][];
+            /** @description Total matching, over all pages. */
+            count: number;
+            has_more: boolean;
+            /** @description Pass as starting_after. */
+            next_cursor: string | null;
+        };
+        /** Member */
+        Member: {
+            /** @example usr_01jd8z6q4m0000000000000000 */
+            id: string;
+            email: string;
+            name: string | null;
+            role: components["schemas"]["Role"];
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            joined_at: string;
+            /** @description The last use of one of its sessions in this merchant (written in batches). */
+            last_active_at: string | null;
+        };
+        /** MemberList */
+        MemberList: {
+            items: components["schemas"]["Member"][];
+            /** @description Total matching, over all pages. */
+            count: number;
+            has_more: boolean;
+            /** @description Pass as starting_after. */
+            next_cursor: string | null;
+        };
+        /** ExposedCredential */
+        ExposedCredential: {
+            type: "api_key" | "client_secret" | "webhook_secret";
+            /** @description The key pair (key_), app (app_) or webhook (wh_). */
+            id: string;
+            name: string | null;
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            seen_at: string;
+            how: "created" | "rotated" | "revealed";
+            /** @description Null while the secret seen is the current one; else the end of the grace it works within. */
+            expires_at: string | null;
+        };
+        /** ExposedCredentialList */
+        ExposedCredentialList: {
+            items: components["schemas"]["ExposedCredential"][];
+            /** @description Total matching, over all pages. */
+            count: number;
+            has_more: boolean;
+            /** @description Pass as starting_after. */
+            next_cursor: string | null;
+        };
+        /** RotatedCredential */
+        RotatedCredential: {
+            type: "api_key" | "client_secret" | "webhook_secret";
+            id: string;
+            name: string | null;
+            mode: "test" | "live";
+            /** @description rotated: a new secret; ended: a key pair already replaced, revoked; skipped: it changed meanwhile. */
+            outcome: "rotated" | "ended" | "skipped";
+            /** @description The new secret, shown this once. */
+            secret: string | null;
+            /** @description A rotated key pair’s new id. */
+            new_id: string | null;
+            error: string | null;
+        };
+        /** Invitation */
+        Invitation: {
+            /** @example inv_01jd8z6q4m0000000000000000 */
+            id: string;
+            email: string;
+            role: components["schemas"]["Role"];
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            expires_at: string;
+        };
+        /** InvitationList */
+        InvitationList: {
+            items: components["schemas"]["Invitation"][];
             /** @description Total matching, over all pages. */
             count: number;
             has_more: boolean;
@@ -3632,9 +4129,13 @@ export type OAuthApp = components['schemas']['OAuthApp'];
 export type Statusok = components['schemas']['Statusok'];
 export type Statusready = components['schemas']['Statusready'];
 export type Statusunavailable = components['schemas']['Statusunavailable'];
+export type Role = components['schemas']['Role'];
 export type User = components['schemas']['User'];
 export type Merchant = components['schemas']['Merchant'];
+export type Membership = components['schemas']['Membership'];
 export type Store = components['schemas']['Store'];
+export type SessionInfo = components['schemas']['SessionInfo'];
+export type SessionInfoList = components['schemas']['SessionInfoList'];
 export type AuditEntry = components['schemas']['AuditEntry'];
 export type AuditEntryList = components['schemas']['AuditEntryList'];
 export type AuditCheckpoint = components['schemas']['AuditCheckpoint'];
@@ -3661,6 +4162,13 @@ export type EventList = components['schemas']['EventList'];
 export type KeyPairWithSecret = components['schemas']['KeyPairWithSecret'];
 export type KeyPair = components['schemas']['KeyPair'];
 export type KeyPairList = components['schemas']['KeyPairList'];
+export type Member = components['schemas']['Member'];
+export type MemberList = components['schemas']['MemberList'];
+export type ExposedCredential = components['schemas']['ExposedCredential'];
+export type ExposedCredentialList = components['schemas']['ExposedCredentialList'];
+export type RotatedCredential = components['schemas']['RotatedCredential'];
+export type Invitation = components['schemas']['Invitation'];
+export type InvitationList = components['schemas']['InvitationList'];
 export type RequestCredential = components['schemas']['RequestCredential'];
 export type RequestLogEntry = components['schemas']['RequestLogEntry'];
 export type RequestLogEntryList = components['schemas']['RequestLogEntryList'];
@@ -4168,6 +4676,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many requests (rate_limited); wait for Retry-After. */
             429: {
                 headers: {
@@ -4227,6 +4745,9 @@ export interface operations {
                         data: {
                             user: components["schemas"]["User"];
                             merchant: components["schemas"]["Merchant"];
+                            role: components["schemas"]["Role"];
+                            /** @description Every merchant the user belongs to. */
+                            memberships: components["schemas"]["Membership"][];
                             stores: components["schemas"]["Store"][];
                         };
                     };
@@ -4244,6 +4765,319 @@ export interface operations {
             };
             /** @description Every error answer. */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    switchMerchant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    merchant_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            token: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            expires_at: string;
+                            user: components["schemas"]["User"];
+                            merchant: components["schemas"]["Merchant"];
+                        };
+                    };
+                };
+            };
+            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SessionInfoList"];
+                    };
+                };
+            };
+            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    endSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path: {
+                sessionID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
@@ -4335,6 +5169,16 @@ export interface operations {
             };
             /** @description Every error answer. */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
@@ -4435,6 +5279,16 @@ export interface operations {
                     "application/x-ndjson": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many requests (rate_limited); wait for Retry-After. */
             429: {
                 headers: {
@@ -4507,6 +5361,16 @@ export interface operations {
             };
             /** @description Every error answer. */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
@@ -4595,6 +5459,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many requests (rate_limited); wait for Retry-After. */
             429: {
                 headers: {
@@ -4670,6 +5544,16 @@ export interface operations {
             };
             /** @description Every error answer. */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
@@ -4864,6 +5748,16 @@ export interface operations {
             };
             /** @description Every error answer. */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
@@ -5296,6 +6190,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many requests (rate_limited); wait for Retry-After. */
             429: {
                 headers: {
@@ -5480,6 +6384,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Every error answer. */
             404: {
                 headers: {
@@ -5567,6 +6481,16 @@ export interface operations {
             };
             /** @description Every error answer. */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
@@ -5665,6 +6589,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many requests (rate_limited); wait for Retry-After. */
             429: {
                 headers: {
@@ -5742,6 +6676,16 @@ export interface operations {
             };
             /** @description Every error answer. */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
@@ -5849,6 +6793,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description A conflict, or an Idempotency-Key reused with another request (idempotency_conflict). */
             409: {
                 headers: {
@@ -5941,6 +6895,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Every error answer. */
             404: {
                 headers: {
@@ -6021,6 +6985,16 @@ export interface operations {
             };
             /** @description Every error answer. */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
@@ -6135,6 +7109,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Every error answer. */
             404: {
                 headers: {
@@ -6226,6 +7210,16 @@ export interface operations {
             };
             /** @description Every error answer. */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
@@ -6343,6 +7337,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Every error answer. */
             404: {
                 headers: {
@@ -6450,6 +7454,16 @@ export interface operations {
             };
             /** @description Every error answer. */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
@@ -6694,6 +7708,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Every error answer. */
             404: {
                 headers: {
@@ -6800,6 +7824,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Every error answer. */
             404: {
                 headers: {
@@ -6885,6 +7919,16 @@ export interface operations {
             };
             /** @description Every error answer. */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
@@ -6985,6 +8029,16 @@ export interface operations {
             };
             /** @description Every error answer. */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
@@ -7136,6 +8190,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Every error answer. */
             404: {
                 headers: {
@@ -7240,6 +8304,16 @@ export interface operations {
             };
             /** @description Every error answer. */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
@@ -7491,6 +8565,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Every error answer. */
             404: {
                 headers: {
@@ -7584,6 +8668,16 @@ export interface operations {
             };
             /** @description Every error answer. */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
@@ -7807,6 +8901,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Every error answer. */
             404: {
                 headers: {
@@ -7902,6 +9006,16 @@ export interface operations {
             };
             /** @description Every error answer. */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
@@ -8298,6 +9412,1071 @@ export interface operations {
             };
         };
     };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MemberList"];
+                    };
+                };
+            };
+            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path: {
+                userID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            removed: components["schemas"]["Member"];
+                            exposed_credentials: components["schemas"]["ExposedCredential"][];
+                        };
+                    };
+                };
+            };
+            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    changeMemberRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path: {
+                userID: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    role: components["schemas"]["Role"];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Member"];
+                    };
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listExposedCredentials: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path: {
+                userID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExposedCredentialList"];
+                    };
+                };
+            };
+            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    rotateExposedCredentials: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+                /** @description Makes the POST safe to retry: the first answer is kept 24 h per principal and replayed for the same request; another request with the same key answers 409 idempotency_conflict. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                userID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Seconds each replaced secret keeps working (0: it stops now).
+                     * @default 0
+                     */
+                    previous_expires_in?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            credentials: components["schemas"]["RotatedCredential"][];
+                        };
+                    };
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A conflict, or an Idempotency-Key reused with another request (idempotency_conflict). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InvitationList"];
+                    };
+                };
+            };
+            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    inviteMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+                /** @description Makes the POST safe to retry: the first answer is kept 24 h per principal and replayed for the same request; another request with the same key answers 409 idempotency_conflict. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    role: components["schemas"]["Role"];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @example inv_01jd8z6q4m0000000000000000 */
+                            id: string;
+                            email: string;
+                            role: components["schemas"]["Role"];
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            expires_at: string;
+                            /** @description The link with the single-use token (svc_inv_): in this answer only. */
+                            url: string;
+                            /** @description Whether an email is on its way (SVC_SMTP_URL is set). */
+                            emailed: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    withdrawInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path: {
+                invitationID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    readInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            email: string;
+                            role: components["schemas"]["Role"];
+                            merchant: {
+                                id: string;
+                                name: string;
+                            };
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            expires_at: string;
+                            /** @description Whether the email has an account, which accepts with its password. */
+                            account_exists: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    password?: string;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            token: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            expires_at: string;
+                            user: components["schemas"]["User"];
+                            merchant: components["schemas"]["Merchant"];
+                        };
+                    };
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listRequests: {
         parameters: {
             query?: {
@@ -8353,6 +10532,16 @@ export interface operations {
             };
             /** @description Every error answer. */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
@@ -8436,6 +10625,16 @@ export interface operations {
             };
             /** @description Every error answer. */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;

@@ -23,6 +23,7 @@ export const apiKeyRoutes =
     app.post(
       '/api-keys',
       {
+        config: { role: 'developer' },
         schema: {
           operationId: 'createKeyPair',
           summary: 'Create a key pair',
@@ -41,6 +42,7 @@ export const apiKeyRoutes =
     app.get(
       '/api-keys',
       {
+        config: { role: 'viewer' },
         schema: {
           operationId: 'listKeyPairs',
           summary: 'List key pairs',
@@ -57,6 +59,7 @@ export const apiKeyRoutes =
     app.post(
       '/api-keys/:keyID/rotate',
       {
+        config: { role: 'developer' },
         schema: {
           operationId: 'rotateKeyPair',
           summary: 'Rotate a key pair',
@@ -83,6 +86,7 @@ export const apiKeyRoutes =
     app.post(
       '/api-keys/:keyID/revoke',
       {
+        config: { role: 'developer' },
         schema: {
           operationId: 'revokeKeyPair',
           summary: 'Revoke a key pair',

@@ -6,6 +6,7 @@ import { apiKeyRoutes } from './api-keys.routes.ts';
 export { verifyKey, type KeyState } from './api-keys.cache.ts';
 export { createKey, revokeKey, rotateKey, statusOf, type KeyStatus } from './api-keys.service.ts';
 export { newestPublishableKey } from './api-keys.repository.ts';
+export { keyPairsById } from './exposure.repository.ts';
 
 export interface ApiKeysModule extends Module {
   /** The verification cache and the last-use buffer of this process. */

@@ -30,6 +30,7 @@ export const auditRoutes =
     app.get(
       '/developer/logs',
       {
+        config: { role: 'viewer' },
         schema: {
           operationId: 'listLogs',
           summary: 'List audit log entries',
@@ -55,6 +56,7 @@ export const auditRoutes =
     app.get(
       '/developer/logs/export',
       {
+        config: { role: 'developer' },
         schema: {
           operationId: 'exportLogs',
           summary: 'Export the audit log as CSV or JSON Lines',
@@ -107,6 +109,7 @@ export const auditRoutes =
     app.get(
       '/developer/logs/checkpoint',
       {
+        config: { role: 'viewer' },
         schema: {
           operationId: 'getLogsCheckpoint',
           summary: 'A signed checkpoint of the audit chain',
@@ -127,6 +130,7 @@ export const auditRoutes =
     app.get(
       '/developer/logs/chain',
       {
+        config: { role: 'viewer' },
         schema: {
           operationId: 'checkLogsChain',
           summary: 'Check the audit chain now',

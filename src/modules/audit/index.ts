@@ -21,6 +21,7 @@ export {
   type PreparedAudit,
 } from './audit.service.ts';
 export type { AuditState } from './audit.routes.ts';
+export { trailEntries, type TrailEntry, type TrailQuery } from './trail.repository.ts';
 
 export interface AuditModule extends Module {
   /** The sealer (its loop, and the catch-up of a reader), the signing keys and the chain check. */

@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
-import type { MerchantsTable, SessionsTable, StoresTable, UsersTable } from './merchants.table.ts';
+import type { MerchantsTable, StoresTable, UsersTable } from './merchants.table.ts';
 
 export async function insertMerchant(db: Executor, row: Insertable<MerchantsTable>) {
   return db.insertInto('merchants').values(row).returningAll().executeTakeFirstOrThrow();
@@ -28,13 +28,8 @@ export async function findUserByEmail(db: Executor, email: string) {
     .executeTakeFirst();
 }
 
-export async function findUser(db: Executor, merchantId: string, userId: string) {
-  return db
-    .selectFrom('users')
-    .selectAll()
-    .where('merchant_id', '=', merchantId)
-    .where('id', '=', userId)
-    .executeTakeFirst();
+export async function findUserById(db: Executor, userId: string) {
+  return db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
 }
 
 export async function findMerchant(db: Executor, merchantId: string) {
@@ -57,27 +52,6 @@ export async function findStore(db: Executor, merchantId: string, storeId: strin
     .where('merchant_id', '=', merchantId)
     .where('id', '=', storeId)
     .executeTakeFirst();
-}
-
-export async function insertSession(db: Executor, row: Insertable<SessionsTable>) {
-  await db.insertInto('sessions').values(row).execute();
-}
-
-export async function findLiveSession(db: Executor, tokenHash: Buffer, now: Date) {
-  return db
-    .selectFrom('sessions')
-    .select(['id', 'user_id', 'merchant_id', 'token_hash'])
-    .where('token_hash', '=', tokenHash)
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
-}
-
-export async function deleteSession(db: Executor, merchantId: string, sessionId: string) {
-  await db.deleteFrom('sessions').where('merchant_id', '=', merchantId).where('id', '=', sessionId).execute();
-}
-
-export async function deleteExpiredSessions(db: Executor, now: Date) {
-  await db.deleteFrom('sessions').where('expires_at', '<=', now).execute();
 }
 
 export async function countMerchants(db: Executor): Promise<number> {

@@ -1,10 +1,20 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { merchantOf } from '../../http/request.ts';
+import { merchantOf, requestMeta } from '../../http/request.ts';
 import { EmptyBody, errors } from '../../http/schemas.ts';
-import { LoginBody, Me, Session, SignupBody } from './merchants.schemas.ts';
+import type { LastUses } from '../../lib/last-uses.ts';
+import {
+  LoginBody,
+  Me,
+  Session,
+  SessionList,
+  SessionParams,
+  SignupBody,
+  SwitchBody,
+} from './merchants.schemas.ts';
 import * as service from './merchants.service.ts';
+import { endSession, sessionsOfUser, switchMerchant } from './sessions.service.ts';
 import { signIn, type SignInLimits } from './sign-in.service.ts';
 import { clearSessionCookie, deviceCookieOf, setSessionCookie, setSignInCookies } from './sign-in.cookies.ts';
 
@@ -12,7 +22,10 @@ import { clearSessionCookie, deviceCookieOf, setSessionCookie, setSignInCookies 
 // own (sign-in.service.ts), which never count a right password.
 const SIGNUP_LIMIT = { rateLimit: { max: 20, timeWindow: '1 minute' } };
 
-export const merchantRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = async (plugin, { signIns }) => {
+export const merchantRoutes: FastifyPluginAsync<{ signIns: SignInLimits; uses: LastUses }> = async (
+  plugin,
+  { signIns, uses },
+) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(
@@ -30,7 +43,11 @@ export const merchantRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asy
     },
     async (request, reply) => {
       const { merchant_name, email, password } = request.body;
-      const session = await service.signup(app.ctx, { merchantName: merchant_name, email, password });
+      const session = await service.signup(
+        app.ctx,
+        { merchantName: merchant_name, email, password },
+        requestMeta(request),
+      );
       setSessionCookie(reply, app.ctx.config, session);
       return reply.code(201).send({ data: session });
     },
@@ -54,6 +71,7 @@ export const merchantRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asy
         email: request.body.email,
         password: request.body.password,
         ip: request.ip,
+        userAgent: requestMeta(request).userAgent,
         device: deviceCookieOf(request.cookies),
         log: request.log,
       });
@@ -65,6 +83,7 @@ export const merchantRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asy
   app.post(
     '/auth/logout',
     {
+      config: { role: 'viewer' },
       schema: {
         operationId: 'logOut',
         summary: 'End the session',
@@ -83,13 +102,81 @@ export const merchantRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asy
   app.get(
     '/me',
     {
+      config: { role: 'viewer' },
       schema: {
         operationId: 'getMe',
         summary: 'The signed-in user, merchant and stores',
         tags: ['Merchant account'],
+        description: 'With the role of this session and every membership of the user (API.md section 11.2).',
         response: { 200: Me, ...errors(401) },
       },
     },
     async (request) => ({ data: await service.me(app.ctx, merchantOf(request)) }),
+  );
+
+  app.post(
+    '/auth/switch',
+    {
+      config: { role: 'viewer' },
+      schema: {
+        operationId: 'switchMerchant',
+        summary: 'Open another of the user’s memberships',
+        tags: ['Merchant account'],
+        description:
+          'Answers like login, with a session of the user’s membership in `merchant_id`, which replaces the ' +
+          'session of this call (a session opens one membership). A merchant the user does not belong to: 404.',
+        body: SwitchBody,
+        response: { 200: Session, ...errors(401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const session = await switchMerchant(
+        app.ctx,
+        merchantOf(request),
+        request.body.merchant_id,
+        requestMeta(request),
+      );
+      setSessionCookie(reply, app.ctx.config, session);
+      return { data: session };
+    },
+  );
+
+  app.get(
+    '/auth/sessions',
+    {
+      config: { role: 'viewer' },
+      schema: {
+        operationId: 'listSessions',
+        summary: 'The signed-in user’s sessions',
+        tags: ['Merchant account'],
+        description:
+          'Every live session of the user, in every merchant, the newest first, with where it was opened and ' +
+          'when it was last used; `current` marks the session of this call.',
+        response: { 200: SessionList, ...errors(401) },
+      },
+    },
+    async (request) => {
+      const items = await sessionsOfUser(app.ctx, uses, merchantOf(request));
+      return { data: { items, count: items.length, has_more: false, next_cursor: null } };
+    },
+  );
+
+  app.delete(
+    '/auth/sessions/:sessionID',
+    {
+      config: { role: 'viewer' },
+      schema: {
+        operationId: 'endSession',
+        summary: 'End one of the user’s sessions',
+        tags: ['Merchant account'],
+        description: 'The session stops working at once, on every process. Another user’s session: 404.',
+        params: SessionParams,
+        response: { 204: Type.Null(), ...errors(401, 404) },
+      },
+    },
+    async (request, reply) => {
+      await endSession(app.ctx, merchantOf(request), request.params.sessionID);
+      return reply.code(204).send(null);
+    },
   );
 };

@@ -1,6 +1,9 @@
-// Merchant accounts and sign-in (API.md section 2). Sessions are `svc_mst_` credentials stored as SHA-256.
+// Merchant accounts and sign-in (API.md sections 2 and 11.2). A user is one email across merchants; it acts
+// for a merchant through a membership (its role there), and a session (`svc_mst_`, stored as SHA-256) opens
+// one membership.
 import type { Context } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
+import type { Role } from '../../http/roles.ts';
 import { AppError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { hashCredential, makeCredential, parseCredential, sameHash } from '../../lib/credentials.ts';
@@ -8,6 +11,8 @@ import { hashPassword } from '../../lib/passwords.ts';
 import { passwordProblem } from '../../lib/password-policy.ts';
 import { iso } from '../../lib/time.ts';
 import * as repo from './merchants.repository.ts';
+import * as members from './memberships.repository.ts';
+import * as sessions from './sessions.repository.ts';
 
 export interface NewMerchant {
   merchantName: string;
@@ -19,16 +24,26 @@ export interface NewMerchant {
 export interface SessionPrincipal {
   merchantId: string;
   userId: string;
+  email: string;
+  role: Role;
   sessionId: string;
 }
 
-type UserRow = NonNullable<Awaited<ReturnType<typeof repo.findUser>>>;
+/** Where a session is opened from, as its list shows it. */
+export interface SessionOrigin {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export type UserRow = NonNullable<Awaited<ReturnType<typeof repo.findUserById>>>;
 type MerchantRow = NonNullable<Awaited<ReturnType<typeof repo.findMerchant>>>;
 
-export const presentUser = (u: UserRow) => ({
+/** The user as one membership shows it: `role` is its role in that merchant. */
+export const presentUser = (u: UserRow, role: Role) => ({
   id: u.id,
   email: u.email,
-  role: u.role,
+  name: u.name,
+  role,
   created_at: iso(u.created_at),
 });
 export const presentMerchant = (m: MerchantRow) => ({
@@ -52,11 +67,16 @@ export async function createMerchant(ctx: Context, input: NewMerchant) {
     const merchant = await repo.insertMerchant(trx, { id: newId('mer', now), name: input.merchantName });
     const user = await repo.insertUser(trx, {
       id: newId('usr', now),
-      merchant_id: merchant.id,
       email: input.email,
       password_hash: passwordHash,
     });
     if (!user) throw new AppError('conflict', 'An account with this email already exists.');
+    await members.insertMembership(trx, {
+      merchant_id: merchant.id,
+      user_id: user.id,
+      role: 'owner',
+      joined_at: new Date(now),
+    });
     const store = await repo.insertStore(trx, {
       id: newId('store', now),
       merchant_id: merchant.id,
@@ -66,59 +86,88 @@ export async function createMerchant(ctx: Context, input: NewMerchant) {
   });
 }
 
-export async function openSession(ctx: Context, db: Executor, user: UserRow, merchant: MerchantRow) {
+/** The membership a session is opened for. */
+export interface OpenedMembership {
+  user: UserRow;
+  merchantId: string;
+  role: Role;
+}
+
+/** A new session of the membership, which is thereby the one used last (the next sign-in opens it). */
+export async function openSession(
+  ctx: Context,
+  db: Executor,
+  membership: OpenedMembership,
+  origin: SessionOrigin,
+) {
+  const merchant = await repo.findMerchant(db, membership.merchantId);
+  if (!merchant) throw new AppError('not_found', 'No such merchant.');
   const credential = makeCredential('merchant_session');
   const now = ctx.clock.now();
   const expiresAt = new Date(now + ctx.config.sessionTtlSeconds * 1000);
-  await repo.insertSession(db, {
+  await sessions.insertSession(db, {
     id: newId('ses', now),
     token_hash: credential.hash,
-    user_id: user.id,
+    user_id: membership.user.id,
     merchant_id: merchant.id,
+    ip: origin.ip,
+    user_agent: origin.userAgent,
+    created_at: new Date(now),
     expires_at: expiresAt,
   });
+  await members.touchMembership(db, merchant.id, membership.user.id, new Date(now));
   return {
     token: credential.token,
     expires_at: iso(expiresAt),
-    user: presentUser(user),
+    user: presentUser(membership.user, membership.role),
     merchant: presentMerchant(merchant),
   };
 }
 
 export type LoginResult = Awaited<ReturnType<typeof openSession>>;
 
-export async function signup(ctx: Context, input: NewMerchant): Promise<LoginResult> {
+export async function signup(ctx: Context, input: NewMerchant, origin: SessionOrigin): Promise<LoginResult> {
   if (!ctx.config.signup) throw new AppError('not_found', 'No such path.');
   const { merchant, user } = await createMerchant(ctx, input);
-  return openSession(ctx, ctx.db, user, merchant);
+  return openSession(ctx, ctx.db, { user, merchantId: merchant.id, role: 'owner' }, origin);
 }
 
 export async function logout(ctx: Context, session: SessionPrincipal): Promise<void> {
-  await repo.deleteSession(ctx.db, session.merchantId, session.sessionId);
+  await sessions.deleteSession(ctx.db, session.merchantId, session.sessionId);
 }
 
+/** The session's membership, or `undefined` for a token that is malformed, unknown, expired or signed out. */
 export async function authenticateSession(
   ctx: Context,
   token: string,
 ): Promise<SessionPrincipal | undefined> {
   if (parseCredential(token)?.kind !== 'merchant_session') return undefined;
   const hash = hashCredential(token);
-  const row = await repo.findLiveSession(ctx.db, hash, new Date(ctx.clock.now()));
+  const row = await sessions.findLiveSession(ctx.db, hash, new Date(ctx.clock.now()));
   if (!row || !sameHash(row.token_hash, hash)) return undefined;
-  return { merchantId: row.merchant_id, userId: row.user_id, sessionId: row.id };
+  return {
+    merchantId: row.merchant_id,
+    userId: row.user_id,
+    email: row.email,
+    role: row.role,
+    sessionId: row.id,
+  };
 }
 
 export async function me(ctx: Context, session: SessionPrincipal) {
-  const [user, merchant, stores] = await Promise.all([
-    repo.findUser(ctx.db, session.merchantId, session.userId),
+  const [user, merchant, stores, memberships] = await Promise.all([
+    repo.findUserById(ctx.db, session.userId),
     repo.findMerchant(ctx.db, session.merchantId),
     repo.listStores(ctx.db, session.merchantId),
+    members.membershipsOfUser(ctx.db, session.userId),
   ]);
   if (!user || !merchant)
     throw new AppError('invalid_credential', 'The session is unknown, expired or signed out.');
   return {
-    user: presentUser(user),
+    user: presentUser(user, session.role),
     merchant: presentMerchant(merchant),
+    role: session.role,
+    memberships: memberships.map((m) => ({ merchant: { id: m.id, name: m.name }, role: m.role })),
     stores: stores.map((s) => ({ id: s.id, name: s.name, created_at: iso(s.created_at) })),
   };
 }
@@ -133,7 +182,7 @@ export async function merchantName(db: Executor, merchantId: string): Promise<st
 }
 
 export async function purgeExpiredSessions(ctx: Context): Promise<void> {
-  await repo.deleteExpiredSessions(ctx.db, new Date(ctx.clock.now()));
+  await sessions.deleteExpiredSessions(ctx.db, new Date(ctx.clock.now()));
 }
 
 export const isEmptyDatabase = async (ctx: Context) => (await repo.countMerchants(ctx.db)) === 0;

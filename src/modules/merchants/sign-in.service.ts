@@ -22,7 +22,8 @@ import { createFailureLimiter, retryAfterSeconds, type FailureLimiter } from '..
 import { DUMMY_PASSWORD_HASH, verifyPassword } from '../../lib/passwords.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
 import * as repo from './merchants.repository.ts';
-import { openSession, type LoginResult } from './merchants.service.ts';
+import { lastMembership } from './memberships.repository.ts';
+import { openSession, type LoginResult, type SessionOrigin } from './merchants.service.ts';
 
 export const DEVICE_COOKIE = 'svc_device';
 /** A device cookie lives a year: it marks a browser that signed in, and carries no authority of its own. */
@@ -162,6 +163,8 @@ export interface SignInAttempt {
   password: string;
   /** The client address (`request.ip`: through trusted proxies only). */
   ip: string;
+  /** The client's User-Agent, kept with the session for its list. */
+  userAgent: string | null;
   /** The `svc_device` cookie, when sent. */
   device: string | undefined;
   /** The request's logger: its lines carry the request id. */
@@ -191,32 +194,45 @@ export async function signIn(
     if (wait > 0) throw limited({ log, fields: { ip }, what: 'sign-in' }, wait);
   }
   const user = await repo.findUserByEmail(ctx.db, attempt.email);
+  // The membership this sign-in opens: the one used last (API.md section 11.2).
+  const membership = user ? await lastMembership(ctx.db, user.id) : undefined;
   const draw = drawOn(state, attempt.email, user?.id, ip, device);
   const fields = {
     user_id: user?.id,
-    merchant_id: user?.merchant_id,
+    merchant_id: membership?.merchant_id,
     ip,
     trusted_device: draw.trusted,
     known: draw.known,
   };
-  const merchant = await checkWithinBudgets(state, ctx, draw, { log, fields, what: 'sign-in' }, async () => {
+  const verified = await checkWithinBudgets(state, ctx, draw, { log, fields, what: 'sign-in' }, async () => {
     const right = await verifyPassword(attempt.password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
-    return user && right ? repo.findMerchant(ctx.db, user.merchant_id) : undefined;
+    return user && right ? user : undefined;
   });
-  if (!user || !merchant) {
+  if (!verified) {
     log.info({ ...fields, outcome: 'failed' }, 'sign-in failed');
     throw new AppError('invalid_credentials', 'The email or password is wrong.');
   }
   // A device sign-in proves the device, not the address: behind a shared NAT, remembering the address
   // would hand everyone else there the owner's budget.
-  if (!draw.trusted) remember(state, user.id, ip);
-  const session = await openSession(ctx, ctx.db, user, merchant);
+  if (!draw.trusted) remember(state, verified.id, ip);
+  if (!membership) {
+    // The right password of a user every merchant removed: said only to whoever knows the password.
+    log.info({ ...fields, outcome: 'no_membership' }, 'sign-in refused: no membership');
+    throw new AppError('forbidden', 'This account is no longer a member of any merchant.');
+  }
+  const origin: SessionOrigin = { ip, userAgent: attempt.userAgent };
+  const session = await openSession(
+    ctx,
+    ctx.db,
+    { user: verified, merchantId: membership.merchant_id, role: membership.role },
+    origin,
+  );
   log.info({ ...fields, outcome: 'succeeded' }, 'sign-in succeeded');
-  return { session, device: issueDevice(state, user.id) };
+  return { session, device: issueDevice(state, verified.id) };
 }
 
 /** The checks of API.md section 11.3, by the name their failures are audited under. */
-export type AuthCheck = 'reveal';
+export type AuthCheck = 'reveal' | 'accept_invitation';
 
 export interface PasswordCheck {
   check: AuthCheck;
@@ -225,7 +241,10 @@ export interface PasswordCheck {
   ip: string;
   device: string | undefined;
   log: FastifyBaseLogger;
-  /** The signed-in user (`actor`) for a merchant in a mode: whose password, where a failure is audited. */
+  /**
+   * Whose password (`actor`: the signed-in user, or the user accepting an invitation), and the merchant and
+   * mode whose log a failure is audited in.
+   */
   audit: AuditContext;
 }
 
@@ -241,7 +260,7 @@ export async function confirmPassword(
 ): Promise<boolean> {
   const { audit, log } = attempt;
   const userId = audit.actor.id;
-  const user = await repo.findUser(ctx.db, audit.merchantId, userId);
+  const user = await repo.findUserById(ctx.db, userId);
   const draw = drawOn(state, user?.email ?? userId, user?.id, attempt.ip, readDevice(state, attempt.device));
   const fields = {
     check: attempt.check,

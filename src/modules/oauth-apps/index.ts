@@ -13,7 +13,8 @@ export {
   type AppsCache,
   type ClientApp,
 } from './oauth-apps.cache.ts';
-export { redirectUriIssue, type AppHooks } from './oauth-apps.service.ts';
+export { redirectUriIssue, rotateAppSecret, type AppHooks } from './oauth-apps.service.ts';
+export { appSecretsById } from './exposure.repository.ts';
 import type { AppHooks } from './oauth-apps.service.ts';
 export { SCOPES, intersect, isScope, joinScopes, rights, splitScopes, within } from '../../lib/scopes.ts';
 

@@ -25,6 +25,7 @@ export const oauthAppsRoutes =
     app.get(
       '/developer/apps',
       {
+        config: { role: 'viewer' },
         schema: {
           operationId: 'listApps',
           summary: 'List OAuth apps',
@@ -41,6 +42,7 @@ export const oauthAppsRoutes =
     app.post(
       '/developer/apps',
       {
+        config: { role: 'developer' },
         schema: {
           operationId: 'createApp',
           summary: 'Create an OAuth app',
@@ -59,6 +61,7 @@ export const oauthAppsRoutes =
     app.get(
       '/developer/apps/:appID',
       {
+        config: { role: 'viewer' },
         schema: {
           operationId: 'getApp',
           summary: 'Get an OAuth app',
@@ -75,6 +78,7 @@ export const oauthAppsRoutes =
     app.patch(
       '/developer/apps/:appID',
       {
+        config: { role: 'developer' },
         schema: {
           operationId: 'updateApp',
           summary: 'Update an OAuth app',
@@ -100,6 +104,7 @@ export const oauthAppsRoutes =
     app.post(
       '/developer/apps/:appID/rotate-secret',
       {
+        config: { role: 'developer' },
         schema: {
           operationId: 'rotateAppSecret',
           summary: "Rotate an app's client secret",
@@ -125,6 +130,7 @@ export const oauthAppsRoutes =
     app.delete(
       '/developer/apps/:appID',
       {
+        config: { role: 'developer' },
         schema: {
           operationId: 'deleteApp',
           summary: 'Delete an OAuth app',

@@ -4,6 +4,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { checkOrigin, fromOwnOrigin, resolveMerchant } from '../../http/merchant-auth.ts';
+import { checkRole } from '../../http/roles.ts';
 import { merchantOf, requestMeta, type MerchantPrincipal } from '../../http/request.ts';
 import { errors } from '../../http/schemas.ts';
 import { sendError, toLoggedAppError } from '../../http/error-handler.ts';
@@ -122,6 +123,8 @@ export const authorizeRoutes =
     app.get(
       AUTHORIZE_PATH,
       {
+        // Installing an app on the store is an admin's (API.md section 11.2): a member below sees why here.
+        config: { role: 'admin' },
         schema: {
           operationId: 'authorize',
           summary: 'Start an install: sign-in and consent (RFC 6749 4.1.1)',
@@ -151,6 +154,16 @@ export const authorizeRoutes =
             reply,
             200,
             signInPage({ action: LOGIN_PATH, returnTo: request.url, appName: authz.app.name }),
+          );
+        }
+        try {
+          checkRole(request, merchant.role);
+        } catch (err) {
+          if (wantsJson(request) || !(err instanceof AppError)) throw err;
+          return sendPage(
+            reply,
+            403,
+            errorPage('Ask an owner or admin', `Only an owner or admin can install an app. ${err.message}`),
           );
         }
         const consentId = await openConsent(ctx, authz, merchant.merchantId);
@@ -211,6 +224,7 @@ export const authorizeRoutes =
             email: text('email'),
             password: text('password'),
             ip: request.ip,
+            userAgent: requestMeta(request).userAgent,
             device: deviceCookieOf(request.cookies),
             log: request.log,
           });
@@ -238,6 +252,7 @@ export const authorizeRoutes =
     app.post(
       CONSENT_PATH,
       {
+        config: { role: 'admin' },
         schema: {
           operationId: 'submitConsent',
           summary: 'Approve or deny a consent',
@@ -251,7 +266,10 @@ export const authorizeRoutes =
           let merchant: MerchantPrincipal | null;
           try {
             merchant = await resolveMerchant(request, authenticateSession);
-            if (merchant) checkOrigin(request, merchant);
+            if (merchant) {
+              checkOrigin(request, merchant);
+              checkRole(request, merchant.role);
+            }
           } catch (err) {
             if (err instanceof AppError) return fail(err.status, 'Not allowed', err.message, err);
             throw err;

@@ -21,7 +21,7 @@ import { installedStoreId } from '../merchants/index.ts';
 import { announceGrantChange, forgetGrant } from './oauth-bearer.service.ts';
 import { effectiveScopes, recordConsent } from './installations.service.ts';
 import type { OauthState } from './oauth.state.ts';
-import type { RequestMeta } from '../../http/request.ts';
+import { userActor, type RequestMeta } from '../../http/request.ts';
 import * as repo from './oauth.repository.ts';
 
 const CONSENT_TTL_MS = 10 * 60_000;
@@ -161,6 +161,7 @@ export function csrfTokenValid(ctx: Context, consentId: string, sessionId: strin
 export interface Decider {
   merchantId: string;
   userId: string;
+  email: string;
 }
 
 /**
@@ -191,7 +192,7 @@ export async function decideConsent(
     const audit: AuditContext = {
       merchantId: who.merchantId,
       mode: app.mode,
-      actor: { type: 'user', id: who.userId },
+      actor: userActor(who),
       ...meta,
       clock: ctx.clock,
     };

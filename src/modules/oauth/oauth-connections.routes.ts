@@ -22,6 +22,7 @@ export const connectionsRoutes =
     app.get(
       '/developer/connections',
       {
+        config: { role: 'viewer' },
         schema: {
           operationId: 'listConnections',
           summary: 'List the apps installed on this account',
@@ -38,6 +39,7 @@ export const connectionsRoutes =
     app.delete(
       '/developer/connections/:grantID',
       {
+        config: { role: 'admin' },
         schema: {
           operationId: 'deleteConnection',
           summary: 'Disconnect an installed app',
@@ -56,6 +58,7 @@ export const connectionsRoutes =
     app.get(
       '/developer/apps/:appID/installs',
       {
+        config: { role: 'viewer' },
         schema: {
           operationId: 'getAppInstalls',
           summary: 'How many stores installed an app',
@@ -78,6 +81,7 @@ export const connectionsRoutes =
     app.get(
       '/developer/apps/:appID/installations',
       {
+        config: { role: 'viewer' },
         schema: {
           operationId: 'listAppInstallations',
           summary: 'The stores that installed an app',

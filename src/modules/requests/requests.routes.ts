@@ -15,6 +15,7 @@ export const requestRoutes: FastifyPluginAsync = async (plugin) => {
   app.get(
     '/developer/requests',
     {
+      config: { role: 'viewer' },
       schema: {
         operationId: 'listRequests',
         summary: 'List request log entries',
@@ -43,6 +44,7 @@ export const requestRoutes: FastifyPluginAsync = async (plugin) => {
   app.get(
     '/developer/requests/:requestID',
     {
+      config: { role: 'viewer' },
       schema: {
         operationId: 'getRequest',
         summary: 'A request log entry, with what the request caused',

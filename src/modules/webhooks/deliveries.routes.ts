@@ -26,6 +26,7 @@ export const deliveryRoutes =
     app.post(
       '/webhooks/:webhookID/test',
       {
+        config: { role: 'developer' },
         schema: {
           operationId: 'testWebhook',
           summary: 'Send a test event now',
@@ -50,6 +51,7 @@ export const deliveryRoutes =
     app.get(
       '/webhooks/:webhookID/deliveries',
       {
+        config: { role: 'viewer' },
         schema: {
           operationId: 'listDeliveries',
           summary: "List an endpoint's deliveries",
@@ -71,6 +73,7 @@ export const deliveryRoutes =
     app.get(
       '/webhooks/:webhookID/deliveries/:deliveryID',
       {
+        config: { role: 'viewer' },
         schema: {
           operationId: 'getDelivery',
           summary: 'Get a delivery with its attempts',
@@ -92,6 +95,7 @@ export const deliveryRoutes =
     app.post(
       '/webhooks/:webhookID/deliveries/:deliveryID/retry',
       {
+        config: { role: 'developer' },
         schema: {
           operationId: 'retryDelivery',
           summary: 'Retry a delivery now',
@@ -115,6 +119,7 @@ export const deliveryRoutes =
     app.post(
       '/webhooks/:webhookID/recover',
       {
+        config: { role: 'developer' },
         schema: {
           operationId: 'recoverWebhookDeliveries',
           summary: 'Send again every failed delivery since a time',

@@ -40,6 +40,8 @@ export {
 export { retireAppWebhooks } from './webhooks.service.ts';
 export { deliveriesOfRequest } from './deliveries.service.ts';
 export { Delivery } from './webhooks.schemas.ts';
+export { rotateSecret as rotateWebhookSecret } from './webhooks.service.ts';
+export { webhookSecretsById } from './exposure.repository.ts';
 
 // Events of concurrent ingestion requests written by one statement: at 16 requests in flight this cut the
 // database time per event by about half here (one parse, one executor start and one commit per batch).

@@ -36,6 +36,7 @@ export const listenRoutes =
     app.get(
       '/webhooks/listen',
       {
+        config: { role: 'developer' },
         schema: {
           operationId: 'listenToEvents',
           summary: "Stream the account's test-mode events, signed (svc listen)",
@@ -149,6 +150,7 @@ export const listenRoutes =
     app.post(
       '/webhooks/:webhookID/deliveries/:deliveryID/report',
       {
+        config: { role: 'developer' },
         schema: {
           operationId: 'reportListenerDelivery',
           summary: "Record the local answer to a listener's delivery",

@@ -26,6 +26,7 @@ export const merchantEventRoutes =
     app.get(
       '/events',
       {
+        config: { role: 'viewer' },
         schema: {
           operationId: 'listEvents',
           summary: "List the account's events",
@@ -54,6 +55,7 @@ export const merchantEventRoutes =
     app.post(
       '/events/trigger',
       {
+        config: { role: 'developer' },
         schema: {
           operationId: 'triggerEvent',
           summary: 'Trigger a test event',
@@ -79,6 +81,7 @@ export const merchantEventRoutes =
     app.get(
       '/events/:eventID',
       {
+        config: { role: 'viewer' },
         schema: {
           operationId: 'getEvent',
           summary: 'Get an event and its deliveries',
@@ -95,6 +98,7 @@ export const merchantEventRoutes =
     app.post(
       '/events/:eventID/resend',
       {
+        config: { role: 'developer' },
         schema: {
           operationId: 'resendEvent',
           summary: 'Send an event again to one endpoint',

@@ -31,6 +31,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits; apps: Ap
   app.get(
     '/webhooks/events',
     {
+      config: { role: 'viewer' },
       schema: {
         operationId: 'listEventTypes',
         summary: 'The event catalog',
@@ -51,6 +52,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits; apps: Ap
   app.post(
     '/webhooks',
     {
+      config: { role: 'developer' },
       schema: {
         operationId: 'createWebhook',
         summary: 'Create a webhook endpoint',
@@ -69,6 +71,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits; apps: Ap
   app.get(
     '/webhooks',
     {
+      config: { role: 'viewer' },
       schema: {
         operationId: 'listWebhooks',
         summary: 'List webhook endpoints',
@@ -89,6 +92,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits; apps: Ap
   app.get(
     '/webhooks/:webhookID',
     {
+      config: { role: 'viewer' },
       schema: {
         operationId: 'getWebhook',
         summary: 'Get a webhook endpoint',
@@ -105,6 +109,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits; apps: Ap
   app.patch(
     '/webhooks/:webhookID',
     {
+      config: { role: 'developer' },
       schema: {
         operationId: 'updateWebhook',
         summary: 'Update a webhook endpoint',
@@ -127,6 +132,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits; apps: Ap
   app.delete(
     '/webhooks/:webhookID',
     {
+      config: { role: 'developer' },
       schema: {
         operationId: 'deleteWebhook',
         summary: 'Delete a webhook endpoint',
@@ -146,6 +152,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits; apps: Ap
     app.post(
       `/webhooks/:webhookID/${action}`,
       {
+        config: { role: 'developer' },
         schema: {
           operationId: action === 'enable' ? 'enableWebhook' : 'disableWebhook',
           summary: action === 'enable' ? 'Enable a webhook endpoint' : 'Disable a webhook endpoint',
@@ -169,6 +176,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits; apps: Ap
   app.post(
     '/webhooks/:webhookID/rotate-secret',
     {
+      config: { role: 'developer' },
       schema: {
         operationId: 'rotateWebhookSecret',
         summary: "Rotate an endpoint's signing secret",
@@ -192,6 +200,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits; apps: Ap
   app.post(
     '/webhooks/:webhookID/reveal-secret',
     {
+      config: { role: 'developer' },
       schema: {
         operationId: 'revealWebhookSecret',
         summary: 'Show the signing secret again',

@@ -7,6 +7,8 @@ export const DEV = '/settings/developers';
 export type Route =
   | { name: 'signin' }
   | { name: 'signup' }
+  | { name: 'join' }
+  | { name: 'team' }
   | { name: 'apps' }
   | { name: 'app-new' }
   | { name: 'app'; id: string }
@@ -65,6 +67,8 @@ export function parse(pathname: string): Route {
   if (parts.length === 0) return { name: 'home' };
   if (parts[0] === 'signin' && parts.length === 1) return { name: 'signin' };
   if (parts[0] === 'signup' && parts.length === 1) return { name: 'signup' };
+  if (parts[0] === 'join' && parts.length === 1) return { name: 'join' };
+  if (parts[0] === 'settings' && parts[1] === 'team' && parts.length === 2) return { name: 'team' };
   if (parts[0] !== 'settings' || parts[1] !== 'developers') return { name: 'not-found' };
   const [section, a, b, c] = parts.slice(2);
   switch (section) {
@@ -127,6 +131,8 @@ export function tabOf(route: Route): Tab | null {
       return 'requests';
     case 'signin':
     case 'signup':
+    case 'join':
+    case 'team':
     case 'home':
     case 'not-found':
       return null;

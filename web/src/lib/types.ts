@@ -1,7 +1,9 @@
-// The objects of the merchant interface (API.md sections 2, 3, 4, 7, 8), as the dashboard reads them.
+// The objects of the merchant interface (API.md sections 2, 3, 4, 7, 8, 11.2), as the dashboard reads them.
+import type { Role } from './role.ts';
 export type Mode = 'test' | 'live';
 export type Scope = 'public:read' | 'public:write' | 'public:*';
 export const SCOPES: readonly Scope[] = ['public:read', 'public:write', 'public:*'];
+export type { Role };
 
 export interface ListPage<T> {
   items: T[];
@@ -11,9 +13,59 @@ export interface ListPage<T> {
 }
 
 export interface Me {
-  user: { id: string; email: string; role: string };
+  user: { id: string; email: string; role: Role };
   merchant: { id: string; name: string };
+  role: Role;
+  memberships: { merchant: { id: string; name: string }; role: Role }[];
   stores: { id: string; name: string }[];
+}
+
+export interface Member {
+  id: string;
+  email: string;
+  name: string | null;
+  role: Role;
+  joined_at: string;
+  last_active_at: string | null;
+}
+
+export interface Invitation {
+  id: string;
+  email: string;
+  role: Role;
+  created_at: string;
+  expires_at: string;
+  url?: string;
+  emailed?: boolean;
+}
+
+export interface InvitationPreview {
+  email: string;
+  role: Role;
+  merchant: { id: string; name: string };
+  expires_at: string;
+  account_exists: boolean;
+}
+
+export interface ExposedCredential {
+  type: 'api_key' | 'client_secret' | 'webhook_secret';
+  id: string;
+  name: string | null;
+  mode: Mode;
+  seen_at: string;
+  how: 'created' | 'rotated' | 'revealed';
+  expires_at: string | null;
+}
+
+export interface RotatedCredential {
+  type: ExposedCredential['type'];
+  id: string;
+  name: string | null;
+  mode: Mode;
+  outcome: 'rotated' | 'ended' | 'skipped';
+  secret: string | null;
+  new_id: string | null;
+  error: string | null;
 }
 
 export interface App {

@@ -1,3 +1,4 @@
+import { useCan } from '../lib/role.ts';
 import type { Route } from '../lib/router.ts';
 import type { Me } from '../lib/types.ts';
 import { EmptyState } from '../components/empty-state.tsx';
@@ -18,6 +19,14 @@ import { EventsPage } from './events/events-page.tsx';
 import { EventPage } from './events/event-page.tsx';
 
 export function View({ route, me }: { route: Route; me: Me }) {
+  const canWrite = useCan('developer');
+  if (!canWrite && (route.name === 'app-new' || route.name === 'webhook-new')) {
+    return (
+      <EmptyState title="Your role may not create this.">
+        A {me.role} reads everything here; a developer, admin or owner of the team makes changes.
+      </EmptyState>
+    );
+  }
   switch (route.name) {
     case 'apps':
       return <AppsPage />;
@@ -50,6 +59,8 @@ export function View({ route, me }: { route: Route; me: Me }) {
     case 'home':
     case 'signin':
     case 'signup':
+    case 'join':
+    case 'team':
       return null;
     case 'not-found':
       return (

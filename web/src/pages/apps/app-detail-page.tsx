@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { api } from '../../lib/api.ts';
+import { useCan } from '../../lib/role.ts';
 import { navigate } from '../../lib/router.ts';
 import type { App } from '../../lib/types.ts';
 import { useAsync } from '../../lib/use-async.ts';
@@ -26,6 +27,7 @@ export function AppDetailPage({ id }: { id: string }) {
   const [open, setOpen] = useState<Open>(null);
   // An install made here shows at once in the webhooks' health and deliveries.
   const [installs, setInstalls] = useState(0);
+  const canWrite = useCan('developer');
   const path = `/developer/apps/${encodeURIComponent(id)}`;
 
   return (
@@ -38,17 +40,23 @@ export function AppDetailPage({ id }: { id: string }) {
               description={app.description || undefined}
               back={{ to: '/settings/developers/apps', label: 'OAuth apps' }}
               actions={
-                <>
-                  <button type="button" className="btn" onClick={() => setOpen('edit')}>
-                    Edit
-                  </button>
-                  <button type="button" className="btn" onClick={() => setOpen('rotate')}>
-                    Rotate secret
-                  </button>
-                  <button type="button" className="btn btn-danger-outline" onClick={() => setOpen('delete')}>
-                    Delete
-                  </button>
-                </>
+                canWrite && (
+                  <>
+                    <button type="button" className="btn" onClick={() => setOpen('edit')}>
+                      Edit
+                    </button>
+                    <button type="button" className="btn" onClick={() => setOpen('rotate')}>
+                      Rotate secret
+                    </button>
+                    <button
+                      type="button"
+                      className="btn btn-danger-outline"
+                      onClick={() => setOpen('delete')}
+                    >
+                      Delete
+                    </button>
+                  </>
+                )
               }
             />
             <div className="card card-padded">

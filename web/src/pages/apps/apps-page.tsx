@@ -1,4 +1,5 @@
 import { api } from '../../lib/api.ts';
+import { useCan } from '../../lib/role.ts';
 import type { App, ListPage } from '../../lib/types.ts';
 import { useAsync } from '../../lib/use-async.ts';
 import { AsyncView } from '../../components/async-view.tsx';
@@ -10,6 +11,7 @@ import { AppsSubnav } from './apps-subnav.tsx';
 
 export function AppsPage() {
   const { state, reload } = useAsync(() => api<ListPage<App>>('GET', '/developer/apps?limit=100'), []);
+  const canWrite = useCan('developer');
   return (
     <section aria-labelledby="section-title">
       <AppsSubnav current="apps" />
@@ -18,9 +20,11 @@ export function AppsPage() {
         guide="oauth-apps"
         description="Apps that other merchants install through OAuth consent. Each gets a client ID and secret."
         actions={
-          <Link className="btn btn-primary" to="/settings/developers/apps/new">
-            Create app
-          </Link>
+          canWrite && (
+            <Link className="btn btn-primary" to="/settings/developers/apps/new">
+              Create app
+            </Link>
+          )
         }
       />
       <div className="card">

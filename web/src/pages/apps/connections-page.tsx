@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { api } from '../../lib/api.ts';
+import { useCan } from '../../lib/role.ts';
 import type { Connection, EventDefinition, ListPage } from '../../lib/types.ts';
 import { SCOPE_TEXT } from './app-form.tsx';
 import { useAsync } from '../../lib/use-async.ts';
@@ -19,6 +20,7 @@ export function ConnectionsPage() {
   // Event types in words ("Order created"): the catalog's names.
   const catalog = useAsync(() => api<ListPage<EventDefinition>>('GET', '/webhooks/events'), []).state;
   const names = new Map(catalog.status === 'ok' ? catalog.data.items.map((e) => [e.id, e.name]) : []);
+  const canDisconnect = useCan('admin');
 
   return (
     <section aria-labelledby="section-title">
@@ -86,14 +88,16 @@ export function ConnectionsPage() {
                           <TimeText value={c.last_used_at} />
                         </td>
                         <td className="cell-actions">
-                          <button
-                            type="button"
-                            className="btn btn-small btn-danger-outline"
-                            aria-label={`Disconnect ${c.app.name}`}
-                            onClick={() => setDisconnecting(c)}
-                          >
-                            Disconnect
-                          </button>
+                          {canDisconnect && (
+                            <button
+                              type="button"
+                              className="btn btn-small btn-danger-outline"
+                              aria-label={`Disconnect ${c.app.name}`}
+                              onClick={() => setDisconnecting(c)}
+                            >
+                              Disconnect
+                            </button>
+                          )}
                         </td>
                       </tr>
                     ))}

@@ -1,6 +1,7 @@
 // One event: its payload, every delivery it produced, and "resend to an endpoint".
 import { useState } from 'react';
 import { api } from '../../lib/api.ts';
+import { useCan } from '../../lib/role.ts';
 import type { Delivery, EventItem, ListPage, Webhook } from '../../lib/types.ts';
 import { useAsync } from '../../lib/use-async.ts';
 import { useReloadSoon } from '../../lib/use-poll.ts';
@@ -26,6 +27,7 @@ export function EventPage({ id }: { id: string }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [sent, setSent] = useState<Delivery | null>(null);
+  const canWrite = useCan('developer');
 
   const resend = () => {
     setBusy(true);
@@ -66,57 +68,59 @@ export function EventPage({ id }: { id: string }) {
                   {payloadOf(e)}
                 </pre>
               </section>
-              <form
-                className="card card-padded stack"
-                aria-labelledby="resend-title"
-                onSubmit={(ev) => {
-                  ev.preventDefault();
-                  resend();
-                }}
-              >
-                <h3 className="card-title" id="resend-title">
-                  Resend
-                </h3>
-                <p className="muted small">
-                  A new delivery of this event to the endpoint you choose, sent now with the same{' '}
-                  <code>webhook-id</code>.
-                </p>
-                <label className="field">
-                  <span className="label">Endpoint</span>
-                  <select
-                    className="input"
-                    required
-                    value={target}
-                    onChange={(ev) => setTarget(ev.target.value)}
-                  >
-                    <option value="">Choose an endpoint</option>
-                    {endpoints
-                      .filter((w) => w.status === 'enabled')
-                      .map((w) => (
-                        <option key={w.id} value={w.id}>
-                          {w.url}
-                        </option>
-                      ))}
-                  </select>
-                </label>
-                <div>
-                  <button type="submit" className="btn btn-primary" disabled={busy || !target}>
-                    {busy ? 'Sending…' : 'Resend event'}
-                  </button>
-                </div>
-                <div aria-live="polite">
-                  {error !== null && <ErrorBox error={error} />}
-                  {sent && (
-                    <p role="status">
-                      Delivery{' '}
-                      <Link to={`/settings/developers/webhooks/${sent.webhook_id}/deliveries/${sent.id}`}>
-                        <code>{sent.id}</code>
-                      </Link>{' '}
-                      is on its way.
-                    </p>
-                  )}
-                </div>
-              </form>
+              {canWrite && (
+                <form
+                  className="card card-padded stack"
+                  aria-labelledby="resend-title"
+                  onSubmit={(ev) => {
+                    ev.preventDefault();
+                    resend();
+                  }}
+                >
+                  <h3 className="card-title" id="resend-title">
+                    Resend
+                  </h3>
+                  <p className="muted small">
+                    A new delivery of this event to the endpoint you choose, sent now with the same{' '}
+                    <code>webhook-id</code>.
+                  </p>
+                  <label className="field">
+                    <span className="label">Endpoint</span>
+                    <select
+                      className="input"
+                      required
+                      value={target}
+                      onChange={(ev) => setTarget(ev.target.value)}
+                    >
+                      <option value="">Choose an endpoint</option>
+                      {endpoints
+                        .filter((w) => w.status === 'enabled')
+                        .map((w) => (
+                          <option key={w.id} value={w.id}>
+                            {w.url}
+                          </option>
+                        ))}
+                    </select>
+                  </label>
+                  <div>
+                    <button type="submit" className="btn btn-primary" disabled={busy || !target}>
+                      {busy ? 'Sending…' : 'Resend event'}
+                    </button>
+                  </div>
+                  <div aria-live="polite">
+                    {error !== null && <ErrorBox error={error} />}
+                    {sent && (
+                      <p role="status">
+                        Delivery{' '}
+                        <Link to={`/settings/developers/webhooks/${sent.webhook_id}/deliveries/${sent.id}`}>
+                          <code>{sent.id}</code>
+                        </Link>{' '}
+                        is on its way.
+                      </p>
+                    )}
+                  </div>
+                </form>
+              )}
             </div>
             <section className="card" aria-labelledby="event-deliveries">
               <div className="card-header">

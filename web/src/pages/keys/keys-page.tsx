@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { api } from '../../lib/api.ts';
+import { useCan } from '../../lib/role.ts';
 import type { KeyPair, ListPage } from '../../lib/types.ts';
 import { useAsync } from '../../lib/use-async.ts';
 import { AsyncView } from '../../components/async-view.tsx';
@@ -17,6 +18,7 @@ type Open =
 export function KeysPage() {
   const { state, reload } = useAsync(() => api<ListPage<KeyPair>>('GET', '/api-keys?limit=200'), []);
   const [open, setOpen] = useState<Open>(null);
+  const canWrite = useCan('developer');
   const close = () => setOpen(null);
 
   return (
@@ -26,9 +28,11 @@ export function KeysPage() {
         guide="api-keys"
         description="A key pair is a secret key for your server and a publishable key, read-only, safe for browsers."
         actions={
-          <button type="button" className="btn btn-primary" onClick={() => setOpen('generate')}>
-            Generate key pair
-          </button>
+          canWrite && (
+            <button type="button" className="btn btn-primary" onClick={() => setOpen('generate')}>
+              Generate key pair
+            </button>
+          )
         }
       />
       <div className="card">

@@ -1,4 +1,5 @@
 import type { KeyPair } from '../../lib/types.ts';
+import { useCan } from '../../lib/role.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { StatusBadge } from '../../components/status-badge.tsx';
 import { TimeText } from '../../components/time-text.tsx';
@@ -10,6 +11,7 @@ interface Props {
 }
 
 export function KeysTable({ keys, onRotate, onRevoke }: Props) {
+  const canWrite = useCan('developer');
   return (
     <div className="table-wrap">
       <table className="table table-stack">
@@ -62,7 +64,7 @@ export function KeysTable({ keys, onRotate, onRevoke }: Props) {
                   <TimeText value={key.last_used_at} />
                 </td>
                 <td className="cell-actions">
-                  {usable && (
+                  {canWrite && usable && (
                     <>
                       <button
                         type="button"
@@ -82,7 +84,7 @@ export function KeysTable({ keys, onRotate, onRevoke }: Props) {
                       </button>
                     </>
                   )}
-                  {key.status === 'expiring' && (
+                  {canWrite && key.status === 'expiring' && (
                     <button
                       type="button"
                       className="btn btn-small btn-danger-outline"

@@ -10,7 +10,7 @@ export interface ActorNames {
 }
 
 interface Metadata {
-  actor?: { type?: string; id?: string | null };
+  actor?: { type?: string; id?: string | null; email?: string };
   webhook_id?: string;
 }
 
@@ -22,12 +22,15 @@ function metadataOf(entry: LogEntry): Metadata {
   }
 }
 
-/** Who acted, in words (an email, an app's name), with the raw id on hover. */
+/**
+ * Who acted, in words, with the raw id on hover: a user by the email its entry carries (API.md section
+ * 11.2; older entries have only the id, named when it is the signed-in user), an app by its name.
+ */
 function Actor({ actor, names }: { actor: Metadata['actor']; names: ActorNames }) {
   if (!actor?.type) return <span className="muted">—</span>;
   const id = actor.id ?? '';
   if (actor.type === 'system') return <span title={id}>svc (automatic)</span>;
-  const name = actor.type === 'user' ? names.users.get(id) : names.apps.get(id);
+  const name = actor.type === 'user' ? (actor.email ?? names.users.get(id)) : names.apps.get(id);
   const label = name ?? (actor.type === 'app' ? `App ${id}` : `User ${id}`);
   return (
     <span title={id} className={name ? undefined : 'mono-small'}>

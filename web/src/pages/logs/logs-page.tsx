@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { api, download, query, saveFile } from '../../lib/api.ts';
+import { useCan } from '../../lib/role.ts';
 import { getMode } from '../../lib/mode.ts';
 import { navigate, useSearch } from '../../lib/router.ts';
 import type { App, ChainState, Connection, ListPage, LogEntry, Me } from '../../lib/types.ts';
@@ -81,6 +82,7 @@ export function LogsPage({ me }: { me: Me }) {
   const setFilters = (f: LogFilters, startingAfter?: string) => navigate(`${HERE}${toUrl(f, startingAfter)}`);
   const actors = useActorNames(me);
   const [exportError, setExportError] = useState<unknown>(null);
+  const canExport = useCan('developer');
   // The checkpoint is signed before the export starts, so the export reaches it (`svc audit verify`); it is
   // saved after the export, so that the export is the first file the browser receives.
   const exportAs = (format: 'csv' | 'jsonl') => {
@@ -118,12 +120,16 @@ export function LogsPage({ me }: { me: Me }) {
         }
         actions={
           <>
-            <button type="button" className="btn" onClick={() => exportAs('csv')}>
-              Export CSV
-            </button>
-            <button type="button" className="btn" onClick={() => exportAs('jsonl')}>
-              Export JSON Lines
-            </button>
+            {canExport && (
+              <>
+                <button type="button" className="btn" onClick={() => exportAs('csv')}>
+                  Export CSV
+                </button>
+                <button type="button" className="btn" onClick={() => exportAs('jsonl')}>
+                  Export JSON Lines
+                </button>
+              </>
+            )}
             <button
               type="button"
               className="btn"

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { api } from '../../lib/api.ts';
+import { useCan } from '../../lib/role.ts';
 import type { Delivery } from '../../lib/types.ts';
 import { useAsync } from '../../lib/use-async.ts';
 import { usePollWhile, useReloadSoon } from '../../lib/use-poll.ts';
@@ -21,6 +22,7 @@ export function DeliveryPage({ webhookId, id }: { webhookId: string; id: string 
   const [retrying, setRetrying] = useState(false);
   const [retryError, setRetryError] = useState<unknown>(null);
   const [confirmResend, setConfirmResend] = useState(false);
+  const canWrite = useCan('developer');
   // While it is pending, the delivery is read again.
   const pending = state.status === 'ok' && state.data.status === 'pending';
   usePollWhile(pending, state, reload);
@@ -56,15 +58,17 @@ export function DeliveryPage({ webhookId, id }: { webhookId: string; id: string 
                   <button type="button" className="btn" onClick={() => reload()}>
                     Refresh
                   </button>
-                  <button
-                    type="button"
-                    className="btn btn-primary"
-                    // A delivery that already succeeded is sent again only after saying so.
-                    onClick={d.status === 'succeeded' ? () => setConfirmResend(true) : retry}
-                    disabled={retrying}
-                  >
-                    {retrying ? 'Retrying…' : d.status === 'succeeded' ? 'Send again' : 'Retry now'}
-                  </button>
+                  {canWrite && (
+                    <button
+                      type="button"
+                      className="btn btn-primary"
+                      // A delivery that already succeeded is sent again only after saying so.
+                      onClick={d.status === 'succeeded' ? () => setConfirmResend(true) : retry}
+                      disabled={retrying}
+                    >
+                      {retrying ? 'Retrying…' : d.status === 'succeeded' ? 'Send again' : 'Retry now'}
+                    </button>
+                  )}
                 </>
               }
             />

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { api } from '../../lib/api.ts';
+import { useCan } from '../../lib/role.ts';
 import { navigate } from '../../lib/router.ts';
 import type { Webhook } from '../../lib/types.ts';
 import { paceWords } from '../../lib/format.ts';
@@ -27,6 +28,7 @@ export function WebhookDetailPage({ id }: { id: string }) {
   const [open, setOpen] = useState<Open>(null);
   const [toggleError, setToggleError] = useState<unknown>(null);
   const [deliveriesVersion, setDeliveriesVersion] = useState(0);
+  const canWrite = useCan('developer');
 
   const enable = () => {
     setToggleError(null);
@@ -47,34 +49,40 @@ export function WebhookDetailPage({ id }: { id: string }) {
                   : { to: '/settings/developers/webhooks', label: 'Webhooks' }
               }
               actions={
-                <>
-                  <button type="button" className="btn" onClick={() => setOpen('edit')}>
-                    Edit
-                  </button>
-                  {wh.status === 'enabled' && (
-                    <button type="button" className="btn" onClick={() => setOpen('recover')}>
-                      Recover failed
+                canWrite && (
+                  <>
+                    <button type="button" className="btn" onClick={() => setOpen('edit')}>
+                      Edit
                     </button>
-                  )}
-                  {wh.status === 'enabled' ? (
-                    <button type="button" className="btn" onClick={() => setOpen('disable')}>
-                      Disable
+                    {wh.status === 'enabled' && (
+                      <button type="button" className="btn" onClick={() => setOpen('recover')}>
+                        Recover failed
+                      </button>
+                    )}
+                    {wh.status === 'enabled' ? (
+                      <button type="button" className="btn" onClick={() => setOpen('disable')}>
+                        Disable
+                      </button>
+                    ) : (
+                      <button type="button" className="btn" onClick={enable}>
+                        Enable
+                      </button>
+                    )}
+                    <button type="button" className="btn" onClick={() => setOpen('reveal')}>
+                      Reveal secret
                     </button>
-                  ) : (
-                    <button type="button" className="btn" onClick={enable}>
-                      Enable
+                    <button type="button" className="btn" onClick={() => setOpen('rotate')}>
+                      Rotate secret
                     </button>
-                  )}
-                  <button type="button" className="btn" onClick={() => setOpen('reveal')}>
-                    Reveal secret
-                  </button>
-                  <button type="button" className="btn" onClick={() => setOpen('rotate')}>
-                    Rotate secret
-                  </button>
-                  <button type="button" className="btn btn-danger-outline" onClick={() => setOpen('delete')}>
-                    Delete
-                  </button>
-                </>
+                    <button
+                      type="button"
+                      className="btn btn-danger-outline"
+                      onClick={() => setOpen('delete')}
+                    >
+                      Delete
+                    </button>
+                  </>
+                )
               }
             />
             {toggleError !== null && <ErrorBox error={toggleError} />}
@@ -142,7 +150,7 @@ export function WebhookDetailPage({ id }: { id: string }) {
                   </dd>
                 </dl>
               </div>
-              <TestEventPanel webhook={wh} onSent={() => setDeliveriesVersion((v) => v + 1)} />
+              {canWrite && <TestEventPanel webhook={wh} onSent={() => setDeliveriesVersion((v) => v + 1)} />}
             </div>
             <DeliveriesList key={deliveriesVersion} webhookId={wh.id} />
             {open === 'edit' && (

@@ -1,4 +1,5 @@
 import { api } from '../../lib/api.ts';
+import { useCan } from '../../lib/role.ts';
 import type { ListPage, Webhook } from '../../lib/types.ts';
 import { useAsync } from '../../lib/use-async.ts';
 import { AsyncView } from '../../components/async-view.tsx';
@@ -9,6 +10,7 @@ import { WebhooksTable } from './webhooks-table.tsx';
 
 export function WebhooksPage() {
   const { state, reload } = useAsync(() => api<ListPage<Webhook>>('GET', '/webhooks?limit=100'), []);
+  const canWrite = useCan('developer');
   return (
     <section aria-labelledby="section-title">
       <PageHeader
@@ -16,9 +18,11 @@ export function WebhooksPage() {
         guide="webhooks"
         description="Endpoints that receive signed events as they happen, retried until they answer 2xx."
         actions={
-          <Link className="btn btn-primary" to="/settings/developers/webhooks/new">
-            Add endpoint
-          </Link>
+          canWrite && (
+            <Link className="btn btn-primary" to="/settings/developers/webhooks/new">
+              Add endpoint
+            </Link>
+          )
         }
       />
       <div className="card">

@@ -1,0 +1,21 @@
+// Row types of the members module's table (src/db/migrations/0050_memberships.sql and 0051_invitations.sql). Memberships themselves are
+// the merchants module's (docs/decisions.md, "A merchant is a team").
+import type { Role } from '../../http/roles.ts';
+
+export interface InvitationsTable {
+  id: string;
+  merchant_id: string;
+  email: string;
+  role: Role;
+  token_hash: Buffer;
+  invited_by: string;
+  created_at: Date;
+  expires_at: Date;
+  accepted_at: Date | null;
+  accepted_by: string | null;
+  withdrawn_at: Date | null;
+}
+
+export interface MembersTables {
+  invitations: InvitationsTable;
+}

@@ -1,0 +1,71 @@
+// Sessions: one per sign-in, of one membership. The check of every merchant-interface call reads one row by
+// its token's SHA-256, joined to its membership (the role) and user (the email, for the audit log): one index
+// lookup and two primary-key joins, and a removed member's sessions are gone with its membership.
+import { sql, type Insertable } from 'kysely';
+import type { Executor } from '../../db/database.ts';
+import { recordLastUses } from '../../db/last-uses.ts';
+import type { SessionsTable } from './merchants.table.ts';
+
+export async function insertSession(db: Executor, row: Insertable<SessionsTable>) {
+  await db.insertInto('sessions').values(row).execute();
+}
+
+export async function findLiveSession(db: Executor, tokenHash: Buffer, now: Date) {
+  return db
+    .selectFrom('sessions as s')
+    .innerJoin('memberships as m', (j) =>
+      j.onRef('m.merchant_id', '=', 's.merchant_id').onRef('m.user_id', '=', 's.user_id'),
+    )
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select(['s.id', 's.user_id', 's.merchant_id', 's.token_hash', 'm.role', 'u.email'])
+    .where('s.token_hash', '=', tokenHash)
+    .where('s.expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+/** The user's live sessions, in every merchant, the newest first. */
+export async function sessionsOfUser(db: Executor, userId: string, now: Date) {
+  return db
+    .selectFrom('sessions')
+    .select(['id', 'merchant_id', 'ip', 'user_agent', 'created_at', 'last_used_at', 'expires_at'])
+    .where('user_id', '=', userId)
+    .where('expires_at', '>', now)
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export async function deleteSession(db: Executor, merchantId: string, sessionId: string) {
+  await db.deleteFrom('sessions').where('merchant_id', '=', merchantId).where('id', '=', sessionId).execute();
+}
+
+/** One of the user's sessions, whichever merchant it opens; `true` when there was one. */
+export async function deleteUserSession(db: Executor, userId: string, sessionId: string): Promise<boolean> {
+  const row = await db
+    .deleteFrom('sessions')
+    .where('user_id', '=', userId)
+    .where('id', '=', sessionId)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function deleteExpiredSessions(db: Executor, now: Date) {
+  await db.deleteFrom('sessions').where('expires_at', '<=', now).execute();
+}
+
+/**
+ * A batch of session uses (epoch ms, by session id): each session's `last_used_at`, then its membership's
+ * `last_active_at`, neither ever moved backwards. Grouped by membership first, so that two sessions of one
+ * member in a batch give it the later time (an UPDATE ... FROM with two matching rows picks either).
+ */
+export async function recordSessionUses(db: Executor, uses: ReadonlyMap<string, number>): Promise<void> {
+  await recordLastUses(db, 'sessions', uses);
+  const ids = [...uses.keys()];
+  await sql`
+    update memberships as m set last_active_at = greatest(m.last_active_at, s.at)
+    from (
+      select merchant_id, user_id, max(last_used_at) as at from sessions
+      where id in (${sql.join(ids)}) group by merchant_id, user_id
+    ) as s
+    where m.merchant_id = s.merchant_id and m.user_id = s.user_id`.execute(db);
+}
