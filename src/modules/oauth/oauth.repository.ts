@@ -85,7 +85,9 @@ export async function writeGrant(db: Executor, row: GrantWrite): Promise<GrantWr
     .select(['id', 'scopes'])
     .where('app_id', '=', row.app_id)
     .where('merchant_id', '=', row.merchant_id)
-    .forUpdate()
+    // the update's own lock: FOR UPDATE would also wait for (and deadlock with) the key-share locks that
+    // concurrent exchanges' token inserts take on the grant through their foreign keys
+    .forNoKeyUpdate()
     .executeTakeFirstOrThrow();
   await db
     .updateTable('oauth_grants')
