@@ -19,6 +19,19 @@ const ROLE_OF: Record<string, Role> = {
   'POST /auth/switch': 'viewer',
   'GET /auth/sessions': 'viewer',
   'DELETE /auth/sessions/:sessionID': 'viewer',
+  // The user's own second factors and step-up (API.md section 11.3), whatever the role.
+  'GET /auth/mfa': 'viewer',
+  'POST /auth/mfa/totp': 'viewer',
+  'POST /auth/mfa/totp/confirm': 'viewer',
+  'DELETE /auth/mfa/totp': 'viewer',
+  'POST /auth/mfa/recovery-codes': 'viewer',
+  'POST /auth/passkeys/options': 'viewer',
+  'POST /auth/passkeys': 'viewer',
+  'GET /auth/passkeys': 'viewer',
+  'DELETE /auth/passkeys/:passkeyID': 'viewer',
+  'POST /auth/step-up/options': 'viewer',
+  'POST /auth/step-up': 'viewer',
+  'GET /settings': 'viewer',
   // Settings -> Developers, read: a viewer reads everything but secrets, reveals and exports.
   'GET /api-keys': 'viewer',
   'GET /developer/apps': 'viewer',
@@ -70,6 +83,8 @@ const ROLE_OF: Record<string, Role> = {
   'DELETE /members/:userID': 'admin',
   'GET /members/:userID/exposed-credentials': 'admin',
   'POST /members/:userID/exposed-credentials/rotate': 'admin',
+  // The merchant's own settings (require_mfa).
+  'PATCH /settings': 'owner',
 };
 
 const PREFIX = '/api/v1/merchant';
@@ -147,7 +162,7 @@ describe('the role of every merchant route', () => {
           payload: bodyOf(method, url),
         });
         const json = String(res.headers['content-type']).startsWith('application/json');
-        const error = json ? (res.json() as { error?: { code: string; message: string } }).error : undefined;
+        const error = json ? res.json<{ error?: { code: string; message: string } }>().error : undefined;
         const refused = res.statusCode === 403 && /needs the \w+ role/.test(error?.message ?? '');
         const allowed = ORDER.indexOf(role) >= ORDER.indexOf(needs);
         seen.push(`${route} ${role} ${allowed ? 'allowed' : 'refused'}`);
@@ -166,9 +181,9 @@ describe('the role of every merchant route', () => {
   });
 
   it('is shown in the OpenAPI document of each operation', async () => {
-    const doc = (await svc.app.inject({ url: '/api/openapi.json' })).json() as {
+    const doc = (await svc.app.inject({ url: '/api/openapi.json' })).json<{
       paths: Record<string, Record<string, { 'x-svc-role'?: string; description?: string }>>;
-    };
+    }>();
     for (const [route, role] of Object.entries(ROLE_OF)) {
       const [method, url] = route.split(' ') as [string, string];
       const op = doc.paths[`${PREFIX}${url.replace(/:([A-Za-z]+)/g, '{$1}')}`]?.[method.toLowerCase()];

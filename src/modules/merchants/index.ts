@@ -3,6 +3,7 @@ import type { SessionResolver } from '../../http/merchant-auth.ts';
 import type { LastUses } from '../../lib/last-uses.ts';
 import { Loop, warnOnFailure } from '../../lib/loop.ts';
 import type { Module } from '../module.ts';
+import { factorRoutes } from './factors.routes.ts';
 import { merchantRoutes } from './merchants.routes.ts';
 import { purgeExpiredSessions } from './merchants.service.ts';
 import { createSessionUses, sessionResolver } from './sessions.service.ts';
@@ -84,6 +85,7 @@ export function createMerchants(ctx: Context): MerchantsModule {
     sessionUses: uses,
     merchantRoutes: async (app) => {
       await app.register(merchantRoutes, { signIns, uses });
+      await app.register(factorRoutes, { signIns });
     },
     publicRoutes: storeRoutes,
     background: [purge],

@@ -36,6 +36,9 @@ import { AuthorizeQuery, ConsentAnswer, ConsentBody, ConsentInfo } from './oauth
 export const AUTHORIZE_PATH = '/api/public/v1/oauth/authorize';
 const CONSENT_PATH = `${AUTHORIZE_PATH}/consent`;
 const LOGIN_PATH = `${AUTHORIZE_PATH}/login`;
+/** A user with a second factor signs in on the dashboard (its two steps), then comes back through the app. */
+const SECOND_FACTOR_ELSEWHERE =
+  'This account has a second factor: sign in on the dashboard first, then start again from the app.';
 const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-store',
@@ -228,6 +231,8 @@ export const authorizeRoutes =
             device: deviceCookieOf(request.cookies),
             log: request.log,
           });
+          // The second step lives in the dashboard: the form sends the user there, and back through the app.
+          if ('mfa' in result) throw new AppError('invalid_credentials', SECOND_FACTOR_ELSEWHERE);
           setSignInCookies(reply, ctx.config, result);
           return reply.headers({ 'cache-control': 'no-store' }).redirect(returnTo, 303);
         } catch (err) {
@@ -242,7 +247,10 @@ export const authorizeRoutes =
               returnTo,
               appName,
               email: text('email'),
-              error: err.code === 'rate_limited' ? err.message : 'The email or password is wrong.',
+              error:
+                err.code === 'rate_limited' || err.message === SECOND_FACTOR_ELSEWHERE
+                  ? err.message
+                  : 'The email or password is wrong.',
             }),
           );
         }

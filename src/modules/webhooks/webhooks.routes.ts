@@ -191,7 +191,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = asyn
   app.post(
     '/webhooks/:webhookID/reveal-secret',
     {
-      config: { role: 'developer' },
+      config: { role: 'developer', stepUp: 'always' },
       schema: {
         operationId: 'revealWebhookSecret',
         summary: 'Show the signing secret again',
