@@ -22,6 +22,9 @@ import { decryptSecret, encryptSecret } from '../../lib/secrets.ts';
 import { iso } from '../../lib/time.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
 import * as repo from './factors.repository.ts';
+import { findUserByEmail } from './merchants.repository.ts';
+import { membershipsOfUser } from './memberships.repository.ts';
+import { deleteUserSessions } from './sessions.repository.ts';
 
 const ISSUER = 'svc';
 const DIGITS = 6;
@@ -371,10 +374,43 @@ export async function verifyFactor(
   return undefined;
 }
 
-/** Every factor of a user who lost them all (the operator's reset, `svc reset-mfa`), audited. */
-export async function resetFactors(trx: Executor, audit: AuditContext): Promise<void> {
-  await repo.deleteFactorsOf(trx, audit.actor.id);
-  await memberAudit(trx, audit, 'member.mfa_disabled', { method: 'all', by: 'operator' });
+/**
+ * An operator's reset of a user who lost every factor (`svc mfa reset`): its TOTP, passkeys and recovery
+ * codes removed and its sessions ended, so that it signs in with its password alone and enrols again;
+ * audited as `member.mfa_disabled` in both modes of every merchant it belongs to, the actor the system.
+ */
+export async function resetFactors(
+  ctx: Context,
+  email: string,
+  reason: string,
+): Promise<{ user_id: string; merchants: number }> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const user = await findUserByEmail(trx, email);
+    if (!user) throw notFound('user with this email');
+    await repo.deleteFactorsOf(trx, user.id);
+    await deleteUserSessions(trx, user.id);
+    const memberships = await membershipsOfUser(trx, user.id);
+    for (const m of memberships) {
+      for (const mode of ['test', 'live'] as const) {
+        const audit: AuditContext = {
+          merchantId: m.id,
+          mode,
+          actor: { type: 'system', id: 'operator' },
+          ip: null,
+          userAgent: null,
+          requestId: null,
+          clock: ctx.clock,
+        };
+        await writeAudit(trx, audit, {
+          action: 'member.mfa_disabled',
+          entityType: 'member',
+          entityId: user.id,
+          fields: { method: 'all', by: 'operator', reason, email: user.email },
+        });
+      }
+    }
+    return { user_id: user.id, merchants: memberships.length };
+  });
 }
 
 /** Remembers that the session verified a factor now: the step-up window opens. */

@@ -39,6 +39,7 @@ export {
   type MemberRow,
 } from './memberships.service.ts';
 export { Email, Role, Session } from './merchants.schemas.ts';
+export { resetFactors } from './factors.service.ts';
 export {
   confirmPassword,
   DEVICE_COOKIE,

@@ -61,6 +61,11 @@ export async function deleteUserSession(db: Executor, userId: string, sessionId:
   return row !== undefined;
 }
 
+/** Every session of the user, in every merchant. */
+export async function deleteUserSessions(db: Executor, userId: string): Promise<void> {
+  await db.deleteFrom('sessions').where('user_id', '=', userId).execute();
+}
+
 export async function deleteExpiredSessions(db: Executor, now: Date) {
   await db.deleteFrom('sessions').where('expires_at', '<=', now).execute();
 }
