@@ -21,6 +21,7 @@ export type Route =
   | { name: 'logs' }
   | { name: 'requests' }
   | { name: 'request'; id: string }
+  | { name: 'account' }
   | { name: 'home' }
   | { name: 'not-found' };
 
@@ -65,6 +66,7 @@ export function parse(pathname: string): Route {
   if (parts.length === 0) return { name: 'home' };
   if (parts[0] === 'signin' && parts.length === 1) return { name: 'signin' };
   if (parts[0] === 'signup' && parts.length === 1) return { name: 'signup' };
+  if (parts[0] === 'settings' && parts[1] === 'account' && parts.length === 2) return { name: 'account' };
   if (parts[0] !== 'settings' || parts[1] !== 'developers') return { name: 'not-found' };
   const [section, a, b, c] = parts.slice(2);
   switch (section) {
@@ -127,6 +129,7 @@ export function tabOf(route: Route): Tab | null {
       return 'requests';
     case 'signin':
     case 'signup':
+    case 'account':
     case 'home':
     case 'not-found':
       return null;

@@ -50,6 +50,7 @@ export function View({ route, me }: { route: Route; me: Me }) {
     case 'home':
     case 'signin':
     case 'signup':
+    case 'account':
       return null;
     case 'not-found':
       return (
