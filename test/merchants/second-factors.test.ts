@@ -8,6 +8,7 @@ import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { addMember, call, entries, login } from '../members/support.ts';
 import { createWebhook } from '../webhooks/helpers.ts';
+import { resetFactors } from '../../src/modules/merchants/index.ts';
 import { codeAt, enrolTotp, firstStep } from './factors-support.ts';
 
 const clock = new TestClock();
@@ -306,5 +307,23 @@ describe('a merchant requiring a second factor', () => {
     await enrolTotp(svc.app, admin.auth, clock);
     expect((await call(svc.app, admin.auth, 'GET', '/api-keys')).status).toBe(200);
     expect((await call(svc.app, admin.auth, 'GET', '/settings')).body.data).toEqual({ require_mfa: true });
+  });
+});
+
+describe('an operator’s reset (svc mfa reset)', () => {
+  it('removes every factor and session of the user, audited by the system with the reason', async () => {
+    const m = await signupMerchant(svc.app);
+    await enrolTotp(svc.app, m.auth, clock);
+    const result = await resetFactors(svc.ctx, m.email.toUpperCase(), 'ticket 1');
+    expect(result).toEqual({ user_id: m.userId, merchants: 1 });
+    expect((await call(svc.app, m.auth, 'GET', '/me')).status).toBe(401);
+    const signedIn = await login(svc.app, m);
+    const factors = await call(svc.app, signedIn.auth, 'GET', '/auth/mfa');
+    expect(factors.body.data).toMatchObject({ totp: false, passkeys: 0, recovery_codes_left: 0 });
+    const [entry] = await entries(svc.app, { ...m, auth: signedIn.auth }, 'member.mfa_disabled');
+    expect(entry).toMatchObject({
+      entityId: m.userId,
+      metadata: { actor: { type: 'system', id: 'operator' }, reason: 'ticket 1', by: 'operator' },
+    });
   });
 });
