@@ -328,7 +328,7 @@ export const factorRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = async
       },
     },
     async (request) => {
-      const items = await factors.listPasskeys(ctx, merchantOf(request).userId);
+      const items = await factors.passkeysOfUser(ctx, merchantOf(request).userId);
       return { data: { items, count: items.length, has_more: false, next_cursor: null } };
     },
   );

@@ -258,7 +258,7 @@ export async function addPasskey(
   });
 }
 
-export async function listPasskeys(ctx: Context, userId: string) {
+export async function passkeysOfUser(ctx: Context, userId: string) {
   const rows = await repo.passkeysOfUser(ctx.db, userId);
   return rows.map((p) => ({
     id: p.id,
