@@ -278,6 +278,26 @@ describe('step-up', () => {
     expect((await call(svc.app, otherLive, 'POST', '/api-keys', {})).status).toBe(403);
   });
 
+  it('guards new recovery codes, which replace the old ones', async () => {
+    const user = await signupMerchant(svc.app);
+    const enrolled = await enrolTotp(svc.app, user.auth, clock);
+    clock.advance(11 * MINUTE);
+    const refused = await call(svc.app, user.auth, 'POST', '/auth/mfa/recovery-codes');
+    expect([refused.status, refused.body.error.code]).toEqual([403, 'step_up_required']);
+    await call(svc.app, user.auth, 'POST', '/auth/step-up', { code: nextCode(enrolled.secret) });
+    const res = await call(svc.app, user.auth, 'POST', '/auth/mfa/recovery-codes');
+    expect(res.status).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    const fresh = res.body.data.recovery_codes as string[];
+    expect(fresh).toHaveLength(10);
+    const second = (factor: object) =>
+      firstStep(svc.app, user).then(({ mfa_token }) =>
+        call(svc.app, undefined, 'POST', '/auth/login/mfa', { mfa_token, ...factor }),
+      );
+    expect((await second({ recovery_code: enrolled.recoveryCodes[0] })).status).toBe(401);
+    expect((await second({ recovery_code: fresh[0] })).status).toBe(200);
+  });
+
   it('is not asked of a user without a second factor', async () => {
     const plain = await signupMerchant(svc.app);
     const res = await call(svc.app, { ...plain.auth, ...live }, 'POST', '/api-keys', {});

@@ -18,13 +18,13 @@
 // address that signed in before, keeps a budget of their own, including behind the same address. A stolen
 // session guessing the password at reveal-secret fills the same budgets as a guesser at the sign-in form.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Context } from '../../context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { createFailureLimiter, retryAfterSeconds, type FailureLimiter } from '../../lib/failure-limiter.ts';
-import { DUMMY_PASSWORD_HASH, verifyPassword } from '../../lib/passwords.ts';
-import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { Mode } from '../../lib/credentials.ts';
+import { DUMMY_PASSWORD_HASH, verifyPassword } from '../../lib/passwords.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
 import {
   methodsOf,
@@ -343,8 +343,8 @@ export async function signInWithFactor(
 
 /**
  * A sign-in with a passkey alone (discoverable): the assertion names its user, whose membership used last
- * opens, inside the step-up window. Failures draw on the address's budget, and on the user's when the
- * passkey is known.
+ * opens, inside the step-up window. Failures draw on the address's budget: a failed assertion names no user
+ * whose budget it could fill (its signature is what failed).
  */
 export async function signInWithPasskey(
   state: SignInLimits,
