@@ -298,6 +298,29 @@ describe('step-up', () => {
     expect((await second({ recovery_code: fresh[0] })).status).toBe(200);
   });
 
+  it('is shown on each operation of the list in the OpenAPI document', async () => {
+    const doc = (await svc.app.inject({ url: '/api/openapi.json' })).json<{
+      paths: Record<string, Record<string, { 'x-svc-step-up'?: string; description?: string }>>;
+    }>();
+    const stepUps = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => op['x-svc-step-up'] !== undefined)
+        .map(([method, op]) => `${method.toUpperCase()} ${path} ${op['x-svc-step-up']}`),
+    );
+    const m = '/api/v1/merchant';
+    expect(stepUps.sort()).toEqual([
+      `DELETE ${m}/members/{userID} always`,
+      `POST ${m}/api-keys live`,
+      `POST ${m}/api-keys/{keyID}/rotate live`,
+      `POST ${m}/auth/mfa/recovery-codes always`,
+      `POST ${m}/developer/apps live`,
+      `POST ${m}/developer/apps/{appID}/rotate-secret live`,
+      `POST ${m}/members/{userID}/exposed-credentials/rotate always`,
+      `POST ${m}/webhooks/{webhookID}/reveal-secret always`,
+    ]);
+    expect(doc.paths[`${m}/api-keys`]!.post!.description).toContain('403 step_up_required');
+  });
+
   it('is not asked of a user without a second factor', async () => {
     const plain = await signupMerchant(svc.app);
     const res = await call(svc.app, { ...plain.auth, ...live }, 'POST', '/api-keys', {});

@@ -346,6 +346,8 @@ export interface paths {
          * @description Ten new single-use codes in place of the old ones, answered once (Cache-Control: no-store). Needs a step-up in the last 10 minutes.
          *
          *     Role: viewer, that is any member of the merchant.
+         *
+         *     Step-up: A user with a second factor needs one verified in this session in the last 10 minutes (POST /auth/step-up); otherwise 403 step_up_required.
          */
         post: operations["regenerateRecoveryCodes"];
         delete?: never;
@@ -598,6 +600,8 @@ export interface paths {
          * @description The client secret is in this answer only.
          *
          *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
+         *
+         *     Step-up: In live mode, a user with a second factor needs one verified in this session in the last 10 minutes (POST /auth/step-up); otherwise 403 step_up_required.
          */
         post: operations["createApp"];
         delete?: never;
@@ -652,6 +656,8 @@ export interface paths {
          * @description Installs survive: grants and tokens stay valid, the app authenticates with the new secret.
          *
          *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
+         *
+         *     Step-up: In live mode, a user with a second factor needs one verified in this session in the last 10 minutes (POST /auth/step-up); otherwise 403 step_up_required.
          */
         post: operations["rotateAppSecret"];
         delete?: never;
@@ -874,6 +880,8 @@ export interface paths {
          * @description Re-enter the signed-in user's password. Audited.
          *
          *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
+         *
+         *     Step-up: A user with a second factor needs one verified in this session in the last 10 minutes (POST /auth/step-up); otherwise 403 step_up_required.
          */
         post: operations["revealWebhookSecret"];
         delete?: never;
@@ -1130,6 +1138,8 @@ export interface paths {
          * @description The secret key is in this answer only.
          *
          *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
+         *
+         *     Step-up: In live mode, a user with a second factor needs one verified in this session in the last 10 minutes (POST /auth/step-up); otherwise 403 step_up_required.
          */
         post: operations["createKeyPair"];
         delete?: never;
@@ -1152,6 +1162,8 @@ export interface paths {
          * @description A new pair; the old one keeps working until the chosen expiry.
          *
          *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
+         *
+         *     Step-up: In live mode, a user with a second factor needs one verified in this session in the last 10 minutes (POST /auth/step-up); otherwise 403 step_up_required.
          */
         post: operations["rotateKeyPair"];
         delete?: never;
@@ -1217,6 +1229,8 @@ export interface paths {
          * @description The member’s sessions end at once, on every process. The answer lists the credentials it saw in clear that still work (as GET .../exposed-credentials). Removing an owner needs the owner role; the last owner: 409 conflict.
          *
          *     Role: admin (admin or owner); a member of a lower role gets 403 forbidden.
+         *
+         *     Step-up: A user with a second factor needs one verified in this session in the last 10 minutes (POST /auth/step-up); otherwise 403 step_up_required.
          */
         delete: operations["removeMember"];
         options?: never;
@@ -1266,6 +1280,8 @@ export interface paths {
          * @description Each credential of the exposed list is rotated, the secret seen working for previous_expires_in seconds more (a key pair already replaced is revoked). The new secrets are in this answer only (Cache-Control: no-store).
          *
          *     Role: admin (admin or owner); a member of a lower role gets 403 forbidden.
+         *
+         *     Step-up: A user with a second factor needs one verified in this session in the last 10 minutes (POST /auth/step-up); otherwise 403 step_up_required.
          */
         post: operations["rotateExposedCredentials"];
         delete?: never;

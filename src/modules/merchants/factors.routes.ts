@@ -9,7 +9,6 @@ import { EmptyBody, errors } from '../../http/schemas.ts';
 import { STEP_UP_WINDOW_MS, steppedUp } from '../../http/second-factor.ts';
 import { AppError, invalid } from '../../lib/errors.ts';
 import { iso } from '../../lib/time.ts';
-import * as repo from './factors.repository.ts';
 import {
   AddPasskeyBody,
   AssertionOptionsBody,
@@ -175,20 +174,9 @@ export const factorRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = async
     },
     async (request) => {
       const who = merchantOf(request);
-      const [user, passkeys, left] = await Promise.all([
-        repo.findFactors(ctx.db, who.userId),
-        repo.passkeysOfUser(ctx.db, who.userId),
-        repo.countUnusedRecoveryCodes(ctx.db, who.userId),
-      ]);
       const until = steppedUp(who, ctx.clock.now()) ? who.steppedUpAt! + STEP_UP_WINDOW_MS : null;
-      return {
-        data: {
-          totp: Boolean(user?.totp_sealed),
-          passkeys: passkeys.length,
-          recovery_codes_left: left,
-          stepped_up_until: until === null ? null : iso(new Date(until)),
-        },
-      };
+      const factorsNow = await factors.factorsOf(ctx, who.userId);
+      return { data: { ...factorsNow, stepped_up_until: until === null ? null : iso(new Date(until)) } };
     },
   );
 
@@ -415,10 +403,7 @@ export const factorRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = async
         response: { 200: Settings, ...errors(401) },
       },
     },
-    async (request) => {
-      const row = await repo.findMerchantSettings(ctx.db, merchantOf(request).merchantId);
-      return { data: { require_mfa: row?.require_mfa ?? false } };
-    },
+    async (request) => ({ data: await factors.merchantSettings(ctx, merchantOf(request).merchantId) }),
   );
 
   app.patch(

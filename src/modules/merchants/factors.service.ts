@@ -44,6 +44,16 @@ export interface FactorProof {
   passkey?: AuthenticationResponseJSON | undefined;
 }
 
+/** What Settings → Account shows of the user's factors. */
+export async function factorsOf(ctx: Context, userId: string) {
+  const [user, passkeys, left] = await Promise.all([
+    repo.findFactors(ctx.db, userId),
+    repo.passkeysOfUser(ctx.db, userId),
+    repo.countUnusedRecoveryCodes(ctx.db, userId),
+  ]);
+  return { totp: Boolean(user?.totp_sealed), passkeys: passkeys.length, recovery_codes_left: left };
+}
+
 /** The methods a sign-in may continue with, for the user's factors. */
 export async function methodsOf(db: Executor, userId: string): Promise<FactorMethod[]> {
   const [user, passkeys, codes] = await Promise.all([
@@ -418,6 +428,11 @@ export async function markSteppedUp(ctx: Context, sessionId: string): Promise<st
   const now = ctx.clock.now();
   await repo.markSteppedUp(ctx.db, sessionId, new Date(now));
   return iso(new Date(now));
+}
+
+export async function merchantSettings(ctx: Context, merchantId: string) {
+  const row = await repo.findMerchantSettings(ctx.db, merchantId);
+  return { require_mfa: row?.require_mfa ?? false };
 }
 
 export async function setRequireMfa(ctx: Context, audit: AuditContext, requireMfa: boolean) {
