@@ -7,6 +7,7 @@ import { TestClock } from '../support/clock.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { addMember, call, entries, login } from '../members/support.ts';
+import { authorizeUrl, createApp, pkce } from '../oauth/helpers.ts';
 import { createWebhook } from '../webhooks/helpers.ts';
 import { resetFactors } from '../../src/modules/merchants/index.ts';
 import { codeAt, enrolTotp, firstStep } from './factors-support.ts';
@@ -162,6 +163,23 @@ describe('two-step sign-in', () => {
     expect(used.map((e) => e.metadata.remaining)).toEqual([8, 9]);
     const factors = await call(svc.app, m.auth, 'GET', '/auth/mfa');
     expect(factors.body.data.recovery_codes_left).toBe(8);
+  });
+
+  it('sends a user with a factor from the authorize page’s sign-in form to the dashboard', async () => {
+    const client = await createApp(svc.app, m);
+    const res = await svc.app.inject({
+      method: 'POST',
+      url: '/api/public/v1/oauth/authorize/login',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        email: m.email,
+        password: m.password,
+        return_to: authorizeUrl(client, { code_challenge: pkce().challenge }),
+      }).toString(),
+    });
+    expect(res.statusCode).toBe(401);
+    expect(res.body).toContain('sign in on the dashboard first');
+    expect(res.headers['set-cookie']).toBeUndefined();
   });
 
   it('refuses a body with no factor or two', async () => {
@@ -347,6 +365,13 @@ describe('a merchant requiring a second factor', () => {
     expect((await call(svc.app, admin.auth, 'GET', '/members')).status).toBe(403);
     expect((await call(svc.app, admin.auth, 'GET', '/me')).status).toBe(200);
     expect((await call(svc.app, admin.auth, 'GET', '/settings')).status).toBe(403);
+    // The consent step of the OAuth flow, which checks the role itself, checks this too.
+    const client = await createApp(svc.app, owner);
+    const consent = await svc.app.inject({
+      url: authorizeUrl(client, { code_challenge: pkce().challenge }),
+      headers: { ...admin.auth, accept: 'application/json' },
+    });
+    expect([consent.statusCode, consent.json().error.code]).toEqual([403, 'mfa_enrolment_required']);
     await enrolTotp(svc.app, admin.auth, clock);
     expect((await call(svc.app, admin.auth, 'GET', '/api-keys')).status).toBe(200);
     expect((await call(svc.app, admin.auth, 'GET', '/settings')).body.data).toEqual({ require_mfa: true });

@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { checkOrigin, fromOwnOrigin, resolveMerchant } from '../../http/merchant-auth.ts';
 import { checkRole } from '../../http/roles.ts';
+import { checkSecondFactor } from '../../http/second-factor.ts';
 import { merchantOf, requestMeta, type MerchantPrincipal } from '../../http/request.ts';
 import { errors } from '../../http/schemas.ts';
 import { sendError, toLoggedAppError } from '../../http/error-handler.ts';
@@ -169,6 +170,12 @@ export const authorizeRoutes =
             errorPage('Ask an owner or admin', `Only an owner or admin can install an app. ${err.message}`),
           );
         }
+        try {
+          checkSecondFactor(request, merchant);
+        } catch (err) {
+          if (wantsJson(request) || !(err instanceof AppError)) throw err;
+          return sendPage(reply, 403, errorPage('Enrol a second factor', err.message));
+        }
         const consentId = await openConsent(ctx, authz, merchant.merchantId);
         if (!wantsJson(request)) return renderConsent(reply, merchant, consentId, authz);
         const developer = await merchantName(ctx.db, authz.app.merchantId);
@@ -277,6 +284,7 @@ export const authorizeRoutes =
             if (merchant) {
               checkOrigin(request, merchant);
               checkRole(request, merchant.role);
+              checkSecondFactor(request, merchant);
             }
           } catch (err) {
             if (err instanceof AppError) return fail(err.status, 'Not allowed', err.message, err);
