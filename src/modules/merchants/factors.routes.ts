@@ -113,7 +113,8 @@ export const factorRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = async
   app.post(
     '/auth/login/passkey/options',
     {
-      config: { anonymous: true },
+      // Anyone may ask, and each answer stores a challenge (for 5 minutes): 30 a minute per address.
+      config: { anonymous: true, rateLimit: { max: 30, timeWindow: '1 minute' } },
       schema: {
         operationId: 'passkeyAssertionOptions',
         summary: 'Options for a passkey sign-in',

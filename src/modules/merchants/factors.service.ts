@@ -55,16 +55,12 @@ export async function factorsOf(ctx: Context, userId: string) {
 }
 
 /** The methods a sign-in may continue with, for the user's factors. */
-export async function methodsOf(db: Executor, userId: string): Promise<FactorMethod[]> {
-  const [user, passkeys, codes] = await Promise.all([
-    repo.findFactors(db, userId),
-    repo.passkeysOfUser(db, userId),
-    repo.countUnusedRecoveryCodes(db, userId),
-  ]);
+export async function methodsOf(ctx: Context, userId: string): Promise<FactorMethod[]> {
+  const f = await factorsOf(ctx, userId);
   const methods: FactorMethod[] = [];
-  if (user?.totp_sealed) methods.push('totp');
-  if (passkeys.length > 0) methods.push('passkey');
-  if (codes > 0) methods.push('recovery_code');
+  if (f.totp) methods.push('totp');
+  if (f.passkeys > 0) methods.push('passkey');
+  if (f.recovery_codes_left > 0) methods.push('recovery_code');
   return methods;
 }
 

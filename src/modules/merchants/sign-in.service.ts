@@ -285,7 +285,7 @@ export async function signIn(
   if (verified.has_factor) {
     log.info({ ...fields, outcome: 'second_step' }, 'sign-in password right: second factor asked');
     const mfaToken = issueMfaToken(state, verified.id, membership.merchant_id, ctx.clock.now());
-    const methods = await methodsOf(ctx.db, verified.id);
+    const methods = await methodsOf(ctx, verified.id);
     return { mfa: { mfa_required: true, mfa_token: mfaToken, methods } };
   }
   // A device sign-in proves the device, not the address: behind a shared NAT, remembering the address
