@@ -51,6 +51,9 @@ const ON_PGLITE_TOO = [
   'test/members/invitations.test.ts', // members: invitations; merchants: users joining, switching
   'test/members/team.test.ts', // merchants: memberships, the last-owner lock, sessions and their batched uses
   'test/members/exposure.test.ts', // audit: the trail; keys, apps and webhooks read for exposure
+  'test/merchants/second-factors.test.ts', // merchants: TOTP, recovery codes, step-up, require-MFA
+  'test/merchants/factor-budget.test.ts', // merchants: codes on the sign-in budgets, their audit
+  'test/merchants/passkeys.test.ts', // merchants: passkeys and WebAuthn challenges
   'test/members/roles.test.ts', // the role of every merchant route, walked on the embedded database too
   'test/members/migration.test.ts', // migration 0050: every user of the one-login era an owner
 ];

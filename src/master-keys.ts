@@ -31,6 +31,13 @@ const SEALED = [
     key: ['id'],
     columns: ['secret_sealed', 'previous_secret_sealed'],
   }),
+  // A user's TOTP secret: the service computes the codes it checks.
+  sealedColumns('users', {
+    name: 'totp_secrets',
+    what: 'TOTP secrets',
+    key: ['id'],
+    columns: ['totp_sealed', 'totp_pending_sealed'],
+  }),
   // Merchant answers carry secrets (a created key pair, a revealed webhook secret).
   sealedColumns('idempotency_keys', {
     name: 'idempotent_answers',

@@ -129,6 +129,13 @@ use \`svc trigger\` (test mode, through the server) or POST /internal/v1/events.
   },
 };
 
+/** How the rotation's progress names each kind of sealed secret. */
+const SEALED_KINDS = {
+  webhooks: 'webhooks',
+  idempotent_answers: 'idempotent answers',
+  totp_secrets: 'TOTP secrets',
+} as const;
+
 // `svc rotate-master-key`: with SVC_MASTER_KEY=NEW,OLD, re-seals every stored secret under NEW, reporting
 // progress on standard error; stopped half-way, it is simply run again. Servers may keep running meanwhile.
 const rotateMasterKeyCommand: Command = {
@@ -140,9 +147,10 @@ const rotateMasterKeyCommand: Command = {
   --batch N  secrets re-sealed per transaction (1-10000, default 500)
   --json     print the totals on one line
 
-With SVC_MASTER_KEY=NEW,OLD, re-seals every webhook secret and stored idempotent answer under NEW, in batches,
-printing progress on standard error. Stopped half-way, run it again: it resumes. Servers may keep running; on
-the embedded database stop the server first. Afterwards OLD can be removed (docs/operations.md).`,
+With SVC_MASTER_KEY=NEW,OLD, re-seals every webhook secret, TOTP secret and stored idempotent answer under
+NEW, in batches, printing progress on standard error. Stopped half-way, run it again: it resumes. Servers may
+keep running; on the embedded database stop the server first. Afterwards OLD can be removed
+(docs/operations.md).`,
   options: { batch: { type: 'string' }, json: { type: 'boolean' } },
   async run(values) {
     const batch = values.batch === undefined ? 500 : Number(values.batch);
@@ -156,13 +164,46 @@ the embedded database stop the server first. Afterwards OLD can be removed (docs
         return rotateMasterKey(ctx, {
           batch,
           onProgress: (p) =>
-            process.stderr.write(
-              `re-sealed ${p.resealed} ${p.kind === 'webhooks' ? 'webhooks' : 'idempotent answers'}, ${p.left} left\n`,
-            ),
+            process.stderr.write(`re-sealed ${p.resealed} ${SEALED_KINDS[p.kind]}, ${p.left} left\n`),
         });
       },
     );
     printResult(values, result);
+    return 0;
+  },
+};
+
+// `svc mfa reset`: an operator's way back in for a user who lost every second factor (docs/operations.md).
+const mfaReset: Command = {
+  name: 'mfa reset',
+  summary: 'Remove every second factor of a user who lost them all, audited (writes the database directly).',
+  usage: '--email EMAIL --reason TEXT [--json]',
+  help: `Options:
+  --email EMAIL  the user's sign-in email
+  --reason TEXT  why (the ticket, how the person was identified): kept in the audit entries
+  --json         print {"user_id","merchants"} on one line
+
+Removes the user's TOTP, passkeys and recovery codes and ends its sessions: it signs in with its password
+alone, then enrols a factor again (at once, if a merchant of its requires one). Each merchant the user belongs
+to gets a member.mfa_disabled entry in both modes, by the system actor, with the reason. Confirm who is asking
+before running it (docs/operations.md).`,
+  options: { email: { type: 'string' }, reason: { type: 'string' }, json: { type: 'boolean' } },
+  async run(values) {
+    const email = required(values, 'email');
+    const reason = required(values, 'reason');
+    const result = await withDatabase(
+      'mfa reset',
+      'Stop the server, run the command, then start the server again.',
+      async (ctx) => {
+        const { resetFactors } = await import('../modules/merchants/index.ts');
+        return resetFactors(ctx, email, reason);
+      },
+    );
+    if (values.json) printResult(values, result);
+    else
+      process.stdout.write(
+        `Second factors of ${email} removed and its sessions ended; audited in ${result.merchants} merchant(s).\n`,
+      );
     return 0;
   },
 };
@@ -211,5 +252,6 @@ export const COMMANDS: Command[] = [
   merchantCreate,
   eventsEmit,
   rotateMasterKeyCommand,
+  mfaReset,
   auditVerifyCommand,
 ];

@@ -73,6 +73,8 @@ export const loginCommand: Command = {
 The email (without --email) and the password are asked on the terminal, or read line by line from stdin
 when it is not one:
   printf '%s\\n' "$PASSWORD" | npx svc login --email you@example.com
+A user with a second factor is then asked for a code of the authenticator app (or a recovery code), on the
+next line of stdin when it is not a terminal. A passkey signs in on the dashboard only.
 The session is stored in $XDG_CONFIG_HOME/svc/session.json (or ~/.config/svc/session.json), mode 0600.`,
   options: { email: { type: 'string' }, merchant: { type: 'string' }, 'api-url': { type: 'string' } },
   async run(values) {
@@ -80,10 +82,7 @@ The session is stored in $XDG_CONFIG_HOME/svc/session.json (or ~/.config/svc/ses
     const ask = answers();
     const email = typeof values.email === 'string' ? values.email : await ask('Email: ', false);
     const password = await ask('Password: ', true);
-    let data = await callApi<SignedIn>(base, undefined, 'POST', '/api/v1/merchant/auth/login', {
-      email,
-      password,
-    });
+    let data = await signIn(base, ask, email, password);
     const wanted = typeof values.merchant === 'string' ? values.merchant : undefined;
     if (wanted !== undefined && wanted !== data.merchant.id) {
       // Sign-in opens the membership used last; a switch replaces that session with one of the merchant asked.
@@ -130,6 +129,35 @@ The session is stored in $XDG_CONFIG_HOME/svc/session.json (or ~/.config/svc/ses
     return 0;
   },
 };
+
+/**
+ * The password, then for a user with a second factor its code (API.md section 11.3): a TOTP code of 6 digits,
+ * else a recovery code.
+ */
+async function signIn(
+  base: string,
+  ask: (question: string, secret: boolean) => Promise<string>,
+  email: string,
+  password: string,
+): Promise<SignedIn> {
+  const first = await callApi<SignedIn | SecondStep>(base, undefined, 'POST', '/api/v1/merchant/auth/login', {
+    email,
+    password,
+  });
+  if (!('mfa_required' in first)) return first;
+  const code = (await ask('Code from the authenticator app, or a recovery code: ', false)).trim();
+  return callApi<SignedIn>(base, undefined, 'POST', '/api/v1/merchant/auth/login/mfa', {
+    mfa_token: first.mfa_token,
+    ...(/^\d{6}$/.test(code) ? { code } : { recovery_code: code }),
+  });
+}
+
+/** What a sign-in's first step answers for a user with a second factor. */
+interface SecondStep {
+  mfa_required: true;
+  mfa_token: string;
+  methods: string[];
+}
 
 /** What a sign-in answers (login, switch). */
 interface SignedIn {

@@ -1,11 +1,13 @@
 // Merchant interface authentication (API.md section 2): `Authorization: Bearer svc_mst_...` or the
 // `svc_session` cookie. A state-changing call that rides on the cookie must come from our own origin, and every
-// call from a member whose role the route's declared one (roles.ts).
+// call from a member whose role the route's declared one (roles.ts), with the second factor the route and the
+// merchant ask for (second-factor.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../lib/errors.ts';
 import type { Context } from '../context.ts';
 import type { MerchantPrincipal } from './request.ts';
 import { checkRole, requireDeclaredRole } from './roles.ts';
+import { checkSecondFactor } from './second-factor.ts';
 
 export const SESSION_COOKIE = 'svc_session';
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -66,5 +68,6 @@ async function requireMerchant(request: FastifyRequest, authenticateSession: Ses
     throw new AppError('unauthenticated', 'Sign in, then send the session as a Bearer token or cookie.');
   checkOrigin(request, merchant);
   checkRole(request, merchant.role);
+  checkSecondFactor(request, merchant);
   request.merchant = merchant;
 }

@@ -1,7 +1,8 @@
 // The OpenAPI 3.1 document as a product: generated from the route schemas by @fastify/swagger, then given
 // what generation cannot know, in one place:
 // - each route's security, from the mount it is under (its operationId, summary, tags and description are in
-//   its own schema, next to the route), and the role it needs (`x-svc-role` and a sentence of its description);
+//   its own schema, next to the route), the role it needs (`x-svc-role` and a sentence of its description)
+//   and its step-up (`x-svc-step-up`, the same);
 // - named component schemas: every schema with a `title` is hoisted to components.schemas and referenced;
 // - the shared header parameters (X-Svc-Mode, Idempotency-Key, X-Request-Id) and response headers;
 // - every operation's error answers, and optional bodies marked as such;
@@ -55,6 +56,16 @@ function describeRole(schema: Json, role: Role): void {
   schema.description = description ? `${description}\n\n${sentence}` : sentence;
 }
 
+/** A route's step-up (second-factor.ts), as the operation shows it: an extension and a sentence. */
+function describeStepUp(schema: Json, stepUp: 'always' | 'live'): void {
+  schema['x-svc-step-up'] = stepUp;
+  const when = stepUp === 'live' ? 'In live mode, a' : 'A';
+  const sentence =
+    `Step-up: ${when} user with a second factor needs one verified in this session in the last 10 minutes ` +
+    '(POST /auth/step-up); otherwise 403 step_up_required.';
+  schema.description = `${typeof schema.description === 'string' ? schema.description : ''}\n\n${sentence}`;
+}
+
 /**
  * onRoute: each route's security and role, before @fastify/swagger reads them. `optionalBodies` gathers the routes whose
  * body may be left out: their requestBody is not required.
@@ -65,6 +76,7 @@ function describeRoutes(app: FastifyInstance, optionalBodies: Set<string>): void
     const schema = (route.schema = { ...route.schema }) as Json;
     if (schema.hide) return;
     if (route.config?.role) describeRole(schema, route.config.role);
+    if (route.config?.stepUp) describeStepUp(schema, route.config.stepUp);
     const methods = methodsOf(route).filter((m) => m !== 'HEAD');
     for (const method of methods) {
       const key = `${method} ${openApiPath(route.url)}`;

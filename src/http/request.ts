@@ -33,6 +33,11 @@ export interface MerchantPrincipal {
   email: string;
   role: Role;
   sessionId: string;
+  /** The user has a second factor; its session verified one at this time (epoch ms), if ever. */
+  hasFactor: boolean;
+  steppedUpAt: number | null;
+  /** The merchant requires a second factor of every member (API.md section 11.3). */
+  requireMfa: boolean;
   via: 'bearer' | 'cookie';
 }
 

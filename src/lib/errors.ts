@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   insufficient_scope: 403,
   credential_not_browser_safe: 403,
   forbidden: 403,
+  step_up_required: 403,
+  mfa_enrolment_required: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,

@@ -23,6 +23,7 @@ export const ID_KINDS = [
   'consent',
   'tok',
   'inv',
+  'pk',
 ] as const;
 export type IdKind = (typeof ID_KINDS)[number];
 

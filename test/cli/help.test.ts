@@ -31,6 +31,7 @@ it('svc --help lists every command, each with its own --help, each in the README
     'merchant create',
     'events emit',
     'rotate-master-key',
+    'mfa reset',
     'audit verify',
   ]);
   expect(names).toEqual(COMMANDS.map((c) => c.name));
@@ -45,7 +46,7 @@ it('svc --help lists every command, each with its own --help, each in the README
 
 it('every group answers --help with its commands, exit 0; a bare group exits 2 with the same', () => {
   const groups = [...new Set(COMMANDS.filter((c) => c.name.includes(' ')).map((c) => c.name.split(' ')[0]!))];
-  expect(groups).toEqual(['members', 'logs', 'merchant', 'events', 'audit']);
+  expect(groups).toEqual(['members', 'logs', 'merchant', 'events', 'mfa', 'audit']);
   for (const group of groups) {
     for (const args of [
       [group, '--help'],

@@ -19,6 +19,19 @@ const ROLE_OF: Record<string, Role> = {
   'POST /auth/switch': 'viewer',
   'GET /auth/sessions': 'viewer',
   'DELETE /auth/sessions/:sessionID': 'viewer',
+  // The user's own second factors and step-up (API.md section 11.3), whatever the role.
+  'GET /auth/mfa': 'viewer',
+  'POST /auth/mfa/totp': 'viewer',
+  'POST /auth/mfa/totp/confirm': 'viewer',
+  'DELETE /auth/mfa/totp': 'viewer',
+  'POST /auth/mfa/recovery-codes': 'viewer',
+  'POST /auth/passkeys/options': 'viewer',
+  'POST /auth/passkeys': 'viewer',
+  'GET /auth/passkeys': 'viewer',
+  'DELETE /auth/passkeys/:passkeyID': 'viewer',
+  'POST /auth/step-up/options': 'viewer',
+  'POST /auth/step-up': 'viewer',
+  'GET /settings': 'viewer',
   // Settings -> Developers, read: a viewer reads everything but secrets, reveals and exports.
   'GET /api-keys': 'viewer',
   'GET /developer/apps': 'viewer',
@@ -71,6 +84,8 @@ const ROLE_OF: Record<string, Role> = {
   'DELETE /members/:userID': 'admin',
   'GET /members/:userID/exposed-credentials': 'admin',
   'POST /members/:userID/exposed-credentials/rotate': 'admin',
+  // The merchant's own settings (require_mfa).
+  'PATCH /settings': 'owner',
 };
 
 const PREFIX = '/api/v1/merchant';

@@ -1,6 +1,7 @@
 // Master-key rotation on both databases: webhooks made under key A, a restart with B,A and the rotation, a
 // restart with B alone, and every webhook still signs deliveries that the official `standardwebhooks` library
-// verifies, and a stored idempotent answer (it carries a secret key) still replays. A start with keys that
+// verifies, a stored idempotent answer (it carries a secret key) still replays, and a user's TOTP secret still
+// checks its codes. A start with keys that
 // open nothing stored fails naming SVC_MASTER_KEY.
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
@@ -12,6 +13,8 @@ import { createWebhook, emit, INTERNAL_TOKEN, type CreatedWebhook } from '../web
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import { rotateMasterKey, type RotationProgress } from '../../src/master-keys.ts';
 import { masterKeyId } from '../../src/lib/secrets.ts';
+import { codeAt, enrolTotp, firstStep, type Enrolled } from '../merchants/factors-support.ts';
+import { systemClock } from '../../src/lib/time.ts';
 
 const A = randomBytes(32);
 const B = randomBytes(32);
@@ -32,6 +35,9 @@ const keyRequest = () =>
     payload: {},
   }) as const;
 let keyAnswer: string;
+// A user with an authenticator app, in a merchant of its own (the webhooks' owner keeps no second factor).
+let totpUser: TestMerchant;
+let totp: Enrolled;
 
 const start = async (keys: Buffer[], extra: Parameters<typeof startTestService>[0] = {}) => {
   const svc = await startTestService({
@@ -55,6 +61,8 @@ beforeAll(async () => {
   const made = await first.app.inject(keyRequest());
   expect(made.statusCode).toBe(201);
   keyAnswer = made.body;
+  totpUser = await signupMerchant(first.app);
+  totp = await enrolTotp(first.app, totpUser.auth, systemClock);
 }, 180_000);
 
 afterAll(async () => {
@@ -72,7 +80,12 @@ it('re-seals every secret under the new key, in batches, and B alone then signs 
   const during = await start([B, A]);
   const progress: RotationProgress[] = [];
   const result = await rotateMasterKey(during.ctx, { batch: 2, onProgress: (p) => progress.push(p) });
-  expect(result).toMatchObject({ key_id: masterKeyId(B), webhooks: HOOKS, idempotent_answers: 1 });
+  expect(result).toMatchObject({
+    key_id: masterKeyId(B),
+    webhooks: HOOKS,
+    idempotent_answers: 1,
+    totp_secrets: 1,
+  });
   // three batches of at most two, the count left going down to zero
   expect(progress.filter((p) => p.kind === 'webhooks').map((p) => p.left)).toEqual([3, 1, 0]);
   expect(progress.filter((p) => p.kind === 'idempotent_answers')).toEqual([
@@ -104,6 +117,14 @@ it('re-seals every secret under the new key, in batches, and B alone then signs 
   const replayed = await after.app.inject(keyRequest());
   expect(replayed.headers['idempotent-replayed']).toBe('true');
   expect(replayed.body).toBe(keyAnswer);
+  // and the TOTP secret, re-sealed under B, checks a code (the next step's: the enrolment took this one's)
+  const { mfa_token } = await firstStep(after.app, totpUser);
+  const signedIn = await after.app.inject({
+    method: 'POST',
+    url: '/api/v1/merchant/auth/login/mfa',
+    payload: { mfa_token, code: codeAt(totp.secret, Date.now() + 30_000) },
+  });
+  expect(signedIn.statusCode).toBe(200);
   await after.close();
   // and A alone no longer opens anything
   await expect(start([A])).rejects.toThrow(/SVC_MASTER_KEY does not list master key/);

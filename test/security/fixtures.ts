@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { TestService } from '../support/service.ts';
 import type { TestMerchant } from '../support/merchants.ts';
 import type { Requests } from '../../src/modules/requests/index.ts';
+import { SoftAuthenticator } from '../support/webauthn.ts';
 
 export interface Fixtures {
   /** Path parameter name (lower case, without `id`) -> id of the owner's resource. */
@@ -102,6 +103,18 @@ export async function createFixtures(svc: TestService, m: TestMerchant): Promise
     (s: { current: boolean; id: string }) => !s.current && s.id !== undefined,
   );
   if (second.statusCode !== 200 || !session) throw new Error('a second session of the owner was not made');
+  // A passkey of the member (the owner keeps no second factor, so no route of its asks for a step-up).
+  const memberAuth = { authorization: `Bearer ${member.token}` };
+  const authenticator = new SoftAuthenticator(svc.config.publicUrl);
+  const creation = await call(svc, m, 'POST', '/api/v1/merchant/auth/passkeys/options', {}, memberAuth);
+  const passkey = await call(
+    svc,
+    m,
+    'POST',
+    '/api/v1/merchant/auth/passkeys',
+    { credential: authenticator.create(creation) },
+    memberAuth,
+  );
 
   return {
     receiver,
@@ -116,12 +129,14 @@ export async function createFixtures(svc: TestService, m: TestMerchant): Promise
       user: member.user.id,
       invitation: invitation.id,
       session: session.id,
+      passkey: passkey.id,
     },
   };
 }
 
 /** A valid body for the routes whose body has required fields, so that what they check is the resource. */
 export function validBody(method: string, url: string, fixtures: Fixtures): object | undefined {
+  if (url.endsWith('/passkeys/:passkeyID')) return { password: 'a password of some length' };
   if (method === 'GET' || method === 'DELETE') return undefined;
   if (url.endsWith('/recover')) return { since: new Date(0).toISOString() };
   if (url.endsWith('/reveal-secret')) return { password: 'a password of some length' };

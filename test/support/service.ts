@@ -108,16 +108,20 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
 
   let url = '';
   if (options.listen) {
-    // The public URL must be known before the app is built (issuer, origin checks): take a free port first.
-    const probe = await import('node:net').then(
-      (net) =>
-        new Promise<number>((resolve) => {
-          const s = net.createServer().listen(0, '127.0.0.1', () => {
-            const port = (s.address() as { port: number }).port;
-            s.close(() => resolve(port));
-          });
-        }),
-    );
+    // The public URL must be known before the app is built (issuer, origin checks): take a free port first,
+    // unless the test chose one (a public URL of its own, such as http://localhost:PORT for WebAuthn).
+    const chosen = options.env?.PORT;
+    const probe = chosen
+      ? Number(chosen)
+      : await import('node:net').then(
+          (net) =>
+            new Promise<number>((resolve) => {
+              const s = net.createServer().listen(0, '127.0.0.1', () => {
+                const port = (s.address() as { port: number }).port;
+                s.close(() => resolve(port));
+              });
+            }),
+        );
     url = options.env?.SVC_PUBLIC_URL ?? `http://127.0.0.1:${probe}`;
     config = loadConfig({ ...env, PORT: String(probe), SVC_PUBLIC_URL: url }, options.overrides);
   }

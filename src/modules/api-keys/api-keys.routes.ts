@@ -23,7 +23,7 @@ export const apiKeyRoutes =
     app.post(
       '/api-keys',
       {
-        config: { role: 'developer' },
+        config: { role: 'developer', stepUp: 'live' },
         schema: {
           operationId: 'createKeyPair',
           summary: 'Create a key pair',
@@ -59,7 +59,7 @@ export const apiKeyRoutes =
     app.post(
       '/api-keys/:keyID/rotate',
       {
-        config: { role: 'developer' },
+        config: { role: 'developer', stepUp: 'live' },
         schema: {
           operationId: 'rotateKeyPair',
           summary: 'Rotate a key pair',

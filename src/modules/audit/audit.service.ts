@@ -33,7 +33,8 @@ export type EntityType =
   | 'webhook_delivery'
   | 'audit_log'
   | 'event'
-  | 'member';
+  | 'member'
+  | 'merchant';
 
 export interface AuditEntry {
   action: string;

@@ -68,7 +68,7 @@ export const memberRoutes =
     app.delete(
       '/members/:userID',
       {
-        config: { role: 'admin' },
+        config: { role: 'admin', stepUp: 'always' },
         schema: {
           operationId: 'removeMember',
           summary: 'Remove a member',
@@ -109,7 +109,7 @@ export const memberRoutes =
     app.post(
       '/members/:userID/exposed-credentials/rotate',
       {
-        config: { role: 'admin' },
+        config: { role: 'admin', stepUp: 'always' },
         schema: {
           operationId: 'rotateExposedCredentials',
           summary: 'Rotate every credential a member saw',

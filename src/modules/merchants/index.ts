@@ -3,6 +3,7 @@ import type { SessionResolver } from '../../http/merchant-auth.ts';
 import type { LastUses } from '../../lib/last-uses.ts';
 import { Loop, warnOnFailure } from '../../lib/loop.ts';
 import type { Module } from '../module.ts';
+import { factorRoutes } from './factors.routes.ts';
 import { merchantRoutes } from './merchants.routes.ts';
 import { purgeExpiredSessions } from './merchants.service.ts';
 import { createSessionUses, sessionResolver } from './sessions.service.ts';
@@ -38,6 +39,7 @@ export {
   type MemberRow,
 } from './memberships.service.ts';
 export { Email, Role, Session } from './merchants.schemas.ts';
+export { resetFactors } from './factors.service.ts';
 export {
   confirmPassword,
   DEVICE_COOKIE,
@@ -84,6 +86,7 @@ export function createMerchants(ctx: Context): MerchantsModule {
     sessionUses: uses,
     merchantRoutes: async (app) => {
       await app.register(merchantRoutes, { signIns, uses });
+      await app.register(factorRoutes, { signIns });
     },
     publicRoutes: storeRoutes,
     background: [purge],

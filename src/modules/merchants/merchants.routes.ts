@@ -13,6 +13,7 @@ import {
   SignupBody,
   SwitchBody,
 } from './merchants.schemas.ts';
+import { SecondStep } from './factors.schemas.ts';
 import * as service from './merchants.service.ts';
 import { endSession, sessionsOfUser, switchMerchant } from './sessions.service.ts';
 import { signIn, type SignInLimits } from './sign-in.service.ts';
@@ -61,9 +62,11 @@ export const merchantRoutes: FastifyPluginAsync<{ signIns: SignInLimits; uses: L
         operationId: 'logIn',
         summary: 'Sign in',
         tags: ['Merchant account'],
-        description: 'Answers a session token and sets the svc_session cookie.',
+        description:
+          'Answers a session token and sets the svc_session cookie; for a user with a second factor, ' +
+          '`mfa_required` and an `mfa_token` for POST /auth/login/mfa instead, and no session.',
         body: LoginBody,
-        response: { 200: Session, ...errors(400, 401, 429) },
+        response: { 200: Type.Union([Session, SecondStep]), ...errors(400, 401, 429) },
       },
     },
     async (request, reply) => {
@@ -75,6 +78,7 @@ export const merchantRoutes: FastifyPluginAsync<{ signIns: SignInLimits; uses: L
         device: deviceCookieOf(request.cookies),
         log: request.log,
       });
+      if ('mfa' in result) return { data: result.mfa };
       setSignInCookies(reply, app.ctx.config, result);
       return { data: result.session };
     },
@@ -83,7 +87,7 @@ export const merchantRoutes: FastifyPluginAsync<{ signIns: SignInLimits; uses: L
   app.post(
     '/auth/logout',
     {
-      config: { role: 'viewer' },
+      config: { role: 'viewer', enrolment: true },
       schema: {
         operationId: 'logOut',
         summary: 'End the session',
@@ -102,7 +106,7 @@ export const merchantRoutes: FastifyPluginAsync<{ signIns: SignInLimits; uses: L
   app.get(
     '/me',
     {
-      config: { role: 'viewer' },
+      config: { role: 'viewer', enrolment: true },
       schema: {
         operationId: 'getMe',
         summary: 'The signed-in user, merchant and stores',
@@ -117,7 +121,7 @@ export const merchantRoutes: FastifyPluginAsync<{ signIns: SignInLimits; uses: L
   app.post(
     '/auth/switch',
     {
-      config: { role: 'viewer' },
+      config: { role: 'viewer', enrolment: true },
       schema: {
         operationId: 'switchMerchant',
         summary: 'Open another of the user’s memberships',

@@ -27,6 +27,9 @@ export interface SessionPrincipal {
   email: string;
   role: Role;
   sessionId: string;
+  hasFactor: boolean;
+  steppedUpAt: number | null;
+  requireMfa: boolean;
 }
 
 /** Where a session is opened from, as its list shows it. */
@@ -91,6 +94,8 @@ export interface OpenedMembership {
   user: UserRow;
   merchantId: string;
   role: Role;
+  /** The sign-in verified a second factor: the session starts inside the step-up window. */
+  steppedUp?: boolean;
 }
 
 /** A new session of the membership, which is thereby the one used last (the next sign-in opens it). */
@@ -114,6 +119,7 @@ export async function openSession(
     user_agent: origin.userAgent,
     created_at: new Date(now),
     expires_at: expiresAt,
+    stepped_up_at: membership.steppedUp === true ? new Date(now) : null,
   });
   await members.touchMembership(db, merchant.id, membership.user.id, new Date(now));
   return {
@@ -151,6 +157,9 @@ export async function authenticateSession(
     email: row.email,
     role: row.role,
     sessionId: row.id,
+    hasFactor: row.has_factor,
+    steppedUpAt: row.stepped_up_at?.getTime() ?? null,
+    requireMfa: row.require_mfa,
   };
 }
 

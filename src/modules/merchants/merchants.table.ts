@@ -6,6 +6,8 @@ export interface MerchantsTable {
   id: string;
   name: string;
   created_at: Generated<Date>;
+  /** Every member must have a second factor (API.md section 11.3). */
+  require_mfa: Generated<boolean>;
 }
 
 /** A person: one email across every merchant it belongs to. */
@@ -15,6 +17,13 @@ export interface UsersTable {
   password_hash: string;
   name: string | null;
   created_at: Generated<Date>;
+  /** The confirmed TOTP secret, sealed under the master key; the one being enrolled, until confirmed. */
+  totp_sealed: string | null;
+  totp_pending_sealed: string | null;
+  /** The last 30-second step whose code was accepted: no code is accepted twice. */
+  totp_last_step: number | null;
+  /** A confirmed TOTP or a passkey: read with every session (step-up, require-MFA). */
+  has_factor: Generated<boolean>;
 }
 
 /** A user in a merchant, with its role (API.md section 11.2). */
@@ -44,6 +53,36 @@ export interface SessionsTable {
   created_at: Generated<Date>;
   last_used_at: Date | null;
   expires_at: Date;
+  /** When a factor was last verified in this session: the step-up window (API.md section 11.3). */
+  stepped_up_at: Date | null;
+}
+
+/** A single-use recovery code, as its SHA-256. */
+export interface RecoveryCodesTable {
+  user_id: string;
+  code_hash: Buffer;
+  used_at: Date | null;
+}
+
+export interface PasskeysTable {
+  id: string;
+  user_id: string;
+  /** base64url, as the authenticator gives it. */
+  credential_id: string;
+  public_key: Buffer;
+  counter: number;
+  /** JSON array of the authenticator's transports, as registered. */
+  transports: string | null;
+  name: string;
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
+export interface WebauthnChallengesTable {
+  challenge: string;
+  user_id: string | null;
+  purpose: 'register' | 'assert';
+  expires_at: Date;
 }
 
 export interface MerchantsTables {
@@ -52,4 +91,7 @@ export interface MerchantsTables {
   memberships: MembershipsTable;
   stores: StoresTable;
   sessions: SessionsTable;
+  recovery_codes: RecoveryCodesTable;
+  passkeys: PasskeysTable;
+  webauthn_challenges: WebauthnChallengesTable;
 }

@@ -1,6 +1,7 @@
 // Sessions: one per sign-in, of one membership. The check of every merchant-interface call reads one row by
 // its token's SHA-256, joined to its membership (the role) and user (the email, for the audit log): one index
-// lookup and two primary-key joins, and a removed member's sessions are gone with its membership.
+// lookup and three primary-key joins (the merchant, for its second-factor requirement), and a removed member's
+// sessions are gone with its membership.
 import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import { recordLastUses } from '../../db/last-uses.ts';
@@ -17,7 +18,18 @@ export async function findLiveSession(db: Executor, tokenHash: Buffer, now: Date
       j.onRef('m.merchant_id', '=', 's.merchant_id').onRef('m.user_id', '=', 's.user_id'),
     )
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['s.id', 's.user_id', 's.merchant_id', 's.token_hash', 'm.role', 'u.email'])
+    .innerJoin('merchants as mer', 'mer.id', 's.merchant_id')
+    .select([
+      's.id',
+      's.user_id',
+      's.merchant_id',
+      's.token_hash',
+      's.stepped_up_at',
+      'm.role',
+      'u.email',
+      'u.has_factor',
+      'mer.require_mfa',
+    ])
     .where('s.token_hash', '=', tokenHash)
     .where('s.expires_at', '>', now)
     .executeTakeFirst();
@@ -47,6 +59,11 @@ export async function deleteUserSession(db: Executor, userId: string, sessionId:
     .returning('id')
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** Every session of the user, in every merchant. */
+export async function deleteUserSessions(db: Executor, userId: string): Promise<void> {
+  await db.deleteFrom('sessions').where('user_id', '=', userId).execute();
 }
 
 export async function deleteExpiredSessions(db: Executor, now: Date) {

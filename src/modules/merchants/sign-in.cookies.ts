@@ -5,7 +5,7 @@ import type { FastifyReply } from 'fastify';
 import type { Config } from '../../config.ts';
 import { SESSION_COOKIE } from '../../http/merchant-auth.ts';
 import type { LoginResult } from './merchants.service.ts';
-import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE, type SignInResult } from './sign-in.service.ts';
+import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE, type SignedIn } from './sign-in.service.ts';
 
 /** HttpOnly, SameSite=Lax, Secure over https (API.md section 2), for the whole site. */
 function cookieOptions(config: Config) {
@@ -28,7 +28,7 @@ export function clearSessionCookie(reply: FastifyReply): void {
   void reply.clearCookie(SESSION_COOKIE, { path: '/' });
 }
 
-export function setSignInCookies(reply: FastifyReply, config: Config, result: SignInResult): void {
+export function setSignInCookies(reply: FastifyReply, config: Config, result: SignedIn): void {
   setSessionCookie(reply, config, result.session);
   void reply.setCookie(DEVICE_COOKIE, result.device, {
     ...cookieOptions(config),

@@ -1,8 +1,11 @@
-// Sign-in, and every other check of a user's password, with failure limits that an attacker cannot turn
-// against the account's owner (OWASP "Slow down online guessing attacks with device cookies"). Both sign-in
-// routes (`/auth/login` and the authorize page's form) call `signIn`, and a signed-in user re-entering the
-// password (revealing a webhook secret) calls `confirmPassword`: all of them draw on one set of budgets,
-// through `checkWithinBudgets`. Every attempt is one of three kinds:
+// Sign-in, and every other check of a user's password, code or recovery code, with failure limits that an
+// attacker cannot turn against the account's owner (OWASP "Slow down online guessing attacks with device
+// cookies"). Both sign-in routes (`/auth/login` and the authorize page's form) call `signIn`, its second step
+// is `signInWithFactor`, a sign-in with a passkey alone `signInWithPasskey`; a signed-in user re-entering the
+// password (revealing a webhook secret) calls `confirmPassword`, and one proving a second factor (step-up,
+// turning a factor off) `confirmFactor`: all of them draw on one set of budgets, through
+// `checkWithinBudgets`, and the checks of a known user audit each failure (`member.auth_failed`, API.md
+// section 11.3). Every attempt is one of three kinds:
 //
 // - from a trusted device: it presents the `svc_device` cookie that an earlier sign-in of this account set
 //   (HMAC-signed, HttpOnly). Its failures count against that device alone; no address budget applies.
@@ -15,15 +18,24 @@
 // address that signed in before, keeps a budget of their own, including behind the same address. A stolen
 // session guessing the password at reveal-secret fills the same budgets as a guesser at the sign-in form.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Context } from '../../context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { createFailureLimiter, retryAfterSeconds, type FailureLimiter } from '../../lib/failure-limiter.ts';
+import type { Mode } from '../../lib/credentials.ts';
 import { DUMMY_PASSWORD_HASH, verifyPassword } from '../../lib/passwords.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
+import {
+  methodsOf,
+  verifyFactor,
+  verifyPasskey,
+  type FactorMethod,
+  type FactorProof,
+} from './factors.service.ts';
 import * as repo from './merchants.repository.ts';
-import { lastMembership } from './memberships.repository.ts';
-import { openSession, type LoginResult, type SessionOrigin } from './merchants.service.ts';
+import { findMember, lastMembership } from './memberships.repository.ts';
+import { openSession, type LoginResult, type SessionOrigin, type UserRow } from './merchants.service.ts';
 
 export const DEVICE_COOKIE = 'svc_device';
 /** A device cookie lives a year: it marks a browser that signed in, and carries no authority of its own. */
@@ -46,6 +58,8 @@ export interface SignInLimits {
   readonly addresses: FailureLimiter;
   readonly known: Map<string, string[]>;
   readonly deviceKey: Buffer;
+  /** Signs the `mfa_token` between a sign-in's password and its second factor. */
+  readonly mfaKey: Buffer;
 }
 
 export function createSignInLimits(ctx: Context): SignInLimits {
@@ -55,6 +69,7 @@ export function createSignInLimits(ctx: Context): SignInLimits {
     known: new Map(),
     // Derived from the master key: every process signs and checks alike, and nothing new to configure.
     deviceKey: createHmac('sha256', ctx.config.masterKey).update('svc sign-in device cookie').digest(),
+    mfaKey: createHmac('sha256', ctx.config.masterKey).update('svc sign-in second step').digest(),
   };
 }
 
@@ -77,6 +92,35 @@ function readDevice(
   const given = Buffer.from(mac, 'base64url');
   const expected = deviceMac(state, userId, nonce);
   return given.length === expected.length && timingSafeEqual(given, expected) ? { userId, nonce } : undefined;
+}
+
+/** A sign-in's password was right: five minutes to give the second factor, for the membership it opens. */
+const MFA_TOKEN_TTL_MS = 5 * MINUTE;
+
+function mfaMac(state: SignInLimits, body: string): string {
+  return createHmac('sha256', state.mfaKey).update(body).digest('base64url');
+}
+
+function issueMfaToken(state: SignInLimits, userId: string, merchantId: string, now: number): string {
+  const body = `${userId}.${merchantId}.${now + MFA_TOKEN_TTL_MS}`;
+  return `mfa_${body}.${mfaMac(state, body)}`;
+}
+
+/** The user and membership of a live `mfa_token` whose signature holds. */
+function readMfaToken(state: SignInLimits, token: string, now: number) {
+  const parts = token.startsWith('mfa_') ? token.slice(4).split('.') : [];
+  const [userId, merchantId, expires, mac] = parts;
+  if (parts.length !== 4 || !userId || !merchantId || !mac || !(Number(expires) > now)) return undefined;
+  const given = Buffer.from(mac, 'base64url');
+  const expected = Buffer.from(mfaMac(state, `${userId}.${merchantId}.${expires}`), 'base64url');
+  return given.length === expected.length && timingSafeEqual(given, expected)
+    ? { userId, merchantId }
+    : undefined;
+}
+
+/** The user of a live `mfa_token` (the passkey options of a second step), or undefined. */
+export function readMfaUser(state: SignInLimits, ctx: Context, token: string): string | undefined {
+  return readMfaToken(state, token, ctx.clock.now())?.userId;
 }
 
 function remember(state: SignInLimits, userId: string, ip: string): void {
@@ -134,7 +178,9 @@ interface Refusal {
 /**
  * The one way a user's secret is checked: 429 `rate_limited` while a budget the attempt draws on waits
  * (SVC_RATE_LIMIT=off lifts the waits, not the counting), else `verify` runs; a failure (`undefined`) is
- * counted, a success forgets the attempt's account budget. A wrong secret is a value: each caller answers it.
+ * counted, a success forgets the attempt's account budget unless `proves` says it does not prove the account
+ * (a right password of a user with a second factor: else knowing the password would reset the budget of the
+ * codes). A wrong secret is a value: each caller answers it.
  */
 async function checkWithinBudgets<T>(
   state: SignInLimits,
@@ -142,6 +188,7 @@ async function checkWithinBudgets<T>(
   draw: Draw,
   refusal: Refusal,
   verify: () => Promise<T | undefined>,
+  proves: (verified: T) => boolean = () => true,
 ): Promise<T | undefined> {
   const wait = Math.max(
     state.accounts.waitMs(draw.accountKey),
@@ -150,7 +197,7 @@ async function checkWithinBudgets<T>(
   if (wait > 0 && ctx.config.rateLimit) throw limited(refusal, wait);
   const verified = await verify();
   if (verified !== undefined) {
-    state.accounts.reset(draw.accountKey);
+    if (proves(verified)) state.accounts.reset(draw.accountKey);
     return verified;
   }
   state.accounts.fail(draw.accountKey);
@@ -171,10 +218,19 @@ export interface SignInAttempt {
   log: FastifyBaseLogger;
 }
 
-export interface SignInResult {
+export interface SignedIn {
   session: LoginResult;
   /** A fresh device cookie for this account. */
   device: string;
+}
+
+/** The answer of a sign-in: a session, or, for a user with a second factor, what its second step needs. */
+export type SignInResult = SignedIn | { mfa: SecondStep };
+
+export interface SecondStep {
+  mfa_required: true;
+  mfa_token: string;
+  methods: FactorMethod[];
 }
 
 /**
@@ -204,22 +260,37 @@ export async function signIn(
     trusted_device: draw.trusted,
     known: draw.known,
   };
-  const verified = await checkWithinBudgets(state, ctx, draw, { log, fields, what: 'sign-in' }, async () => {
-    const right = await verifyPassword(attempt.password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
-    return user && right ? user : undefined;
-  });
+  const verified = await checkWithinBudgets(
+    state,
+    ctx,
+    draw,
+    { log, fields, what: 'sign-in' },
+    async () => {
+      const right = await verifyPassword(attempt.password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
+      return user && right ? user : undefined;
+    },
+    (right) => !right.has_factor,
+  );
   if (!verified) {
     log.info({ ...fields, outcome: 'failed' }, 'sign-in failed');
     throw new AppError('invalid_credentials', 'The email or password is wrong.');
   }
-  // A device sign-in proves the device, not the address: behind a shared NAT, remembering the address
-  // would hand everyone else there the owner's budget.
-  if (!draw.trusted) remember(state, verified.id, ip);
   if (!membership) {
     // The right password of a user every merchant removed: said only to whoever knows the password.
     log.info({ ...fields, outcome: 'no_membership' }, 'sign-in refused: no membership');
     throw new AppError('forbidden', 'This account is no longer a member of any merchant.');
   }
+  // A right password is not yet a sign-in for a user with a second factor: its address is remembered (and
+  // earns a budget of its own) only once the factor is right too.
+  if (verified.has_factor) {
+    log.info({ ...fields, outcome: 'second_step' }, 'sign-in password right: second factor asked');
+    const mfaToken = issueMfaToken(state, verified.id, membership.merchant_id, ctx.clock.now());
+    const methods = await methodsOf(ctx, verified.id);
+    return { mfa: { mfa_required: true, mfa_token: mfaToken, methods } };
+  }
+  // A device sign-in proves the device, not the address: behind a shared NAT, remembering the address
+  // would hand everyone else there the owner's budget.
+  if (!draw.trusted) remember(state, verified.id, ip);
   const origin: SessionOrigin = { ip, userAgent: attempt.userAgent };
   const session = await openSession(
     ctx,
@@ -231,12 +302,99 @@ export async function signIn(
   return { session, device: issueDevice(state, verified.id) };
 }
 
-/** The checks of API.md section 11.3, by the name their failures are audited under. */
-export type AuthCheck = 'reveal' | 'accept_invitation';
+export interface SecondStepAttempt extends Omit<SignInAttempt, 'email' | 'password'> {
+  mfaToken: string;
+  proof: FactorProof;
+  /** The mode of the request: the log a failure is audited in. */
+  mode: Mode;
+  requestId: string | null;
+}
 
-export interface PasswordCheck {
+/**
+ * The second step of a sign-in: the `mfa_token` of a right password, and a factor of its user, checked on
+ * the same budgets as the password; a session of the membership the first step chose, inside the step-up
+ * window. A token that is forged, expired or of a removed member answers 401 `invalid_credentials`.
+ */
+export async function signInWithFactor(
+  state: SignInLimits,
+  ctx: Context,
+  attempt: SecondStepAttempt,
+): Promise<SignedIn> {
+  const now = ctx.clock.now();
+  const token = readMfaToken(state, attempt.mfaToken, now);
+  const user = token ? await repo.findUserById(ctx.db, token.userId) : undefined;
+  const member = token && user ? await findMember(ctx.db, token.merchantId, user.id) : undefined;
+  if (!token || !user || !member) {
+    throw new AppError('invalid_credentials', 'The sign-in has expired or is not valid: sign in again.');
+  }
+  const audit = auditOf(ctx, attempt, { userId: user.id, email: user.email, merchantId: token.merchantId });
+  const method = await confirmFactor(state, ctx, { ...attempt, check: 'login', audit });
+  if (!method) throw new AppError('invalid_credentials', 'The code is wrong or was used already.');
+  if (!readDevice(state, attempt.device)) remember(state, user.id, attempt.ip);
+  const session = await openSession(
+    ctx,
+    ctx.db,
+    { user, merchantId: member.merchant_id, role: member.role, steppedUp: true },
+    { ip: attempt.ip, userAgent: attempt.userAgent },
+  );
+  attempt.log.info({ user_id: user.id, method, outcome: 'succeeded' }, 'sign-in succeeded');
+  return { session, device: issueDevice(state, user.id) };
+}
+
+/**
+ * A sign-in with a passkey alone (discoverable): the assertion names its user, whose membership used last
+ * opens, inside the step-up window. Failures draw on the address's budget: a failed assertion names no user
+ * whose budget it could fill (its signature is what failed).
+ */
+export async function signInWithPasskey(
+  state: SignInLimits,
+  ctx: Context,
+  attempt: Omit<SignInAttempt, 'email' | 'password'> & { assertion: AuthenticationResponseJSON },
+): Promise<SignedIn> {
+  const { ip, log } = attempt;
+  const wait = state.addresses.waitMs(ip);
+  if (wait > 0 && ctx.config.rateLimit) throw limited({ log, fields: { ip }, what: 'sign-in' }, wait);
+  const userId = await verifyPasskey(ctx, attempt.assertion, undefined);
+  const user = userId ? await repo.findUserById(ctx.db, userId) : undefined;
+  const membership = user ? await lastMembership(ctx.db, user.id) : undefined;
+  if (!user || !membership) {
+    state.addresses.fail(ip);
+    log.info({ ip, outcome: 'failed' }, 'passkey sign-in failed');
+    throw new AppError('invalid_credentials', 'The passkey did not verify.');
+  }
+  const session = await openSession(
+    ctx,
+    ctx.db,
+    { user, merchantId: membership.merchant_id, role: membership.role, steppedUp: true },
+    { ip, userAgent: attempt.userAgent },
+  );
+  log.info({ user_id: user.id, method: 'passkey', outcome: 'succeeded' }, 'sign-in succeeded');
+  return { session, device: issueDevice(state, user.id) };
+}
+
+/** The audit context of a check made before any session: the user, in the membership it signs in to. */
+function auditOf(
+  ctx: Context,
+  attempt: { ip: string; userAgent: string | null; mode: Mode; requestId: string | null },
+  who: { userId: string; email: string; merchantId: string },
+): AuditContext {
+  return {
+    merchantId: who.merchantId,
+    mode: attempt.mode,
+    actor: { type: 'user', id: who.userId, email: who.email },
+    ip: attempt.ip,
+    userAgent: attempt.userAgent,
+    requestId: attempt.requestId,
+    clock: ctx.clock,
+  };
+}
+
+/** The checks of API.md section 11.3, by the name their failures are audited under. */
+export type AuthCheck = 'login' | 'reveal' | 'accept_invitation' | 'step_up' | 'disable_factor';
+
+/** A check of a known user's secret (`audit.actor`), with what its budgets and its audit entry need. */
+export interface SecretCheck {
   check: AuthCheck;
-  password: string;
   /** The client address (`request.ip`) and the `svc_device` cookie, as at sign-in. */
   ip: string;
   device: string | undefined;
@@ -248,16 +406,24 @@ export interface PasswordCheck {
   audit: AuditContext;
 }
 
+export interface PasswordCheck extends SecretCheck {
+  password: string;
+}
+
 /**
- * A signed-in user re-entering the password before a sensitive step: true when right; false when wrong, with
+ * A known user's secret checked within the budgets: `verify`'s value when right; undefined when wrong, with
  * a `member.auth_failed` entry (the check's name, never the value tried) committed whatever the caller does
- * next; 429 `rate_limited` past the sign-in budgets, which this check fills and waits on alike.
+ * next; 429 `rate_limited` past the budgets, which every such check fills and waits on alike.
  */
-export async function confirmPassword(
+async function checkKnownUser<T>(
   state: SignInLimits,
   ctx: Context,
-  attempt: PasswordCheck,
-): Promise<boolean> {
+  attempt: SecretCheck,
+  what: string,
+  verify: (user: UserRow | undefined) => Promise<T | undefined>,
+  /** A right password of a user with a second factor does not forget the budget (checkWithinBudgets). */
+  isPassword = false,
+): Promise<T | undefined> {
   const { audit, log } = attempt;
   const userId = audit.actor.id;
   const user = await repo.findUserById(ctx.db, userId);
@@ -270,17 +436,15 @@ export async function confirmPassword(
     trusted_device: draw.trusted,
     known: draw.known,
   };
-  const confirmed = await checkWithinBudgets(
+  const verified = await checkWithinBudgets(
     state,
     ctx,
     draw,
-    { log, fields, what: 'password' },
-    async () => {
-      const right = await verifyPassword(attempt.password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
-      return right ? user : undefined;
-    },
+    { log, fields, what },
+    () => verify(user),
+    () => !(isPassword && user?.has_factor === true),
   );
-  if (confirmed) return true;
+  if (verified !== undefined) return verified;
   await ctx.db.transaction().execute((trx) =>
     writeAudit(trx, audit, {
       action: 'member.auth_failed',
@@ -289,6 +453,44 @@ export async function confirmPassword(
       fields: { check: attempt.check },
     }),
   );
-  log.info({ ...fields, outcome: 'failed' }, 'password check failed');
-  return false;
+  log.info({ ...fields, outcome: 'failed' }, `${what} check failed`);
+  return undefined;
+}
+
+/**
+ * A signed-in user re-entering the password before a sensitive step: true when right; false when wrong, with
+ * a `member.auth_failed` entry (the check's name, never the value tried) committed whatever the caller does
+ * next; 429 `rate_limited` past the sign-in budgets, which this check fills and waits on alike.
+ */
+export async function confirmPassword(
+  state: SignInLimits,
+  ctx: Context,
+  attempt: PasswordCheck,
+): Promise<boolean> {
+  const confirmed = await checkKnownUser(
+    state,
+    ctx,
+    attempt,
+    'password',
+    async (user) => {
+      const right = await verifyPassword(attempt.password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
+      return right ? true : undefined;
+    },
+    true,
+  );
+  return confirmed === true;
+}
+
+/**
+ * A user proving a second factor (a TOTP code, a recovery code or a passkey assertion), on the same budgets
+ * and with the same audit as its password: the method that verified, or undefined.
+ */
+export async function confirmFactor(
+  state: SignInLimits,
+  ctx: Context,
+  attempt: SecretCheck & { proof: FactorProof },
+): Promise<FactorMethod | undefined> {
+  return checkKnownUser(state, ctx, attempt, 'second factor', () =>
+    verifyFactor(ctx, attempt.audit, attempt.proof),
+  );
 }

@@ -42,7 +42,7 @@ export const oauthAppsRoutes =
     app.post(
       '/developer/apps',
       {
-        config: { role: 'developer' },
+        config: { role: 'developer', stepUp: 'live' },
         schema: {
           operationId: 'createApp',
           summary: 'Create an OAuth app',
@@ -104,7 +104,7 @@ export const oauthAppsRoutes =
     app.post(
       '/developer/apps/:appID/rotate-secret',
       {
-        config: { role: 'developer' },
+        config: { role: 'developer', stepUp: 'live' },
         schema: {
           operationId: 'rotateAppSecret',
           summary: "Rotate an app's client secret",

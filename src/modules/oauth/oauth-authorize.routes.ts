@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { checkOrigin, fromOwnOrigin, resolveMerchant } from '../../http/merchant-auth.ts';
 import { checkRole } from '../../http/roles.ts';
+import { checkSecondFactor } from '../../http/second-factor.ts';
 import { merchantOf, requestMeta, type MerchantPrincipal } from '../../http/request.ts';
 import { errors } from '../../http/schemas.ts';
 import { sendError, toLoggedAppError } from '../../http/error-handler.ts';
@@ -36,6 +37,9 @@ import { AuthorizeQuery, ConsentAnswer, ConsentBody, ConsentInfo } from './oauth
 export const AUTHORIZE_PATH = '/api/public/v1/oauth/authorize';
 const CONSENT_PATH = `${AUTHORIZE_PATH}/consent`;
 const LOGIN_PATH = `${AUTHORIZE_PATH}/login`;
+/** A user with a second factor signs in on the dashboard (its two steps), then comes back through the app. */
+const SECOND_FACTOR_ELSEWHERE =
+  'This account has a second factor: sign in on the dashboard first, then start again from the app.';
 const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-store',
@@ -166,6 +170,12 @@ export const authorizeRoutes =
             errorPage('Ask an owner or admin', `Only an owner or admin can install an app. ${err.message}`),
           );
         }
+        try {
+          checkSecondFactor(request, merchant);
+        } catch (err) {
+          if (wantsJson(request) || !(err instanceof AppError)) throw err;
+          return sendPage(reply, 403, errorPage('Enrol a second factor', err.message));
+        }
         const consentId = await openConsent(ctx, authz, merchant.merchantId);
         if (!wantsJson(request)) return renderConsent(reply, merchant, consentId, authz);
         const developer = await merchantName(ctx.db, authz.app.merchantId);
@@ -228,6 +238,8 @@ export const authorizeRoutes =
             device: deviceCookieOf(request.cookies),
             log: request.log,
           });
+          // The second step lives in the dashboard: the form sends the user there, and back through the app.
+          if ('mfa' in result) throw new AppError('invalid_credentials', SECOND_FACTOR_ELSEWHERE);
           setSignInCookies(reply, ctx.config, result);
           return reply.headers({ 'cache-control': 'no-store' }).redirect(returnTo, 303);
         } catch (err) {
@@ -242,7 +254,10 @@ export const authorizeRoutes =
               returnTo,
               appName,
               email: text('email'),
-              error: err.code === 'rate_limited' ? err.message : 'The email or password is wrong.',
+              error:
+                err.code === 'rate_limited' || err.message === SECOND_FACTOR_ELSEWHERE
+                  ? err.message
+                  : 'The email or password is wrong.',
             }),
           );
         }
@@ -269,6 +284,7 @@ export const authorizeRoutes =
             if (merchant) {
               checkOrigin(request, merchant);
               checkRole(request, merchant.role);
+              checkSecondFactor(request, merchant);
             }
           } catch (err) {
             if (err instanceof AppError) return fail(err.status, 'Not allowed', err.message, err);

@@ -200,7 +200,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits; apps: Ap
   app.post(
     '/webhooks/:webhookID/reveal-secret',
     {
-      config: { role: 'developer' },
+      config: { role: 'developer', stepUp: 'always' },
       schema: {
         operationId: 'revealWebhookSecret',
         summary: 'Show the signing secret again',

@@ -1,6 +1,7 @@
 // The one way the dashboard talks to the service: the merchant interface, same origin, with the session
 // cookie and the selected mode. Errors keep the envelope's code, message and request id for display.
 import { getMode } from './mode.ts';
+import { askStepUp } from './step-up.ts';
 
 export const API = '/api/v1/merchant';
 
@@ -42,7 +43,30 @@ interface ErrorBody {
   };
 }
 
+/**
+ * A call of the merchant interface. A 403 `step_up_required` asks the signed-in user for a second factor in
+ * place (step-up.ts) and retries the call once it is given; `mfa_enrolment_required` opens Settings →
+ * Account, the one page such a member may use.
+ */
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  try {
+    return await call<T>(method, path, body);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    if (err.code === 'mfa_enrolment_required') enrolmentListeners.forEach((l) => l());
+    if (err.code !== 'step_up_required' || !(await askStepUp())) throw err;
+    return call<T>(method, path, body);
+  }
+}
+
+const enrolmentListeners = new Set<Listener>();
+/** Called when the merchant requires a second factor the signed-in member has not enrolled. */
+export function onEnrolmentRequired(listener: Listener): () => void {
+  enrolmentListeners.add(listener);
+  return () => enrolmentListeners.delete(listener);
+}
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', 'x-svc-mode': getMode() };
   if (body !== undefined) headers['content-type'] = 'application/json';
   let res: Response;

@@ -23,6 +23,7 @@ export type Route =
   | { name: 'logs' }
   | { name: 'requests' }
   | { name: 'request'; id: string }
+  | { name: 'account' }
   | { name: 'home' }
   | { name: 'not-found' };
 
@@ -69,6 +70,7 @@ export function parse(pathname: string): Route {
   if (parts[0] === 'signup' && parts.length === 1) return { name: 'signup' };
   if (parts[0] === 'join' && parts.length === 1) return { name: 'join' };
   if (parts[0] === 'settings' && parts[1] === 'team' && parts.length === 2) return { name: 'team' };
+  if (parts[0] === 'settings' && parts[1] === 'account' && parts.length === 2) return { name: 'account' };
   if (parts[0] !== 'settings' || parts[1] !== 'developers') return { name: 'not-found' };
   const [section, a, b, c] = parts.slice(2);
   switch (section) {
@@ -133,6 +135,7 @@ export function tabOf(route: Route): Tab | null {
     case 'signup':
     case 'join':
     case 'team':
+    case 'account':
     case 'home':
     case 'not-found':
       return null;

@@ -1,17 +1,21 @@
 // Signed-in frame: top bar (merchant, the switch to another merchant of the user, test/live switch,
-// sign-out), the test-mode banner, Settings -> Developers with its tabs or Settings -> Team, and the view the
-// URL names. Views remount when the mode or the merchant changes, so nothing of one lingers in the other. The
-// member's role is given to every view below (lib/role.ts), which leaves out the controls beyond it.
+// sign-out), the test-mode banner, Settings -> Developers with its tabs, Team or Account, and the view the URL
+// names. Views remount when the mode or the merchant changes, so nothing of one lingers in the other. The
+// member's role is given to every view below (lib/role.ts), which leaves out the controls beyond it; a
+// sensitive action asks for a second factor in place (the step-up dialog).
 import { useEffect, useRef } from 'react';
+import { onEnrolmentRequired } from '../lib/api.ts';
 import { useMode } from '../lib/mode.ts';
 import { RoleContext } from '../lib/role.ts';
-import { tabOf, type Route } from '../lib/router.ts';
+import { navigate, tabOf, type Route } from '../lib/router.ts';
 import type { Me } from '../lib/types.ts';
 import { Link } from '../components/link.tsx';
 import { MerchantSwitch } from '../components/merchant-switch.tsx';
 import { ModeSwitch } from '../components/mode-switch.tsx';
 import { SignOutButton } from '../components/sign-out-button.tsx';
+import { StepUpHost } from '../components/step-up-dialog.tsx';
 import { TestBanner } from '../components/test-banner.tsx';
+import { AccountPage } from './account/account-page.tsx';
 import { AccountIds } from './account-ids.tsx';
 import { DeveloperTabs } from './developer-tabs.tsx';
 import { TeamPage } from './team/team-page.tsx';
@@ -24,21 +28,27 @@ interface Props {
   onSignedOut: () => void;
 }
 
-/** Settings holds Developers and Team. */
-function SettingsNav({ current }: { current: 'developers' | 'team' }) {
-  const item = (id: typeof current, to: string, label: string) => (
-    <Link
-      to={to}
-      className={current === id ? 'subnav-item subnav-current' : 'subnav-item'}
-      aria-current={current === id ? 'page' : undefined}
-    >
-      {label}
-    </Link>
-  );
+type Section = 'developers' | 'team' | 'account';
+const SECTIONS: Record<Section, { to: string; label: string }> = {
+  developers: { to: '/settings/developers/apps', label: 'Developers' },
+  team: { to: '/settings/team', label: 'Team' },
+  account: { to: '/settings/account', label: 'Account' },
+};
+
+/** Settings holds Developers, Team and the signed-in person's Account. */
+function SettingsNav({ current }: { current: Section }) {
   return (
     <nav aria-label="Settings" className="subnav">
-      {item('developers', '/settings/developers/apps', 'Developers')}
-      {item('team', '/settings/team', 'Team')}
+      {(Object.keys(SECTIONS) as Section[]).map((id) => (
+        <Link
+          key={id}
+          to={SECTIONS[id].to}
+          className={current === id ? 'subnav-item subnav-current' : 'subnav-item'}
+          aria-current={current === id ? 'page' : undefined}
+        >
+          {SECTIONS[id].label}
+        </Link>
+      ))}
     </nav>
   );
 }
@@ -55,14 +65,20 @@ const TITLES = {
 export function Shell({ me, route, onSwitched, onSignedOut }: Props) {
   const mode = useMode();
   const tab = tabOf(route);
-  const team = route.name === 'team';
+  const section: Section =
+    route.name === 'team' ? 'team' : route.name === 'account' ? 'account' : 'developers';
+  const label = SECTIONS[section].label;
   const main = useRef<HTMLElement>(null);
 
   useEffect(() => {
-    document.title = team
-      ? 'Team · svc'
-      : `${tab ? TITLES[tab] : 'Developers'} · Developers${mode === 'test' ? ' (test mode)' : ''} · svc`;
-  }, [tab, mode, team]);
+    document.title =
+      section === 'developers'
+        ? `${tab ? TITLES[tab] : 'Developers'} · Developers${mode === 'test' ? ' (test mode)' : ''} · svc`
+        : `${label} · svc`;
+  }, [tab, mode, section, label]);
+
+  // A merchant that requires a second factor the member lacks: Settings → Account is the one page open.
+  useEffect(() => onEnrolmentRequired(() => navigate('/settings/account')), []);
 
   return (
     <RoleContext.Provider value={me.role}>
@@ -93,14 +109,14 @@ export function Shell({ me, route, onSwitched, onSignedOut }: Props) {
           <nav aria-label="Breadcrumb" className="breadcrumb">
             <ol>
               <li>Settings</li>
-              <li aria-current="page">{team ? 'Team' : 'Developers'}</li>
+              <li aria-current="page">{label}</li>
             </ol>
           </nav>
-          <SettingsNav current={team ? 'team' : 'developers'} />
-          <h1 className="page-title">{team ? 'Team' : 'Developers'}</h1>
-          {team ? (
-            <TeamPage key={me.merchant.id} me={me} />
-          ) : (
+          <SettingsNav current={section} />
+          <h1 className="page-title">{label}</h1>
+          {section === 'team' && <TeamPage key={me.merchant.id} me={me} />}
+          {section === 'account' && <AccountPage me={me} onSignedOut={onSignedOut} />}
+          {section === 'developers' && (
             <>
               <AccountIds me={me} />
               <DeveloperTabs current={tab} />
@@ -110,6 +126,7 @@ export function Shell({ me, route, onSwitched, onSignedOut }: Props) {
             </>
           )}
         </main>
+        <StepUpHost />
       </div>
     </RoleContext.Provider>
   );

@@ -61,6 +61,7 @@ export function View({ route, me }: { route: Route; me: Me }) {
     case 'signup':
     case 'join':
     case 'team':
+    case 'account':
       return null;
     case 'not-found':
       return (

@@ -1,0 +1,379 @@
+// Settings → Account (API.md section 11.3): the signed-in user's second factors (an authenticator app, enrolled
+// with a QR code of its otpauth URL; passkeys), recovery codes shown once and regenerated, the owner's
+// requirement of a factor for the whole team, and the user's sessions with "Sign out".
+import { useEffect, useState, type FormEvent } from 'react';
+import QRCode from 'qrcode';
+import { api, ApiError } from '../../lib/api.ts';
+import { registerPasskey } from '../../lib/second-factor.ts';
+import { askStepUp } from '../../lib/step-up.ts';
+import type { ListPage, Me } from '../../lib/types.ts';
+import { useAsync } from '../../lib/use-async.ts';
+import { AsyncView } from '../../components/async-view.tsx';
+import { CopyButton } from '../../components/copy-button.tsx';
+import { Dialog } from '../../components/dialog.tsx';
+import { ErrorBox } from '../../components/error-box.tsx';
+import { TimeText } from '../../components/time-text.tsx';
+
+interface Factors {
+  totp: boolean;
+  passkeys: number;
+  recovery_codes_left: number;
+}
+interface Passkey {
+  id: string;
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+interface SessionInfo {
+  id: string;
+  created_at: string;
+  last_used_at: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  current: boolean;
+}
+
+function textOf(form: HTMLFormElement, name: string): string {
+  const value = new FormData(form).get(name);
+  return typeof value === 'string' ? value : '';
+}
+
+/** A change that needs the password and a factor: a recent step-up stands for the factor, else it is asked. */
+async function withPassword(method: string, path: string, password: string): Promise<void> {
+  try {
+    await api(method, path, { password });
+  } catch (err) {
+    const needsFactor = err instanceof ApiError && err.code === 'validation_failed';
+    if (!needsFactor || !(await askStepUp())) throw err;
+    await api(method, path, { password });
+  }
+}
+
+export function AccountPage({ me, onSignedOut }: { me: Me; onSignedOut: () => void }) {
+  const factors = useAsync(() => api<Factors>('GET', '/auth/mfa'), []);
+  const [codes, setCodes] = useState<string[] | null>(null);
+  const reload = () => factors.reload(true);
+
+  return (
+    <div className="account">
+      <AsyncView state={factors.state} onRetry={() => factors.reload()} label="your second factors">
+        {(f) => (
+          <>
+            <TotpSection on={f.totp} onEnrolled={setCodes} onChanged={reload} />
+            <PasskeysSection onChanged={reload} />
+            <RecoverySection factors={f} onCodes={setCodes} />
+          </>
+        )}
+      </AsyncView>
+      {me.user.role === 'owner' && <TeamSection />}
+      <SessionsSection onSignedOut={onSignedOut} />
+      {codes && <RecoveryCodesDialog codes={codes} onDone={() => setCodes(null)} />}
+    </div>
+  );
+}
+
+function TotpSection(props: { on: boolean; onEnrolled: (codes: string[]) => void; onChanged: () => void }) {
+  const [enrolment, setEnrolment] = useState<{ secret: string; url: string; qr: string } | null>(null);
+  const [turningOff, setTurningOff] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+
+  const start = () => {
+    setError(null);
+    api<{ secret: string; otpauth_url: string }>('POST', '/auth/mfa/totp', {})
+      .then(async (e) =>
+        setEnrolment({ secret: e.secret, url: e.otpauth_url, qr: await QRCode.toDataURL(e.otpauth_url) }),
+      )
+      .catch(setError);
+  };
+  const confirm = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const code = textOf(e.currentTarget, 'code').trim();
+    setError(null);
+    api<{ recovery_codes: string[] }>('POST', '/auth/mfa/totp/confirm', { code }).then((r) => {
+      setEnrolment(null);
+      props.onChanged();
+      props.onEnrolled(r.recovery_codes);
+    }, setError);
+  };
+
+  return (
+    <section className="card stack" aria-labelledby="totp-title">
+      <h2 id="totp-title" className="section-title">
+        Authenticator app
+      </h2>
+      <p>{props.on ? 'On: sign-in asks for a code of your app.' : 'Off.'}</p>
+      {!props.on && !enrolment && (
+        <button type="button" className="btn btn-primary" onClick={start}>
+          Set up an authenticator app
+        </button>
+      )}
+      {enrolment && (
+        <form onSubmit={confirm} className="stack">
+          <p>Scan this code with your authenticator app, or type the key into it.</p>
+          <img src={enrolment.qr} alt="QR code of the authenticator app's key" width={200} height={200} />
+          <p>
+            Key: <code data-testid="totp-secret">{enrolment.secret}</code>
+          </p>
+          <label className="field">
+            <span className="label">Code from the app</span>
+            <input
+              className="input"
+              name="code"
+              required
+              inputMode="numeric"
+              pattern="[0-9]{6}"
+              autoComplete="one-time-code"
+            />
+          </label>
+          <button type="submit" className="btn btn-primary">
+            Turn on
+          </button>
+        </form>
+      )}
+      {props.on && (
+        <button type="button" className="btn" onClick={() => setTurningOff(true)}>
+          Turn off the authenticator app
+        </button>
+      )}
+      {error !== null && <ErrorBox error={error} />}
+      {turningOff && (
+        <PasswordDialog
+          title="Turn off the authenticator app"
+          action="Turn off"
+          onCancel={() => setTurningOff(false)}
+          onPassword={async (password) => {
+            await withPassword('DELETE', '/auth/mfa/totp', password);
+            setTurningOff(false);
+            props.onChanged();
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+function PasskeysSection({ onChanged }: { onChanged: () => void }) {
+  const list = useAsync(() => api<ListPage<Passkey>>('GET', '/auth/passkeys'), []);
+  const [error, setError] = useState<unknown>(null);
+  const [removing, setRemoving] = useState<Passkey | null>(null);
+
+  const add = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const form = e.currentTarget;
+    const name = textOf(form, 'name').trim() || 'Passkey';
+    setError(null);
+    registerPasskey(name).then(() => {
+      form.reset();
+      list.reload(true);
+      onChanged();
+    }, setError);
+  };
+
+  return (
+    <section className="card stack" aria-labelledby="passkeys-title">
+      <h2 id="passkeys-title" className="section-title">
+        Passkeys
+      </h2>
+      <AsyncView state={list.state} onRetry={() => list.reload()} label="passkeys">
+        {(page) =>
+          page.items.length === 0 ? (
+            <p>No passkeys yet.</p>
+          ) : (
+            <ul className="plain-list" aria-label="Your passkeys">
+              {page.items.map((p) => (
+                <li key={p.id} className="account-row">
+                  <span>
+                    <strong>{p.name}</strong> · added <TimeText value={p.created_at} /> · last used{' '}
+                    {p.last_used_at ? <TimeText value={p.last_used_at} /> : 'never'}
+                  </span>
+                  <button type="button" className="btn btn-ghost" onClick={() => setRemoving(p)}>
+                    Remove {p.name}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </AsyncView>
+      <form onSubmit={add} className="account-add">
+        <label className="field">
+          <span className="label">Passkey name</span>
+          <input className="input" name="name" maxLength={100} placeholder="Laptop" />
+        </label>
+        <button type="submit" className="btn btn-primary">
+          Add a passkey
+        </button>
+      </form>
+      {error !== null && <ErrorBox error={error} />}
+      {removing && (
+        <PasswordDialog
+          title={`Remove ${removing.name}`}
+          action="Remove"
+          onCancel={() => setRemoving(null)}
+          onPassword={async (password) => {
+            await withPassword('DELETE', `/auth/passkeys/${removing.id}`, password);
+            setRemoving(null);
+            list.reload(true);
+            onChanged();
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+function RecoverySection({ factors, onCodes }: { factors: Factors; onCodes: (codes: string[]) => void }) {
+  const [error, setError] = useState<unknown>(null);
+  if (!factors.totp && factors.passkeys === 0) return null;
+  return (
+    <section className="card stack" aria-labelledby="recovery-title">
+      <h2 id="recovery-title" className="section-title">
+        Recovery codes
+      </h2>
+      <p>
+        {factors.recovery_codes_left} unused. Each works once, in place of a code, if you lose your factors.
+      </p>
+      <button
+        type="button"
+        className="btn"
+        onClick={() => {
+          setError(null);
+          api<{ recovery_codes: string[] }>('POST', '/auth/mfa/recovery-codes', {}).then(
+            (r) => onCodes(r.recovery_codes),
+            setError,
+          );
+        }}
+      >
+        Regenerate recovery codes
+      </button>
+      {error !== null && <ErrorBox error={error} />}
+    </section>
+  );
+}
+
+function RecoveryCodesDialog({ codes, onDone }: { codes: string[]; onDone: () => void }) {
+  return (
+    <Dialog title="Your recovery codes" onClose={onDone} dismissable={false}>
+      <p>Keep them somewhere safe: they are shown only now, and each works once.</p>
+      <ul className="plain-list recovery-codes" aria-label="Recovery codes">
+        {codes.map((c) => (
+          <li key={c}>{c}</li>
+        ))}
+      </ul>
+      <CopyButton value={codes.join('\n')} label="Copy the codes" />
+      <button type="button" className="btn btn-primary btn-block" onClick={onDone}>
+        I saved them
+      </button>
+    </Dialog>
+  );
+}
+
+function PasswordDialog(props: {
+  title: string;
+  action: string;
+  onCancel: () => void;
+  onPassword: (password: string) => Promise<void>;
+}) {
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const password = textOf(e.currentTarget, 'password');
+    setBusy(true);
+    setError(null);
+    props
+      .onPassword(password)
+      .catch(setError)
+      .finally(() => setBusy(false));
+  };
+  return (
+    <Dialog title={props.title} onClose={props.onCancel}>
+      <form onSubmit={submit} className="stack">
+        <label className="field">
+          <span className="label">Your password</span>
+          <input className="input" name="password" type="password" required autoComplete="current-password" />
+        </label>
+        {error !== null && <ErrorBox error={error} />}
+        <button type="submit" className="btn btn-danger btn-block" disabled={busy}>
+          {props.action}
+        </button>
+        <button type="button" className="btn btn-ghost btn-block" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </form>
+    </Dialog>
+  );
+}
+
+function TeamSection() {
+  const settings = useAsync(() => api<{ require_mfa: boolean }>('GET', '/settings'), []);
+  const [error, setError] = useState<unknown>(null);
+  return (
+    <section className="card stack" aria-labelledby="team-title">
+      <h2 id="team-title" className="section-title">
+        Team security
+      </h2>
+      <AsyncView state={settings.state} onRetry={() => settings.reload()} label="the team's settings">
+        {(s) => (
+          <label className="field-inline">
+            <input
+              type="checkbox"
+              checked={s.require_mfa}
+              onChange={(e) => {
+                setError(null);
+                api<{ require_mfa: boolean }>('PATCH', '/settings', { require_mfa: e.target.checked }).then(
+                  settings.setData,
+                  setError,
+                );
+              }}
+            />{' '}
+            Require a second factor of every member (one without may then only enrol)
+          </label>
+        )}
+      </AsyncView>
+      {error !== null && <ErrorBox error={error} />}
+    </section>
+  );
+}
+
+function SessionsSection({ onSignedOut }: { onSignedOut: () => void }) {
+  const list = useAsync(() => api<ListPage<SessionInfo>>('GET', '/auth/sessions'), []);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => setError(null), [list.state.status]);
+  return (
+    <section className="card stack" aria-labelledby="sessions-title">
+      <h2 id="sessions-title" className="section-title">
+        Sessions
+      </h2>
+      <AsyncView state={list.state} onRetry={() => list.reload()} label="your sessions">
+        {(page) => (
+          <ul className="plain-list" aria-label="Your sessions">
+            {page.items.map((s) => (
+              <li key={s.id} className="account-row">
+                <span>
+                  {s.user_agent ?? 'Unknown browser'} · {s.ip ?? 'unknown address'} · last used{' '}
+                  {s.last_used_at ? <TimeText value={s.last_used_at} /> : <TimeText value={s.created_at} />}
+                  {s.current && <strong> · this session</strong>}
+                </span>
+                <button
+                  type="button"
+                  className="btn btn-ghost"
+                  onClick={() =>
+                    void api('DELETE', `/auth/sessions/${s.id}`).then(
+                      () => (s.current ? onSignedOut() : list.reload(true)),
+                      setError,
+                    )
+                  }
+                >
+                  Sign out
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </AsyncView>
+      {error !== null && <ErrorBox error={error} />}
+    </section>
+  );
+}
