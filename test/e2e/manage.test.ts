@@ -201,6 +201,17 @@ describe('managing integrations', () => {
     // More entries than one page (50) of Logs.
     const keys = [];
     for (let i = 0; i < 52; i++) keys.push(await call('POST', '/api-keys', { name: `Bulk ${i}` }));
+    // Sealed first: a row shows its sequence once the sealer has chained it, so the newest page read before
+    // and after paging would differ in that column alone.
+    await expect
+      .poll(async () => {
+        const newest = await svc.app.inject({
+          url: '/api/v1/merchant/developer/logs?limit=1',
+          headers: merchant.auth,
+        });
+        return newest.json().data.items[0].sequence;
+      })
+      .not.toBeNull();
     const { page } = s;
     await page.goto(`${svc.url}/dashboard/settings/developers/logs`);
     await settled(page);

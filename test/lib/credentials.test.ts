@@ -21,6 +21,7 @@ const PREFIXES: [CredentialKind, 'test' | 'live' | undefined, string][] = [
   ['access_token', undefined, 'svc_oat_'],
   ['refresh_token', undefined, 'svc_ort_'],
   ['merchant_session', undefined, 'svc_mst_'],
+  ['invitation', undefined, 'svc_inv_'],
 ];
 
 describe('credentials', () => {

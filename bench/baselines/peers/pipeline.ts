@@ -91,6 +91,7 @@ interface IngestRequest {
   type: string;
   data: Record<string, unknown>;
   id?: string;
+  ordering_key?: string;
 }
 
 /**
@@ -103,6 +104,9 @@ export async function servePeer(
   queue: { enqueue(jobs: Delivery[]): Promise<void> },
 ): Promise<void> {
   const app = Fastify({ logger: false });
+  // The sequence per merchant and mode, in this process's memory: the same bytes as the service's body, though
+  // the service's counter is a row every process shares and a restart keeps.
+  const sequences = new Map<string, number>();
   app.post<{ Body: IngestRequest }>(
     '/internal/v1/events',
     { schema: { body: IngestBody } },
@@ -117,6 +121,10 @@ export async function servePeer(
       const now = new Date();
       const id = b.id ?? newId('evt', now.getTime());
       // The service's payload, field for field (outbox.service.ts buildEvent), serialised once for every attempt.
+      const counter = `${b.merchant_id} ${b.mode}`;
+      const sequence = (sequences.get(counter) ?? 0) + 1;
+      sequences.set(counter, sequence);
+      const objectId = b.data.id;
       const payload = JSON.stringify({
         id,
         type: b.type,
@@ -124,7 +132,11 @@ export async function servePeer(
         api_version: 'v1',
         mode: b.mode,
         merchant_id: b.merchant_id,
+        ordering_key:
+          b.ordering_key ??
+          (typeof objectId === 'string' || typeof objectId === 'number' ? String(objectId) : null),
         data: b.data,
+        sequence,
       });
       const jobs = hooks
         .filter((w) => w.mode === b.mode && w.events.includes(b.type))

@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { api } from '../../lib/api.ts';
 import { approveInstall, openInstall, type PendingConsent } from '../../lib/install.ts';
 import type { App, Installation, ListPage, Scope } from '../../lib/types.ts';
+import { useCan } from '../../lib/role.ts';
 import { useAsync } from '../../lib/use-async.ts';
 import { AsyncView } from '../../components/async-view.tsx';
 import { Dialog } from '../../components/dialog.tsx';
@@ -16,6 +17,8 @@ import { SCOPE_TEXT } from './app-form.tsx';
 const scopeText = (s: string) => SCOPE_TEXT[s as Scope] ?? s;
 
 export function AppInstallationsCard({ app, onInstalled }: { app: App; onInstalled: () => void }) {
+  // installing an app on the store is an owner's or an admin's (API.md 11.2)
+  const canInstall = useCan('admin');
   const { state, reload } = useAsync(
     () =>
       api<ListPage<Installation>>(
@@ -35,7 +38,7 @@ export function AppInstallationsCard({ app, onInstalled }: { app: App; onInstall
         <h3 className="card-title" id="installations-title">
           Installations
         </h3>
-        {app.mode === 'test' && (
+        {app.mode === 'test' && canInstall && (
           <button
             type="button"
             className="btn btn-small"

@@ -2,6 +2,7 @@
 // as the Webhooks tab (health, last response), each opening the same webhook page with its deliveries.
 import { api } from '../../lib/api.ts';
 import type { App, ListPage, Webhook } from '../../lib/types.ts';
+import { useCan } from '../../lib/role.ts';
 import { useAsync } from '../../lib/use-async.ts';
 import { AsyncView } from '../../components/async-view.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
@@ -13,18 +14,21 @@ export function AppWebhooksCard({ app, version }: { app: App; version: number })
     () => api<ListPage<Webhook>>('GET', `/webhooks?limit=100&app_id=${encodeURIComponent(app.id)}`),
     [app.id, version],
   );
+  const canWrite = useCan('developer');
   return (
     <section className="card" aria-labelledby="app-webhooks-title">
       <div className="card-header">
         <h3 className="card-title" id="app-webhooks-title">
           Webhooks
         </h3>
-        <Link
-          className="btn btn-small"
-          to={`/settings/developers/webhooks/new?app=${encodeURIComponent(app.id)}`}
-        >
-          Add endpoint
-        </Link>
+        {canWrite && (
+          <Link
+            className="btn btn-small"
+            to={`/settings/developers/webhooks/new?app=${encodeURIComponent(app.id)}`}
+          >
+            Add endpoint
+          </Link>
+        )}
       </div>
       <AsyncView state={state} onRetry={reload} label="the app's webhooks">
         {(page) =>
