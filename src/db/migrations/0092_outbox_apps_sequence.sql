@@ -1,7 +1,7 @@
 -- The outbox write with all of its parts in one definition: the sequence and per-object ordering of migration
--- 0060 (svc_record_sequenced_events), the app fan-out of 0041 and the request id of 0081 (svc_record_events,
--- as 0091 left it). 0060 had to take a new name, as 0081 would have undone a redefinition made before it; the
--- older function is dropped here, unused.
+-- 0060 (svc_record_sequenced_events), the app fan-out of 0041 and the request id of 0081. Both 0060 and 0041
+-- were written beside 0081: 0060 took a new name, as 0081's `create or replace` would have undone a
+-- redefinition made before it, and 0081 did undo 0041's fan-out. The older function is dropped here, unused.
 -- Who receives an event is as in 0041 (`to_merchant`, `to_installed`, one installation's app); each delivery
 -- of a per_object webhook, a merchant's or an app's, carries the event's ordering key and its place (twice the
 -- event's sequence, which is the recording merchant's: a key belongs to one merchant's object).
