@@ -1,10 +1,21 @@
 -- The outbox write with all of its parts in one definition: the sequence and per-object ordering of migration
--- 0060 (svc_record_sequenced_events), the app fan-out of 0041 and the request id of 0081. Both 0060 and 0041
--- were written beside 0081: 0060 took a new name, as 0081's `create or replace` would have undone a
--- redefinition made before it, and 0081 did undo 0041's fan-out. The older function is dropped here, unused.
--- Who receives an event is as in 0041 (`to_merchant`, `to_installed`, one installation's app); each delivery
--- of a per_object webhook, a merchant's or an app's, carries the event's ordering key and its place (twice the
--- event's sequence, which is the recording merchant's: a key belongs to one merchant's object).
+-- 0060 (svc_record_sequenced_events, a new name, as 0081's `create or replace` of svc_record_events would have
+-- undone a redefinition made before it), the app fan-out (the columns of 0041) and the request id of 0081. The
+-- older function is dropped here, unused.
+-- Who receives an event, given per event by the caller (src/modules/webhooks/outbox.service.ts):
+-- - `to_merchant`: the merchant's own enabled webhooks subscribed to the type (app webhooks excluded: an app
+--   owner's own events never reach its app unless it installed the app itself);
+-- - `to_installed` ('read' or 'any'): the subscribed webhooks of every app with a grant by the merchant in the
+--   mode; with 'read' only while the grant's effective scopes (granted, within the app's allowed scopes)
+--   include reading. The grants are read here, in the statement, so a new install, a scope change or an
+--   uninstall holds for the very next event on every process, with no cache to invalidate.
+-- - `app_id` (with `grant_id`, `store_id`): the subscribed webhooks of that one app, for an event about one
+--   installation (lifecycle events, store.redact), which may be gone already (uninstalled).
+-- A webhook of kind `listener` (an app's `svc listen` stream) gets its delivery with no due time: its stream
+-- sends it, no worker claims it (deliveries_due_idx holds only rows with next_attempt_at set). `deliveries`
+-- counts the deliveries due to real endpoints.
+-- A delivery of a per_object webhook, a merchant's or an app's, carries the event's ordering key and its place
+-- (twice the event's sequence, which is the recording merchant's: a key belongs to one merchant's object).
 drop function svc_record_events(jsonb, text);
 
 create or replace function svc_record_sequenced_events(p_events jsonb, p_channel text)

@@ -14,7 +14,7 @@ export interface Installation {
   storeId: string | null;
 }
 
-/** Who receives an event, besides its own row (migration 0041 says how each is read). */
+/** Who receives an event, besides its own row (migration 0092 says how each is read). */
 export interface Audience {
   /** The merchant's own subscribed webhooks. */
   toMerchant: boolean;

@@ -179,7 +179,7 @@ export async function openListener(
       kind: 'listener',
       url: input.forwardTo ?? 'svc-listen:',
       // A merchant's: empty, the fan-out never makes deliveries for it (migration 0016). An app's: what it
-      // listens to, which the fan-out delivers to it as to the app's endpoints (migration 0041).
+      // listens to, which the fan-out delivers to it as to the app's endpoints (migration 0092).
       events: appId ? (input.types ?? EVENT_CATALOG.map((e) => e.id)) : [],
       app_id: appId,
       description,

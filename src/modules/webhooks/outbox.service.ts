@@ -147,7 +147,7 @@ export async function emitEvents(
 /**
  * The event types each installation receives now (a connection's `events`, API.md section 11.1): those its
  * app's enabled webhooks of the mode subscribe to, in catalog order, and while the installation may not read
- * only the lifecycle and privacy ones, which the fan-out sends whatever the scopes (audienceOf, migration 0041).
+ * only the lifecycle and privacy ones, which the fan-out sends whatever the scopes (audienceOf, migration 0092).
  */
 export async function eventsOfInstallations(
   db: Executor,
