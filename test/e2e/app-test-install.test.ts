@@ -7,7 +7,7 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import { launchBrowser, seriousViolations, type Launched } from './support/browser.ts';
-import { settled } from './support/dashboard.ts';
+import { settled, signInWith } from './support/dashboard.ts';
 
 let svc: TestService;
 let browser: Launched;
@@ -44,11 +44,7 @@ afterAll(async () => {
 it("installs the app on the developer's own test store and shows its first delivery", async () => {
   const s = await browser.open();
   const { page } = s;
-  await page.goto(`${svc.url}/dashboard/signin`);
-  await page.getByLabel('Email').fill(dev.email);
-  await page.getByLabel('Password').fill(dev.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Developers' }).waitFor();
+  await signInWith(page, svc.url, dev);
   await page.goto(`${svc.url}/dashboard/settings/developers/apps/${appId}`);
 
   // An endpoint for the app's installs, from its page, with the Webhooks tab's form.

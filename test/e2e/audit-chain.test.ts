@@ -10,7 +10,7 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { runCli } from '../cli/cli-processes.ts';
 import { launchBrowser, seriousViolations, type Launched, type Session } from './support/browser.ts';
-import { openTab, settled } from './support/dashboard.ts';
+import { openTab, settled, signInWith } from './support/dashboard.ts';
 
 let svc: TestService;
 let browser: Launched;
@@ -31,11 +31,7 @@ beforeAll(async () => {
     });
   }
   s = await browser.open();
-  await s.page.goto(`${svc.url}/dashboard/signin`);
-  await s.page.getByLabel('Email').fill(merchant.email);
-  await s.page.getByLabel('Password').fill(merchant.password);
-  await s.page.getByRole('button', { name: 'Sign in' }).click();
-  await s.page.getByRole('heading', { level: 1, name: 'Developers' }).waitFor();
+  await signInWith(s.page, svc.url, merchant);
 });
 afterAll(async () => {
   await browser?.close();

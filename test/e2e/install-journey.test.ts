@@ -6,7 +6,7 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { createApp, exchange, getCode } from '../oauth/helpers.ts';
 import { launchBrowser, screenshot, seriousViolations, type Launched } from './support/browser.ts';
-import { settled } from './support/dashboard.ts';
+import { settled, signInWith } from './support/dashboard.ts';
 
 let svc: TestService;
 let browser: Launched;
@@ -34,11 +34,7 @@ it('shows ids to copy, the install link, the discovery URL and the install count
 
   const s = await browser.open();
   const { page } = s;
-  await page.goto(`${svc.url}/dashboard/signin`);
-  await page.getByLabel('Email').fill(dev.email);
-  await page.getByLabel('Password').fill(dev.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Developers' }).waitFor();
+  await signInWith(page, svc.url, dev);
 
   const ids = page.getByRole('definition').filter({ hasText: dev.storeId });
   await ids.waitFor();

@@ -16,7 +16,7 @@ import { freePort } from '../support/processes.ts';
 import { sampleData } from '../../src/modules/events/index.ts';
 import { GUIDES } from '../../src/modules/dashboard/guides.ts';
 import { PHONE, launchBrowser, type Launched, type Session } from './support/browser.ts';
-import { openTab, settled } from './support/dashboard.ts';
+import { openTab, settled, signInWith } from './support/dashboard.ts';
 
 let svc: TestService;
 let closed: TestService;
@@ -38,11 +38,7 @@ async function call(method: 'GET' | 'POST', url: string, payload?: object): Prom
 }
 
 async function signIn(session: Session, base = svc.url) {
-  await session.page.goto(`${base}/dashboard/signin`);
-  await session.page.getByLabel('Email').fill(merchant.email);
-  await session.page.getByLabel('Password').fill(merchant.password);
-  await session.page.getByRole('button', { name: 'Sign in' }).click();
-  await session.page.getByRole('heading', { level: 1, name: 'Developers' }).waitFor();
+  await signInWith(session.page, base, merchant);
 }
 
 beforeAll(async () => {

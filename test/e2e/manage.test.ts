@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { launchBrowser, type Launched, type Session } from './support/browser.ts';
-import { openTab, settled } from './support/dashboard.ts';
+import { openTab, settled, signInWith } from './support/dashboard.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 
 let svc: TestService;
@@ -33,11 +33,7 @@ beforeAll(async () => {
   ]);
   merchant = await signupMerchant(svc.app, 'Busy Bees');
   s = await browser.open();
-  await s.page.goto(`${svc.url}/dashboard/signin`);
-  await s.page.getByLabel('Email').fill(merchant.email);
-  await s.page.getByLabel('Password').fill(merchant.password);
-  await s.page.getByRole('button', { name: 'Sign in' }).click();
-  await s.page.getByRole('heading', { level: 1, name: 'Developers' }).waitFor();
+  await signInWith(s.page, svc.url, merchant);
 });
 afterAll(async () => {
   await browser?.close();

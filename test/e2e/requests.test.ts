@@ -6,7 +6,7 @@ import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { createKey, type TestKey } from '../api-keys/keys.ts';
 import type { Requests } from '../../src/modules/requests/index.ts';
 import { launchBrowser, seriousViolations, type Launched, type Session } from './support/browser.ts';
-import { openTab, settled } from './support/dashboard.ts';
+import { openTab, settled, signInWith } from './support/dashboard.ts';
 
 let svc: TestService;
 let browser: Launched;
@@ -20,11 +20,7 @@ beforeAll(async () => {
   key = await createKey(svc.app, merchant);
   s = await browser.open();
   const { page } = s;
-  await page.goto(`${svc.url}/dashboard/signin`);
-  await page.getByLabel('Email').fill(merchant.email);
-  await page.getByLabel('Password').fill(merchant.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Developers' }).waitFor();
+  await signInWith(page, svc.url, merchant);
 });
 afterAll(async () => {
   await browser?.close();

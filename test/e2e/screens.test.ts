@@ -14,7 +14,7 @@ import {
   type Launched,
   type Session,
 } from './support/browser.ts';
-import { settled } from './support/dashboard.ts';
+import { settled, signInWith } from './support/dashboard.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 
 let svc: TestService;
@@ -128,11 +128,7 @@ afterAll(async () => {
 });
 
 async function signIn(page: Page): Promise<void> {
-  await page.goto(`${svc.url}/dashboard/signin`);
-  await page.getByLabel('Email').fill(merchant.email);
-  await page.getByLabel('Password').fill(merchant.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Developers' }).waitFor();
+  await signInWith(page, svc.url, merchant);
 }
 
 interface View {

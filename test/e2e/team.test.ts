@@ -11,7 +11,7 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { startSmtpServer, type Inbox } from '../support/smtp.ts';
 import { call, invite, tokenOf } from '../members/support.ts';
 import { launchBrowser, seriousViolations, type Launched, type Session } from './support/browser.ts';
-import { openTab, settled } from './support/dashboard.ts';
+import { openTab, settled, signInWith } from './support/dashboard.ts';
 
 let inbox: Inbox;
 let svc: TestService;
@@ -24,11 +24,7 @@ const DEV_PASSWORD = 'the developer password';
 let devKeyId = '';
 
 async function signIn(page: Page, email: string, password: string): Promise<void> {
-  await page.goto(`${svc.url}/dashboard/signin`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Developers' }).waitFor();
+  await signInWith(page, svc.url, { email, password });
 }
 
 beforeAll(async () => {

@@ -13,7 +13,7 @@ import { INTERNAL_TOKEN } from '../webhooks/helpers.ts';
 import { eventually } from '../support/eventually.ts';
 import { sampleData } from '../../src/modules/events/index.ts';
 import { PHONE, launchBrowser, seriousViolations, type Launched, type Session } from './support/browser.ts';
-import { openTab, settled } from './support/dashboard.ts';
+import { openTab, settled, signInWith } from './support/dashboard.ts';
 
 let svc: TestService;
 let browser: Launched;
@@ -36,11 +36,7 @@ async function call(method: 'GET' | 'POST', url: string, payload?: object): Prom
 const SLOW = { timeoutMs: 15_000, intervalMs: 100 };
 
 async function signIn(session: Session) {
-  await session.page.goto(`${svc.url}/dashboard/signin`);
-  await session.page.getByLabel('Email').fill(merchant.email);
-  await session.page.getByLabel('Password').fill(merchant.password);
-  await session.page.getByRole('button', { name: 'Sign in' }).click();
-  await session.page.getByRole('heading', { level: 1, name: 'Developers' }).waitFor();
+  await signInWith(session.page, svc.url, merchant);
 }
 
 beforeAll(async () => {

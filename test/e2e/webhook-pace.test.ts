@@ -9,6 +9,7 @@ import { INTERNAL_TOKEN } from '../webhooks/helpers.ts';
 import { eventually } from '../support/eventually.ts';
 import { sampleData } from '../../src/modules/events/index.ts';
 import { launchBrowser, seriousViolations, type Launched, type Session } from './support/browser.ts';
+import { signInWith } from './support/dashboard.ts';
 
 let svc: TestService;
 let browser: Launched;
@@ -49,11 +50,7 @@ beforeAll(async () => {
   ]);
   merchant = await signupMerchant(svc.app, 'Flash Sale');
   s = await browser.open();
-  await s.page.goto(`${svc.url}/dashboard/signin`);
-  await s.page.getByLabel('Email').fill(merchant.email);
-  await s.page.getByLabel('Password').fill(merchant.password);
-  await s.page.getByRole('button', { name: 'Sign in' }).click();
-  await s.page.getByRole('heading', { level: 1, name: 'Developers' }).waitFor();
+  await signInWith(s.page, svc.url, merchant);
 });
 afterAll(async () => {
   await browser?.close();

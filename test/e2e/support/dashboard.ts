@@ -21,6 +21,19 @@ export async function signUp(page: Page, base: string, merchantName = 'Acme Good
   return email;
 }
 
+/** Signs in on the dashboard's page and waits for Settings → Developers. */
+export async function signInWith(
+  page: Page,
+  base: string,
+  who: { email: string; password: string },
+): Promise<void> {
+  await page.goto(`${base}/dashboard/signin`);
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Developers' }).waitFor();
+}
+
 export async function openTab(
   page: Page,
   name: 'OAuth Apps' | 'Credentials' | 'Webhooks' | 'Events' | 'Logs' | 'Requests',
