@@ -53,8 +53,8 @@ async function patchWebhook(base: string, token: string, id: string, body: Recor
   return res.data;
 }
 
+// one of them is killed by the last test
 let a: ServiceProcess;
-// killed by the last test
 let b: ServiceProcess;
 beforeAll(async () => {
   [a, b] = await Promise.all([startProcess(database.url!, env), startProcess(database.url!, env)]);
@@ -98,8 +98,8 @@ it('numbers events with no gap per merchant and mode, ingested through two proce
 }, 60_000);
 
 it('loses nothing and keeps each key in order when a worker is SIGKILLed mid-send under per_object', async () => {
-  // Slow answers keep attempts in flight at the moment of the kill.
-  const rx = await receiver(() => ({ status: 200, delayMs: 200 }));
+  // Slow answers (half the 1 s timeout) keep attempts in flight at the moment of the kill.
+  const rx = await receiver(() => ({ status: 200, delayMs: 500 }));
   const m = await merchantWithWebhook(a.url, `${rx.url}/ordered`);
   await patchWebhook(a.url, m.token, m.webhookId, { ordering: 'per_object' });
   // 150 events over 10 keys, ingested through both processes at once
@@ -122,22 +122,27 @@ it('loses nothing and keeps each key in order when a worker is SIGKILLed mid-sen
     }),
   );
 
-  // wait until process B holds claims it is sending, then kill it without any chance to clean up
-  const byB = `%:${b.pid}:%`;
+  // Wait until a process holds a claim taken in the last 100 ms (its lease of 4 s has more than 3.9 s left),
+  // so its attempt is surely still waiting for the answer, then kill that process without any chance to
+  // clean up. Which process claims is up to the race between them: either one is a worker killed mid-send.
+  const leaseMs = 4_000;
+  let victim: ServiceProcess | undefined;
   await eventually(
     async () => {
-      const { rows } = await client.query(
-        `select id from deliveries where status = 'pending' and locked_by like $1`,
-        [byB],
+      const { rows } = await client.query<{ locked_by: string }>(
+        `select locked_by from deliveries
+         where webhook_id = $1 and status = 'pending' and locked_until > now() + $2 * interval '1 millisecond'`,
+        [m.webhookId, leaseMs - 100],
       );
-      return rows.length >= 2;
+      victim = [a, b].find((p) => rows.some((r) => r.locked_by.includes(`:${p.pid}:`)));
+      return victim !== undefined;
     },
-    { timeoutMs: 20_000, intervalMs: 10, what: 'process B to hold two claims' },
+    { timeoutMs: 20_000, intervalMs: 10, what: 'a process to hold a fresh claim' },
   );
-  b.child.kill('SIGKILL');
+  victim!.child.kill('SIGKILL');
   const { rows: orphaned } = await client.query<{ id: string }>(
     `select id from deliveries where status = 'pending' and locked_by like $1`,
-    [byB],
+    [`%:${victim!.pid}:%`],
   );
   expect(orphaned.length).toBeGreaterThan(0);
 
