@@ -39,6 +39,7 @@ const ON_PGLITE_TOO = [
   'test/webhooks/recovery.test.ts', // events page, health, resend, recover
   'test/webhooks/app-webhooks.test.ts', // the app fan-out, installations, lifecycle and store.redact
   'test/webhooks/pace.test.ts', // deliveries: the claim's slots and parking, the outcomes' pace
+  'test/webhooks/pace-law.test.ts', // deliveries: the pace law, step by step
   'test/webhooks/ordering.test.ts', // deliveries: keys held and released, resend and recover in order
   'test/webhooks/sequence.test.ts', // events: the sequence counters, after_sequence
   'test/events/trigger.test.ts', // events of a test trigger

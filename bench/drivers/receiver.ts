@@ -18,15 +18,16 @@ let receipts = new Map<string, number>();
 let successes = new Map<string, number>();
 let failedOnce = new Set<string>();
 let firstSeen = 0;
-// `/capped/`: the times of the answers of the last second that were 204, and of every answer, 204 or 429.
+// `/capped/`: the times of the answers of the last second that were 204, and every answer (204 or 429), when
+// and to which event id.
 let cappedWindow: number[] = [];
-let cappedAnswers: { at: number; ok: boolean }[] = [];
+let cappedAnswers: { at: number; ok: boolean; id: string }[] = [];
 
-function cappedTakes(at: number): boolean {
+function cappedTakes(at: number, id: string): boolean {
   while (cappedWindow.length > 0 && at - cappedWindow[0]! >= 1000) cappedWindow.shift();
   const ok = cappedWindow.length < CAP;
   if (ok) cappedWindow.push(at);
-  cappedAnswers.push({ at, ok });
+  cappedAnswers.push({ at, ok, id });
   return ok;
 }
 
@@ -49,7 +50,7 @@ const server = createServer((req, res) => {
       res.writeHead(500).end();
       return;
     }
-    if (path.startsWith('/capped/') && !cappedTakes(at)) {
+    if (path.startsWith('/capped/') && !cappedTakes(at, String(id))) {
       res.writeHead(429).end();
       return;
     }
@@ -82,7 +83,7 @@ server.listen(0, '127.0.0.1', () => {
         cappedAnswers = [];
         return null;
       },
-      /** Every answer under `/capped/` so far: when, and whether it was 204 (else 429). */
+      /** Every answer under `/capped/` so far: when, whether it was 204 (else 429), and to which event id. */
       capped: () => cappedAnswers,
       count: () => ({ received, distinct: receipts.size }),
       /** First successful receipt times of the events whose id starts with `prefix`. */

@@ -35,6 +35,7 @@ async function drain(b: Bench, rxUrl: string, ordering: 'none' | 'per_object', c
 interface Answer {
   at: number;
   ok: boolean;
+  id: string;
 }
 
 /** Successes per whole second from the first answer on. */
@@ -70,15 +71,27 @@ async function paced(b: Bench, rxUrl: string, rx: Awaited<ReturnType<typeof rece
   if (answers.length === 0)
     return [missing('paced endpoint: deliveries/s after settling', '/s', 'no answer')];
   const t0 = answers[0]!.at;
-  const lastOk = answers.findLast((a) => a.ok)!.at;
+  // The drain's pace is measured while the endpoint has a backlog: until the last event's first attempt. A
+  // delivery refused near the end waits for its retry (5 s on the default schedule) with nothing else left
+  // to send; those late successes are counted beside, not as seconds of pace.
+  const firstAttempts = new Set<string>();
+  let backlogEnd = t0;
+  for (const a of answers) {
+    if (firstAttempts.has(a.id)) continue;
+    firstAttempts.add(a.id);
+    backlogEnd = a.at;
+  }
+  const late = answers.filter((a) => a.ok && a.at > backlogEnd).length;
   // The whole seconds of the drain (the last, partial one aside)
-  const seconds = perSecond(answers, t0).slice(0, Math.floor((lastOk - t0) / 1000));
+  const seconds = perSecond(answers, t0).slice(0, Math.floor((backlogEnd - t0) / 1000));
   const settledAt = seconds.findIndex((_, i) => seconds.slice(i).every((n) => n >= 90 && n <= 105));
-  const after = answers.filter((a) => a.at >= t0 + SETTLE_S * 1000 && a.at <= lastOk);
-  const window = (lastOk - (t0 + SETTLE_S * 1000)) / 1000;
+  const after = answers.filter((a) => a.at >= t0 + SETTLE_S * 1000 && a.at <= backlogEnd);
+  const window = (backlogEnd - (t0 + SETTLE_S * 1000)) / 1000;
   const oks = after.filter((a) => a.ok).length;
   const refused = after.length - oks;
-  const note = `receiver capped at 100/s, 429 beyond; ${PACED_EVENTS} events at once; ${last} succeeded; seconds: ${seconds.join(' ')}`;
+  const note =
+    `receiver capped at 100/s, 429 beyond; ${PACED_EVENTS} events at once; ${last} succeeded, ${late} of them ` +
+    `by a retry after the backlog's last first attempt; seconds: ${seconds.join(' ')}`;
   b.log(`paced endpoint: ${note}`);
   return [
     row(

@@ -83,6 +83,8 @@ export interface WebhookPacesTable {
   pace_reason: Generated<PaceReason | null>;
   pace_at: Generated<Date | null>;
   slowed_at: Generated<Date | null>;
+  /** What the last decrease started from: the least of the rate_limit and the pace then (migration 0110). */
+  slowed_from: Generated<number | null>;
   next_slot: Generated<Date | null>;
   parked: Generated<boolean>;
   parks: Generated<number>;

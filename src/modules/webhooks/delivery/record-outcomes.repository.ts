@@ -30,18 +30,25 @@ export interface OutcomeRow {
 
 // The adaptive pace (API.md section 11.4), one law for every endpoint, decided here from each batch of
 // outcomes (docs/decisions.md, "Pace, sequence and order", has the runs that chose the constants):
-// - an attempt answered 429 or 503, or timed out, that started after the endpoint's last decrease: the pace
-//   becomes PACE_DECREASE x the least of its rate_limit, its pace and the successes of its last second (what
-//   the endpoint showed it can take), at least PACE_MIN;
-// - successes of a paced endpoint: the pace grows, per second since its last change (at most
-//   PACE_GROWTH_SPAN_S of them at once), by PACE_GROWTH of itself and at least PACE_STEP (an endpoint paced
-//   down to PACE_MIN by timeouts is back at 50/s within a minute), and is dropped (unconstrained, or its
-//   rate_limit) once it reaches the rate_limit or PACE_MAX.
+// - an attempt answered 429 or 503, or timed out, that started PACE_GRACE_MS or more after the endpoint's last
+//   decrease: the pace becomes PACE_DECREASE x the least of its rate_limit, its pace and the successes of its
+//   last second (what the endpoint showed it can take), at least PACE_MIN. Refusals of attempts that started
+//   sooner slow nothing: the receiver's window still holds what was sent before the decrease, and slots given
+//   before it (up to the claim's 1 s horizon) are still being used;
+// - successes within PACE_GRACE_MS of a decrease refine it: the pace rises to PACE_DECREASE x the successes
+//   of the last second, never above the decrease from where it started (`slowed_from`). A first refusal in a
+//   burst is recorded before most of the burst's successes are; counted then, they would pace the endpoint at
+//   half of what it takes;
+// - successes after that: the pace grows, per second since its last change (at most PACE_GROWTH_SPAN_S of
+//   them at once), by PACE_GROWTH of itself and at least PACE_STEP (an endpoint paced down to PACE_MIN by
+//   timeouts is back at 50/s within a minute), and is dropped (unconstrained, or its rate_limit) once it
+//   reaches the rate_limit or PACE_MAX.
 export const PACE_DECREASE = 0.95;
 export const PACE_GROWTH = 0.02;
 export const PACE_STEP = 1;
 export const PACE_MIN = 1;
 export const PACE_MAX = 10_000;
+export const PACE_GRACE_MS = 1000;
 const PACE_GROWTH_SPAN_S = 5;
 
 /**
@@ -125,18 +132,18 @@ export async function recordOutcomes(
       where w.id = any (array(select webhook_id from streaks)) and w.id = s.webhook_id
         and (w.last_attempt_at is null or w.last_attempt_at <= s.last_at)
     ), current_paces as (
-      select p.webhook_id, p.rate_limit, p.pace, p.pace_at, p.slowed_at from webhook_paces p
+      select p.webhook_id, p.rate_limit, p.pace, p.pace_at, p.slowed_at, p.slowed_from from webhook_paces p
       where p.webhook_id = any (array(select webhook_id from streaks))
       order by p.webhook_id
       for update
     ), decided as (
       select s.webhook_id, s.slowed, c.webhook_id is not null as has_row, n.slowing,
+             least(c.rate_limit::float8, c.pace) as bound,
              case
-               when n.slowing then greatest(${PACE_MIN}::float8, ${PACE_DECREASE}::float8 * least(
-                 c.rate_limit::float8, c.pace,
-                 -- the successes of the last second: this one so far (this batch's included), or the one before
-                 greatest(w.ok_second_before + 0.0, case when w.ok_second > ${now}::timestamptz - interval '1 second'
-                                                         then w.ok_in_second else 0 end + s.oks)))
+               when n.slowing then greatest(${PACE_MIN}::float8,
+                                            ${PACE_DECREASE}::float8 * least(c.rate_limit::float8, c.pace, n.oks))
+               when c.slowed_at > ${now}::timestamptz - ${PACE_GRACE_MS}::int * interval '1 millisecond'
+                 then greatest(c.pace, ${PACE_DECREASE}::float8 * least(c.slowed_from, c.rate_limit::float8, n.oks))
                else c.pace + greatest(${PACE_STEP}::float8, ${PACE_GROWTH}::float8 * c.pace)
                       * least(${PACE_GROWTH_SPAN_S}::float8, extract(epoch from ${now}::timestamptz - c.pace_at)::float8)
              end as pace
@@ -144,7 +151,12 @@ export async function recordOutcomes(
       join webhooks w on w.id = s.webhook_id
       left join current_paces c on c.webhook_id = s.webhook_id
       cross join lateral (
-        select s.slowed is not null and (c.slowed_at is null or s.slowed_start > c.slowed_at) as slowing
+        select s.slowed is not null
+               and (c.slowed_at is null
+                    or s.slowed_start >= c.slowed_at + ${PACE_GRACE_MS}::int * interval '1 millisecond') as slowing,
+               -- the successes of the last second: this one so far (this batch's included), or the one before
+               greatest(w.ok_second_before + 0.0, case when w.ok_second > ${now}::timestamptz - interval '1 second'
+                                                       then w.ok_in_second else 0 end + s.oks) as oks
       ) n
       where n.slowing or (c.pace is not null and s.oks > 0)
     ), paced_new as (
@@ -160,7 +172,8 @@ export async function recordOutcomes(
                              when d.pace >= p.rate_limit or d.pace >= ${PACE_MAX}::float8 then null
                              else p.pace_reason end,
           pace_at = ${now}::timestamptz,
-          slowed_at = case when d.slowing then ${now}::timestamptz else p.slowed_at end
+          slowed_at = case when d.slowing then ${now}::timestamptz else p.slowed_at end,
+          slowed_from = case when d.slowing then d.bound else p.slowed_from end
       from decided d
       where p.webhook_id = any (array(select webhook_id from current_paces)) and p.webhook_id = d.webhook_id
     ), next_of_key as (
