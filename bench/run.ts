@@ -211,7 +211,10 @@ async function main() {
       if (profile) {
         const top = await topStatements(cluster.url('svc'));
         statements[measure.name] = top;
-        for (const t of top) log(`  ${t.calls} calls, ${t.total_ms} ms, ${t.mean_ms} ms each: ${t.query}`);
+        for (const t of top)
+          log(
+            `  ${t.calls} calls, ${t.total_ms} ms, ${t.mean_ms} ms each, planning ${t.plan_ms} ms: ${t.query}`,
+          );
         const peak = memoryPeak(`${profileDir}memory.jsonl`, t0);
         if (peak) log(`  memory at the RSS peak: ${peak}`);
       }
