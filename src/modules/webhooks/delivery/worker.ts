@@ -24,6 +24,7 @@ import type { Signal } from '../signal.ts';
 import { applyOutcomes, runAttempt, type AttemptResult, type Sending, type SigningKeys } from './attempt.ts';
 import {
   claimDeliveries,
+  claimPlainDeliveries,
   type Claim,
   type ClaimedDelivery,
   type ClaimOptions,
@@ -134,6 +135,11 @@ class DeliveryWorker {
   // (NOTIFY, in-memory wake) and every completion claiming too doubled the number of (mostly empty) claims.
   private mayHaveMore = false;
   private lastSkipScan = -Infinity;
+  /**
+   * Claim with the plain statement (no pace, no order) until a claim meets work only the full one may take,
+   * then with the full one until a claim of it meets none (claim-deliveries.repository.ts).
+   */
+  private plain = true;
 
   constructor(ctx: Context, keys: SigningKeys) {
     this.ctx = ctx;
@@ -245,7 +251,7 @@ class DeliveryWorker {
       skipSaturated: false,
       horizonMs,
     };
-    const claim = await claimDeliveries(this.ctx.db, options);
+    const claim = await this.claimWith(options);
     const bounded = reachesBound(held, claim.rows, HOLD_PER_WEBHOOK);
     // Nothing claimable in the oldest due rows while some webhook is at its bound: they may all be that
     // webhook's backlog, hiding other webhooks' due work behind it. Look past it (rate-limited).
@@ -257,8 +263,19 @@ class DeliveryWorker {
     )
       return { ...claim, bounded };
     this.lastSkipScan = performance.now();
-    const past = await claimDeliveries(this.ctx.db, { ...options, skipSaturated: true });
+    const past = await this.claimWith({ ...options, skipSaturated: true });
     return { ...past, wakeAt: past.wakeAt ?? claim.wakeAt, bounded: true };
+  }
+
+  /**
+   * The plain claim or the full one, as the last claim found. A plain claim that met what it may not take
+   * keeps its rows and asks for the next claim at once (a wake-up now), which is a full one.
+   */
+  private async claimWith(options: ClaimOptions): Promise<Claim> {
+    const plain = this.plain;
+    const claim = await (plain ? claimPlainDeliveries : claimDeliveries)(this.ctx.db, options);
+    this.plain = !claim.special;
+    return plain && claim.special ? { ...claim, wakeAt: options.now.getTime() } : claim;
   }
 
   /** Sends one held delivery and hands its outcome to the recorder. */
