@@ -92,9 +92,9 @@ it("installs the app on the developer's own test store and shows its first deliv
   // The merchant's side of the same installation: what the app receives, in words.
   await page.goto(`${svc.url}/dashboard/settings/developers/connected-apps`);
   const connection = page.getByRole('list', { name: 'Events Inventory Sync receives' });
-  await connection.waitFor();
-  expect(await connection.textContent()).toContain('App installed');
-  expect(await connection.textContent()).toContain('Order created');
+  // (named once the event catalog has loaded, which may be after the list)
+  await connection.getByText('App installed').waitFor();
+  await connection.getByText('Order created').waitFor();
   expect(violations).toEqual([]);
   expect(s.errors, s.errors.join('\n')).toEqual([]);
 });
