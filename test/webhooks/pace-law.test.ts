@@ -10,6 +10,7 @@ import {
   PACE_DECREASE,
   PACE_GROWTH,
   recordOutcomes,
+  slows,
   type OutcomeRow,
 } from '../../src/modules/webhooks/delivery/record-outcomes.repository.ts';
 
@@ -88,4 +89,13 @@ it('decreases from what the endpoint took, refines in the second after, then gro
   // In the second after it, 110 successes counted refine it at most to the decrease from where it started
   // (the pace then), never higher.
   expect((await record(3700, 10))!.pace).toBeCloseTo(PACE_DECREASE * grown);
+});
+
+it('leaves the pace steps out of a batch only when none of its outcomes asks for a lower pace', () => {
+  // the worker's choice (`slows`), by the rule of the statement's own `real.slowed`
+  expect(slows({ response_status: 429, error: null })).toBe(true);
+  expect(slows({ response_status: 503, error: null })).toBe(true);
+  expect(slows({ response_status: null, error: 'timeout: no answer within 2 s' })).toBe(true);
+  expect(slows({ response_status: 500, error: null })).toBe(false);
+  expect(slows({ response_status: null, error: 'ECONNREFUSED: connection refused' })).toBe(false);
 });

@@ -12,7 +12,7 @@ import { sendOnce } from '../sender.ts';
 import { signedHeaders, signingKey } from '../signing.ts';
 import type { ClaimedDelivery } from './claim-deliveries.repository.ts';
 import { disableFailing } from './disable-failing.repository.ts';
-import { recordOutcomes, type OutcomeRow } from './record-outcomes.repository.ts';
+import { recordOutcomes, slows, type OutcomeRow } from './record-outcomes.repository.ts';
 import { decide } from './retry-schedule.ts';
 
 // Decrypting costs ~5 us but a hot webhook is signed thousands of times a second: the module keeps the opened
@@ -87,7 +87,11 @@ function observeAttempt(
 }
 
 /** An attempt's outcome, and whether the receiver asked for its webhook to be disabled (410). */
-export type AttemptResult = OutcomeRow & { gone: boolean };
+/**
+ * An outcome, with what the recording needs to know beside it: the endpoint answered 410 (`gone`), and the
+ * delivery was given a slot of its endpoint's pace (`paced`) or has an ordering key (`ordered`).
+ */
+export type AttemptResult = OutcomeRow & { gone: boolean; paced: boolean; ordered: boolean };
 
 export async function runAttempt(
   ctx: Context,
@@ -95,7 +99,14 @@ export async function runAttempt(
   row: ClaimedDelivery,
 ): Promise<AttemptResult> {
   const number = row.attempt_count + 1;
-  const base = { id: row.id, webhook_id: row.webhook_id, test: row.test, number };
+  const base = {
+    id: row.id,
+    webhook_id: row.webhook_id,
+    test: row.test,
+    number,
+    paced: row.start_at !== null,
+    ordered: row.ordered,
+  };
   const now = new Date(ctx.clock.now());
   if (!row.deliverable) {
     return {
@@ -153,8 +164,9 @@ export async function applyOutcomes(
   const released = await recordOutcomes(
     ctx.db,
     worker,
-    outcomes.map(({ gone: _gone, ...row }) => row),
+    outcomes.map(({ gone: _gone, paced: _paced, ordered: _ordered, ...row }) => row),
     now,
+    { plain: outcomes.every((o) => !o.paced && !o.ordered && !slows(o)) },
   );
   const failing = [
     ...new Set(outcomes.filter((o) => o.attempted && !o.ok && !o.test).map((o) => o.webhook_id)),

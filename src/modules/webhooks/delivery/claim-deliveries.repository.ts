@@ -31,6 +31,8 @@ export interface ClaimedDelivery {
   deliverable: boolean;
   /** The start of its slot (epoch ms, the claim's clock) when its endpoint is paced; null: at once. */
   start_at: number | null;
+  /** It has an ordering key (a per_object endpoint): its outcome may release the next of its key. */
+  ordered: boolean;
 }
 
 export interface ClaimOptions {
@@ -233,7 +235,7 @@ export async function claimDeliveries(db: Executor, o: ClaimOptions): Promise<Cl
           parked = null
       where d.id = any (array(select id from locked))
       returning d.id, d.webhook_id, d.merchant_id, d.mode, d.event_id, d.attempt_count, d.step, d.test,
-                d.grant_id, d.store_id
+                d.grant_id, d.store_id, d.ordering_key is not null as ordered
     ), paced as (
       select a.webhook_id, a.first, a.spacing, a.unchanged, a.rate is not null and a.slots < a.free as time_bound,
              (select count(*) from slotted s where s.webhook_id = a.webhook_id) as slots_used,
@@ -270,7 +272,7 @@ export async function claimDeliveries(db: Executor, o: ClaimOptions): Promise<Cl
     -- waits its least) when another transaction held a paced endpoint's row, most often a recording of its
     -- outcomes: no other claim may have given its slots
     select null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-           null, null, true,
+           null, null, null, true,
            (select count(*)::int from parked),
            least(
              (select min(x.first + x.slots_used * x.spacing) - ${o.horizonMs}::float8 from paced x
@@ -354,7 +356,7 @@ export async function claimPlainDeliveries(db: Executor, o: ClaimOptions): Promi
           locked_by = ${o.worker}::text
       where d.id = any (array(select id from locked))
       returning d.id, d.webhook_id, d.merchant_id, d.mode, d.event_id, d.attempt_count, d.step, d.test,
-                d.grant_id, d.store_id
+                d.grant_id, d.store_id, d.ordering_key is not null as ordered
     )
     select c.*, e.payload, w.app_id, w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at,
            (w.status = 'enabled' and w.deleted_at is null) as deliverable, null::float8 as start_at,
@@ -364,7 +366,7 @@ export async function claimPlainDeliveries(db: Executor, o: ClaimOptions): Promi
     cross join lateral (select * from webhooks where id = c.webhook_id offset 0) w
     union all
     select null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-           null, null, true, 0, null,
+           null, null, null, true, 0, null,
            exists (select 1 from paced) or exists (select 1 from candidates where ordering_key is not null)
              or exists (select 1 from webhook_paces where parked)
   `.execute(db);
