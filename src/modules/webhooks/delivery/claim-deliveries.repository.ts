@@ -85,13 +85,22 @@ type Row = ClaimedDelivery & {
   special: boolean | null;
 };
 
-export async function claimDeliveries(db: Executor, o: ClaimOptions): Promise<Claim> {
-  const { now } = o;
-  const nowMs = now.getTime();
+/**
+ * What this process holds of a webhook (`held`, by its id column), and the filter that skips the webhooks
+ * already at their bound when the claim is told to (`skip`).
+ */
+function heldHere(o: ClaimOptions) {
   const inFlight = JSON.stringify(o.inFlight);
   const held = (webhook: ReturnType<typeof sql.ref>) =>
     sql`coalesce((${inFlight}::jsonb ->> ${webhook})::int, 0)`;
   const skip = o.skipSaturated ? sql`and ${held(sql.ref('d.webhook_id'))} < ${o.perWebhook}::int` : sql``;
+  return { held, skip };
+}
+
+export async function claimDeliveries(db: Executor, o: ClaimOptions): Promise<Claim> {
+  const { now } = o;
+  const nowMs = now.getTime();
+  const { held, skip } = heldHere(o);
   // 1. Due candidates, read without locks, ranked per webhook: one webhook with a backlog takes at most its
   //    free slots and the rest of the batch goes to the others. No ORDER BY: the planner, with a young
   //    table's statistics, sorted every due row to find the oldest (1 ms at 2,000 due); without it the scan
@@ -321,10 +330,7 @@ function claimOf(rows: Row[]): Claim {
  */
 export async function claimPlainDeliveries(db: Executor, o: ClaimOptions): Promise<Claim> {
   const { now } = o;
-  const inFlight = JSON.stringify(o.inFlight);
-  const held = (webhook: ReturnType<typeof sql.ref>) =>
-    sql`coalesce((${inFlight}::jsonb ->> ${webhook})::int, 0)`;
-  const skip = o.skipSaturated ? sql`and ${held(sql.ref('d.webhook_id'))} < ${o.perWebhook}::int` : sql``;
+  const { held, skip } = heldHere(o);
   const { rows } = await sql<Row>`
     with candidates as (
       select d.id, d.webhook_id, d.next_attempt_at, d.ordering_key
