@@ -86,7 +86,6 @@ function observeAttempt(
   );
 }
 
-/** An attempt's outcome, and whether the receiver asked for its webhook to be disabled (410). */
 /**
  * An outcome, with what the recording needs to know beside it: the endpoint answered 410 (`gone`), and the
  * delivery was given a slot of its endpoint's pace (`paced`) or has an ordering key (`ordered`).
