@@ -4,6 +4,7 @@
 // (`withReceiver`), so a test that fails half-way cannot leave its answers to the tests after it.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { eventually } from '../support/eventually.ts';
 
 export interface Received {
@@ -63,18 +64,7 @@ export async function startReceiver(
     url: '',
     received: [],
     overlaps: [],
-    waitFor: (count, timeoutMs = 10_000, filter = () => true) =>
-      eventually(
-        async () => {
-          const matching = r.received.filter(filter);
-          return matching.length >= count && matching;
-        },
-        {
-          timeoutMs,
-          intervalMs: 20,
-          what: () => `${count} requests at the receiver, which has ${r.received.filter(filter).length}`,
-        },
-      ),
+    waitFor: (count, timeoutMs, filter) => waitOn(r.received, count, timeoutMs, filter),
     // Every connection goes, idle or not: the service's agent keeps its connections alive, and a receiver
     // closed while the service runs (`withReceiver`) would otherwise wait out the 60 s keep-alive.
     close: () =>
@@ -118,6 +108,69 @@ export async function startReceiver(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return r;
+}
+
+/** The received requests that `filter` keeps, once there are at least `count` of them. */
+function waitOn(
+  received: readonly Received[],
+  count: number,
+  timeoutMs = 10_000,
+  filter: (r: Received) => boolean = () => true,
+): Promise<Received[]> {
+  return eventually(
+    async () => {
+      const matching = received.filter(filter);
+      return matching.length >= count && matching;
+    },
+    {
+      timeoutMs,
+      intervalMs: 20,
+      what: () => `${count} requests at the receiver, which has ${received.filter(filter).length}`,
+    },
+  );
+}
+
+// The timing receiver's thread: answers 200 to every request and posts when each arrived, read on this thread's
+// clock, which nothing else in the test process can delay.
+const TIMING_THREAD = `
+const { createServer } = require('node:http');
+const { parentPort } = require('node:worker_threads');
+const server = createServer((req, res) => {
+  const at = Date.now();
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    parentPort.postMessage({ path: req.url, headers: req.headers, body: Buffer.concat(chunks).toString(), at });
+    res.end('ok');
+  });
+});
+server.keepAliveTimeout = 60000;
+server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
+`;
+
+/**
+ * A receiver on a thread of its own that answers 200 at once: the times it records are when requests reached
+ * it, even while the test process's own thread is held (by an embedded database's statements).
+ */
+export async function startTimingReceiver(): Promise<Receiver> {
+  const thread = new Worker(TIMING_THREAD, { eval: true });
+  const received: Received[] = [];
+  const port = await new Promise<number>((resolve, reject) => {
+    thread.once('error', reject);
+    thread.on('message', (m: Received | { port: number }) => {
+      if ('port' in m) resolve(m.port);
+      else received.push(m);
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    overlaps: [],
+    waitFor: (count, timeoutMs, filter) => waitOn(received, count, timeoutMs, filter),
+    close: async () => {
+      await thread.terminate();
+    },
+  };
 }
 
 /** The most requests that arrived within any one second (a window [t, t + 1000 ms)). */

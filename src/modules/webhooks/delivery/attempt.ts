@@ -1,6 +1,6 @@
 // One attempt of one claimed delivery, and what it leaves behind: shared by the workers and by the test
 // route, which sends its delivery's first attempt itself and answers with the outcome.
-import type { Agent } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { Context } from '../../../context.ts';
 import { decryptSecret } from '../../../lib/secrets.ts';
 import { idTime } from '../../../lib/ids.ts';
@@ -11,6 +11,7 @@ import { cancelPendingDeliveries } from '../deliveries.repository.ts';
 import { sendOnce } from '../sender.ts';
 import { signedHeaders, signingKey } from '../signing.ts';
 import type { ClaimedDelivery } from './claim-deliveries.repository.ts';
+import { START_LATE_MS } from './holdings.ts';
 import { disableFailing } from './disable-failing.repository.ts';
 import { recordOutcomes, slows, type OutcomeRow } from './record-outcomes.repository.ts';
 import { decide } from './retry-schedule.ts';
@@ -46,7 +47,7 @@ export class SigningKeys {
 
 /** What an attempt is sent with: an undici agent (the workers' own, or the request path's) and the keys. */
 export interface Sending {
-  readonly agent: Agent;
+  readonly agent: Dispatcher;
   readonly keys: SigningKeys;
 }
 
@@ -127,7 +128,17 @@ export async function runAttempt(
   }
   const headers = signedHeaders(keys.forDelivery(row, now), row.event_id, row.payload, now);
   const { webhookTimeoutMs } = ctx.config;
-  const result = await sendOnce(agent, row.url, { ...headers }, row.payload, webhookTimeoutMs, ctx.clock);
+  // A paced delivery is written within its slot or not at all (sendOnce rejects, the worker gives it back).
+  const writeBy = row.start_at === null ? undefined : row.start_at + START_LATE_MS;
+  const result = await sendOnce(
+    agent,
+    row.url,
+    { ...headers },
+    row.payload,
+    webhookTimeoutMs,
+    ctx.clock,
+    writeBy,
+  );
   const decision = decide(ctx.config.webhookRetrySchedule, row.step, result, new Date(ctx.clock.now()));
   observeAttempt(ctx, row, number, result, decision.nextAttemptAt);
   return {

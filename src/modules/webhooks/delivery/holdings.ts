@@ -3,10 +3,11 @@
 // claim). A webhook has at most `perWebhook` attempts under way here; its other claimed deliveries wait in its
 // queue, in claim order, and the next starts the moment one of its attempts ends, with no database round trip
 // in between. A paced delivery that could not start within START_LATE_MS of its slot's start gives its lease
-// back instead: starting later could put more than the endpoint's rate into one second.
+// back instead: starting later could put more than the endpoint's rate into one second. The same deadline holds
+// when its request is written (sender.ts): a start on time whose connect was delayed is given back too.
 import type { ClaimedDelivery } from './claim-deliveries.repository.ts';
 
-/** How late after its slot's start a paced delivery may still start (see SPACING_MARGIN_MS). */
+/** How late after its slot's start a paced delivery may still start, and be written (see SPACING_MARGIN_MS). */
 export const START_LATE_MS = 25;
 
 /** What the holdings do with a delivery; the worker supplies them. */

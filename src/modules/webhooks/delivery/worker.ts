@@ -14,12 +14,12 @@
 // with the error.
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Agent } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { Context } from '../../../context.ts';
 import { Batcher } from '../../../lib/batcher.ts';
 import { Loop, warnOnFailure } from '../../../lib/loop.ts';
 import { Backoff, isConnectionLoss } from '../../../db/connection-loss.ts';
-import { createAgent } from '../sender.ts';
+import { createAgent, WriteDeadlineError } from '../sender.ts';
 import type { Signal } from '../signal.ts';
 import { applyOutcomes, runAttempt, type AttemptResult, type Sending, type SigningKeys } from './attempt.ts';
 import {
@@ -75,7 +75,7 @@ export interface WorkerDeps {
 
 export interface Worker {
   id: string;
-  agent: Agent;
+  agent: Dispatcher;
   wake(): void;
   stop(): Promise<void>;
 }
@@ -118,7 +118,7 @@ export async function startWorker(ctx: Context, deps: WorkerDeps): Promise<Worke
 
 class DeliveryWorker {
   readonly id = workerId();
-  readonly agent: Agent;
+  readonly agent: Dispatcher;
   private readonly ctx: Context;
   private readonly sending: Sending;
   private readonly holdings: Holdings;
@@ -284,7 +284,8 @@ class DeliveryWorker {
       const outcome = await runAttempt(this.ctx, this.sending, row);
       void this.outcomes.submit(outcome).catch(() => {}); // a failure is logged by the recorder's onError
     } catch (err) {
-      this.ctx.log.warn({ err, worker: this.id, delivery: row.id }, 'delivery attempt failed');
+      if (err instanceof WriteDeadlineError) this.missed(row);
+      else this.ctx.log.warn({ err, worker: this.id, delivery: row.id }, 'delivery attempt failed');
     }
   }
 
