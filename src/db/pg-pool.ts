@@ -18,6 +18,8 @@ export interface PoolOptions {
   allowExitOnIdle?: boolean;
   /** Server settings of every connection of the pool (sent at connect, as `-c name=value`). */
   settings?: Readonly<Record<string, string>>;
+  /** Queries a connection serves before it is closed (and a new one opened when next needed). */
+  maxUses?: number;
 }
 
 export function createPool(url: string, options: PoolOptions): pg.Pool {
@@ -29,6 +31,7 @@ export function createPool(url: string, options: PoolOptions): pg.Pool {
     // TCP keep-alive notices a peer that vanished without a FIN (a failover, a dropped NAT entry).
     keepAlive: true,
     allowExitOnIdle: options.allowExitOnIdle ?? false,
+    ...(options.maxUses && { maxUses: options.maxUses }),
     ...(options.settings && {
       options: Object.entries(options.settings)
         .map(([name, value]) => `-c ${name}=${value}`)

@@ -366,7 +366,7 @@ export interface Rotated {
  * grant's current scopes come back with each row so that the answer reports the effective scope. TTLs are
  * the same for every item (they are the service's).
  */
-const ROTATE_SQL = `
+export const ROTATE_SQL = `
 with input as (
   select * from unnest($1::bytea[], $2::text[], $3::timestamptz[], $4::bytea[], $5::bytea[], $6::text[],
                        $7::text[], $8::text[], $9::timestamptz[], $10::timestamptz[])
@@ -412,8 +412,8 @@ async function hot<R>(on: HotOn, name: string, text: string, values: unknown[]):
 /**
  * Rotates each item's token if the fast path may; the answer holds, in the items' order, the rotated row or
  * undefined (the slow path decides). The caller never puts one hash twice in a call. On a pool the statement
- * runs as a named prepared statement, parsed once per connection (Kysely sends every query unnamed), and
- * planned with each batch's values (oauth.pool.ts says why).
+ * runs as a named prepared statement, parsed and planned once per connection (Kysely sends every query
+ * unnamed; oauth.pool.ts says how it is planned).
  */
 export async function rotateRefresh(
   on: HotOn,
@@ -467,7 +467,7 @@ export interface IssueInput extends NewPair {
  * entry, COMMIT). The foreign keys of the pairs on their families are checked at the end of the statement,
  * when the families exist. TTLs are the same for every item (they are the service's).
  */
-const ISSUE_SQL = `
+export const ISSUE_SQL = `
 with input as (
   select * from unnest($1::bytea[], $2::bytea[], $3::bytea[], $4::text[], $5::text[], $6::timestamptz[],
                        $7::timestamptz[])
