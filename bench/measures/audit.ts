@@ -5,6 +5,7 @@ import pg from 'pg';
 import type { LoadResult } from '../drivers/load.ts';
 import { missing, row, type Measure, type Row } from '../lib/bench.ts';
 import { cpuSplit, meteredRun } from '../lib/rounds.ts';
+import { topStatements } from '../lib/statements.ts';
 
 const ENTRIES = 1_000_000;
 const CONNECTIONS = 4;
@@ -159,6 +160,7 @@ export const audit: Measure = {
         connections: CONNECTIONS,
         duration: 1,
       });
+      if (b.profile) await topStatements(b.cluster.url('svc')); // reset: what follows is this page alone
       const r = await meteredRun(
         b.serviceCpu,
         () =>
@@ -171,6 +173,12 @@ export const audit: Measure = {
         b.postgresCpu,
       );
       b.log(`${name}: ${r.p99} ms, p50 ${r.p50} ms, ${r.rps.toFixed(0)} req/s, CPU/page ${cpuSplit(r)}`);
+      if (b.profile) {
+        for (const t of await topStatements(b.cluster.url('svc'), 10)) {
+          const perPage = (t.calls / r.total).toFixed(2);
+          b.log(`  ${perPage}/page, ${t.mean_ms} ms each, planning ${t.plan_ms} ms in all: ${t.query}`);
+        }
+      }
       rows.push(
         row(
           name,
