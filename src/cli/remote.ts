@@ -14,6 +14,8 @@ import {
 /** One line from the terminal, echo off for a password. */
 async function askTerminal(question: string, secret: boolean): Promise<string> {
   const input = process.stdin;
+  // Echo goes off before the question shows: a password typed (or pasted) the moment it appears is not echoed.
+  if (secret) input.setRawMode(true);
   process.stderr.write(question);
   if (!secret) {
     const rl = createInterface({ input, output: process.stderr, terminal: false });
@@ -25,7 +27,6 @@ async function askTerminal(question: string, secret: boolean): Promise<string> {
   }
   return new Promise((resolve) => {
     let value = '';
-    input.setRawMode(true);
     input.resume();
     input.setEncoding('utf8');
     const onData = (chunk: string) => {
