@@ -53,34 +53,38 @@ export class WriteDeadlineError extends Error {
   }
 }
 
+type Handler = Dispatcher.DispatchHandler;
+/** The arguments undici passes to a handler's method `K`. */
+type Args<K extends keyof Handler> = Parameters<NonNullable<Handler[K]>>;
+
 /** The request's handler, refusing to start once `late()` says its deadline passed. */
-class WriteBy implements Dispatcher.DispatchHandler {
-  private readonly handler: Dispatcher.DispatchHandler;
+class WriteBy implements Handler {
+  private readonly handler: Handler;
   private readonly late: () => boolean;
 
-  constructor(handler: Dispatcher.DispatchHandler, late: () => boolean) {
+  constructor(handler: Handler, late: () => boolean) {
     this.handler = handler;
     this.late = late;
   }
 
   // Thrown here, undici fails the request without writing it and keeps the connection (an abort would close it).
-  onRequestStart(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestStart']>>) {
+  onRequestStart(...args: Args<'onRequestStart'>) {
     if (this.late()) throw new WriteDeadlineError();
     return this.handler.onRequestStart?.(...args);
   }
-  onRequestUpgrade(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestUpgrade']>>) {
+  onRequestUpgrade(...args: Args<'onRequestUpgrade'>) {
     return this.handler.onRequestUpgrade?.(...args);
   }
-  onResponseStart(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>) {
+  onResponseStart(...args: Args<'onResponseStart'>) {
     return this.handler.onResponseStart?.(...args);
   }
-  onResponseData(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseData']>>) {
+  onResponseData(...args: Args<'onResponseData'>) {
     return this.handler.onResponseData?.(...args);
   }
-  onResponseEnd(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseEnd']>>) {
+  onResponseEnd(...args: Args<'onResponseEnd'>) {
     return this.handler.onResponseEnd?.(...args);
   }
-  onResponseError(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseError']>>) {
+  onResponseError(...args: Args<'onResponseError'>) {
     return this.handler.onResponseError?.(...args);
   }
 }
