@@ -302,9 +302,7 @@ class DeliveryWorker {
       { worker: this.id, delivery: row.id },
       'claimed delivery not started in time: lease given back',
     );
-    void releaseLeases(this.ctx.db, this.id, [row.id], new Date(this.ctx.clock.now()))
-      .catch((err: unknown) => this.ctx.log.warn({ err, worker: this.id }, 'giving a lease back failed'))
-      .finally(this.wake);
+    this.release(row);
   }
 
   /** A paced delivery that missed its slot: its lease goes back unsent, and the next claim slots it again. */
@@ -313,6 +311,11 @@ class DeliveryWorker {
       { worker: this.id, delivery: row.id },
       'paced delivery missed its slot: lease given back',
     );
+    this.release(row);
+  }
+
+  /** The delivery's lease back, unsent, then a claim. */
+  private release(row: ClaimedDelivery): void {
     void releaseLeases(this.ctx.db, this.id, [row.id], new Date(this.ctx.clock.now()))
       .catch((err: unknown) => this.ctx.log.warn({ err, worker: this.id }, 'giving a lease back failed'))
       .finally(this.wake);
