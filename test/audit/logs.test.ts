@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { writeAudit, type AuditContext } from '../../src/modules/audit/index.ts';
+import { sealAll } from './chain-support.ts';
 
 let svc: TestService;
 let m: TestMerchant;
@@ -56,6 +57,16 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => svc?.close());
+
+const systemOf = (merchantId: string): AuditContext => ({
+  merchantId,
+  mode: 'test',
+  actor: { type: 'system', id: 'svc' },
+  ip: null,
+  userAgent: null,
+  requestId: null,
+  clock: svc.ctx.clock,
+});
 
 const logs = (query: string, headers: Record<string, string> = m.auth) =>
   svc.app.inject({ url: `/api/v1/merchant/developer/logs${query}`, headers });
@@ -143,6 +154,54 @@ describe('developer logs', () => {
     expect(theirs.items.every((i: { entity_id: string }) => i.entity_id === 'wh_other')).toBe(true);
     const mine = (await logs('?entity_id=wh_other')).json().data;
     expect(mine.count).toBe(0);
+  });
+
+  it('serves each entry as the database holds it: escapes, unicode, times, seals and unsealed nulls', async () => {
+    const odd = await signupMerchant(svc.app);
+    const write = (name: string) =>
+      svc.ctx.db
+        .transaction()
+        .execute((trx) =>
+          writeAudit(
+            trx,
+            { ...systemOf(odd.merchantId), userAgent: 'agent "quoted" \\ back\u0001slash' },
+            { action: 'webhook.updated', entityType: 'webhook', entityId: 'wh_"odd"', fields: { name } },
+          ),
+        );
+    await write('tab\tline\nbreak \u2028 é 漢字 🙂 </script>');
+    await sealAll(svc);
+    await write('not sealed yet');
+    const res = await logs('', odd.auth);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    const served = res.json().data;
+    const held = await svc.ctx.db
+      .selectFrom('audit_logs')
+      .leftJoin('audit_chain', 'audit_chain.log_id', 'audit_logs.id')
+      .select(['id', 'action', 'entity_type', 'entity_id', 'metadata', 'created_at'])
+      .select(['sequence', 'hash', 'prev_hash'])
+      .where('audit_logs.merchant_id', '=', odd.merchantId)
+      .orderBy('id', 'desc')
+      .execute();
+    expect(served).toEqual({
+      items: held.map((r) => ({ ...r, created_at: r.created_at.toISOString() })),
+      count: 2,
+      has_more: false,
+      next_cursor: null,
+    });
+    expect(Object.keys(served.items[1])).toEqual([
+      'id',
+      'action',
+      'entity_type',
+      'entity_id',
+      'metadata',
+      'created_at',
+      'sequence',
+      'hash',
+      'prev_hash',
+    ]);
+    expect(served.items[1].sequence).toBe(1);
+    expect(served.items[0]).toMatchObject({ sequence: null, hash: null, prev_hash: null });
+    expect(JSON.parse(served.items[1].metadata).name).toBe('tab\tline\nbreak \u2028 é 漢字 🙂 </script>');
   });
 
   it('is read-only', async () => {
