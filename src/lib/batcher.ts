@@ -3,10 +3,6 @@
 // item at once (no added latency); a busy one pays a statement's fixed cost once per batch instead of once
 // per item. A failed write rejects every item of its batch with the error and is reported to `onError`
 // (logged and counted by the owner): never silently retried item by item.
-// Fire and forget: `offer` queues an item whose result nobody awaits (a request log entry), refused once
-// `capacity` items wait, so that a writer slower than its producers drops what it cannot keep instead of
-// growing without bound; with a linger, such a writer flushes at least once per linger, and a full batch
-// goes at once.
 
 export interface BatcherOptions<I, O> {
   maxBatch: number;
@@ -19,14 +15,10 @@ export interface BatcherOptions<I, O> {
    * arrive a few at a time but steadily (the delivery outcomes), a few ms of waiting grows the batches.
    */
   lingerMs?: number;
-  /** Most items that may wait at once (default: no bound); `offer` refuses past it, `submit` does not. */
-  capacity?: number;
   /** Writes the batch; the answer holds one result per item, in the items' order. */
   write: (items: readonly I[]) => Promise<readonly O[]>;
   onError: (err: unknown, size: number) => void;
 }
-
-const ignore = () => {};
 
 interface Pending<I, O> {
   item: I;
@@ -39,8 +31,6 @@ export class Batcher<I, O> {
   private inFlight = 0;
   private idle: (() => void)[] = [];
   private lingering: NodeJS.Timeout | undefined;
-  /** A flush is waiting: nothing lingers until all is written. */
-  private flushing = 0;
   private readonly options: BatcherOptions<I, O>;
 
   constructor(options: BatcherOptions<I, O>) {
@@ -54,37 +44,10 @@ export class Batcher<I, O> {
     });
   }
 
-  /**
-   * Queues an item whose result nobody awaits: no promise per item. False, and nothing queued, when
-   * `capacity` items already wait: the caller counts the drop. A failed write reaches `onError` only.
-   */
-  offer(item: I): boolean {
-    if (this.queue.length >= (this.options.capacity ?? Infinity)) return false;
-    this.queue.push({ item, resolve: ignore, reject: ignore });
-    this.next();
-    return true;
-  }
-
-  /** Items waiting, not yet in a write. */
-  get waiting(): number {
-    return this.queue.length;
-  }
-
   /** Resolves once nothing is queued or in flight: what was submitted before is written. */
   drained(): Promise<void> {
     if (this.inFlight === 0 && this.queue.length === 0) return Promise.resolve();
     return new Promise((resolve) => this.idle.push(resolve));
-  }
-
-  /** Writes what waits now, without waiting out a linger (a stop), and resolves once all is written. */
-  async flush(): Promise<void> {
-    this.flushing++;
-    try {
-      this.next();
-      await this.drained();
-    } finally {
-      this.flushing--;
-    }
   }
 
   private take(): Pending<I, O>[] {
@@ -106,7 +69,7 @@ export class Batcher<I, O> {
 
   /** Pumps now, or once the linger of the next batch is over; a full batch does not wait for company. */
   private next(): void {
-    if (!this.options.lingerMs || this.flushing > 0 || this.queue.length >= this.options.maxBatch) {
+    if (!this.options.lingerMs || this.queue.length >= this.options.maxBatch) {
       clearTimeout(this.lingering);
       this.lingering = undefined;
       return this.pump();

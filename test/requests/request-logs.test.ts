@@ -206,6 +206,46 @@ describe('what a call records', () => {
     expect(both.map((e: { status: number }) => e.status)).toEqual([404, 200]);
   });
 
+  it('keeps text as sent: tabs, line breaks, backslashes, a literal \\N and characters beyond ASCII', async () => {
+    now += 1000;
+    const odd = 'a\tb\nc\rd \\ e \\N f é 漢字 🙂';
+    const error = JSON.stringify({ error: { code: 'not_found', message: odd } });
+    const offered = recorder().offer({
+      createdAt: now,
+      merchantId: m.merchantId,
+      mode: 'test',
+      requestId: 'req_odd_text',
+      method: 'GET',
+      path: `/api/public/v1/stores/${odd}`,
+      route: null,
+      status: 404,
+      durationMs: 1.5,
+      credentialType: 'secret_key',
+      credentialId: key.id,
+      credentialLast4: key.secret_key.slice(-4),
+      ip: null,
+      userAgent: odd,
+      idempotencyKey: '\\N',
+      replayed: false,
+      error,
+    });
+    expect(offered).toBe(true);
+    await flush();
+    expect((await detail('req_odd_text')).json().data).toMatchObject({
+      created_at: new Date(now).toISOString(),
+      path: `/api/public/v1/stores/${odd}`,
+      route: null,
+      status: 404,
+      error_code: 'not_found',
+      duration_ms: 1.5,
+      ip: null,
+      user_agent: odd,
+      idempotency_key: '\\N',
+      idempotent_replayed: false,
+      error: { error: { code: 'not_found', message: odd } },
+    });
+  });
+
   it("records a call for its credential's merchant and mode, and no one else sees it", async () => {
     const other = await signupMerchant(svc.app, 'Other merchant');
     const live = await createKey(svc.app, m, { mode: 'live' });

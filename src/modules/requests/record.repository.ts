@@ -1,7 +1,8 @@
 // Writing the request log: a batch of entries and their day counters in one transaction. On PostgreSQL the
 // entries go by COPY on the module's own connection (the measured comparison with a multi-row INSERT is in
-// docs/decisions.md, "Request logs"); on PGlite, which has no COPY from a client stream, by one INSERT of
-// arrays. A batch whose day has no partition yet makes it and is written again, once.
+// docs/decisions.md, "Request logs"), as the COPY text the recorder's buffer holds; on PGlite, which has no
+// COPY from a client stream, that text is split back into columns for one INSERT of arrays. A batch whose day
+// has no partition yet makes it and is written again, once.
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { CompiledQuery, sql } from 'kysely';
@@ -37,61 +38,9 @@ const COLUMNS = [
 ] as const;
 const NAMES = COLUMNS.map(([name]) => name).join(', ');
 
-type Value = string | number | boolean | null;
-type Row = readonly Value[];
-
 /** Anything shaped like a credential cleared; the common case, text without `svc_` or `whsec_`, is left as it is. */
 const clean = (text: string) =>
   text.includes('svc_') || text.includes('whsec_') ? redactSecrets(text) : text;
-
-/**
- * Rows in COLUMNS' order, and the day counters they bump. What the client chose (path, user agent,
- * idempotency key) and the error body are cleared of anything shaped like a credential here, off the request
- * path: never a credential in clear. Entries are counted by what their counters depend on first, so the
- * counter keys are made once per group rather than once per entry (Node's part of an entry fell from 4.7 to
- * 3.6 us with it, measured).
- */
-function toRows(entries: readonly RequestEntry[]): { rows: Row[]; counts: Map<string, number> } {
-  const groups = new Map<string, { entry: RequestEntry; day: string; errorCode: string | null; n: number }>();
-  const rows = entries.map((e) => {
-    const error = e.error === null ? null : clean(e.error);
-    const errorCode = errorCodeOf(error);
-    const createdAt = new Date(e.createdAt).toISOString();
-    const day = createdAt.slice(0, 10);
-    const group = `${day} ${e.merchantId} ${e.mode} ${e.status} ${e.method} ${e.credentialId} ${errorCode}`;
-    const seen = groups.get(group);
-    if (seen) seen.n++;
-    else groups.set(group, { entry: e, day, errorCode, n: 1 });
-    return [
-      createdAt,
-      e.merchantId,
-      e.mode,
-      e.requestId,
-      e.method,
-      clean(e.path),
-      e.route,
-      e.status,
-      errorCode,
-      e.durationMs,
-      e.credentialType,
-      e.credentialId,
-      e.credentialLast4,
-      e.ip,
-      e.userAgent === null ? null : clean(e.userAgent),
-      e.idempotencyKey === null ? null : clean(e.idempotencyKey),
-      e.replayed,
-      error,
-    ];
-  });
-  const counts = new Map<string, number>();
-  for (const { entry, day, errorCode, n } of groups.values()) {
-    for (const key of counterKeys(entry, errorCode)) {
-      const k = `${day}\t${entry.merchantId}\t${entry.mode}\t${key}`;
-      counts.set(k, (counts.get(k) ?? 0) + n);
-    }
-  }
-  return { rows, counts };
-}
 
 // COPY's text format: a tab between columns, \N for null, and backslash escapes for the characters it
 // reserves. NUL cannot be stored in text at all and is dropped (a request carrying one was refused anyway).
@@ -99,19 +48,72 @@ const RESERVED = /[\\\t\n\r\0]/;
 const RESERVED_ALL = /[\\\t\n\r\0]/g;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '' };
 
-function copyField(v: Value): string {
+function field(v: string | null): string {
   if (v === null) return '\\N';
-  if (typeof v !== 'string') return String(v);
   return RESERVED.test(v) ? v.replace(RESERVED_ALL, (c) => ESCAPES[c]!) : v;
 }
 
-function copyText(rows: readonly Row[]): string {
-  let text = '';
-  for (const row of rows) {
-    for (let i = 0; i < row.length; i++) text += (i === 0 ? '' : '\t') + copyField(row[i]!);
-    text += '\n';
+/** The entries of a batch that bump the same counters, and the first of them. */
+export interface CounterGroup {
+  readonly key: string;
+  readonly entry: RequestEntry;
+  readonly day: string;
+  readonly errorCode: string | null;
+  n: number;
+}
+
+/** A batch as the recorder's buffer fills it: COPY text, and its counters by group. */
+export interface Batch {
+  /** The COPY text, in `text[0, bytes)`. */
+  readonly text: Buffer;
+  bytes: number;
+  size: number;
+  readonly days: Set<string>;
+  readonly groups: Map<string, CounterGroup>;
+}
+
+/**
+ * An entry as its line of COPY text, in COLUMNS' order, and the counter group it belongs to. What the
+ * client chose (path, user agent, idempotency key) and the error body are cleared of anything shaped like a
+ * credential here: never a credential in clear.
+ */
+export function copyLine(e: RequestEntry): { line: string; day: string; group: CounterGroup } {
+  const error = e.error === null ? null : clean(e.error);
+  const errorCode = errorCodeOf(error);
+  const createdAt = new Date(e.createdAt).toISOString();
+  const day = createdAt.slice(0, 10);
+  const key = `${day} ${e.merchantId} ${e.mode} ${e.status} ${e.method} ${e.credentialId} ${errorCode}`;
+  const line =
+    `${createdAt}\t${field(e.merchantId)}\t${e.mode}\t${field(e.requestId)}\t${field(e.method)}\t` +
+    `${field(clean(e.path))}\t${field(e.route)}\t${e.status}\t${field(errorCode)}\t${e.durationMs}\t` +
+    `${e.credentialType}\t${field(e.credentialId)}\t${field(e.credentialLast4)}\t${field(e.ip)}\t` +
+    `${field(e.userAgent === null ? null : clean(e.userAgent))}\t` +
+    `${field(e.idempotencyKey === null ? null : clean(e.idempotencyKey))}\t${e.replayed}\t${field(error)}\n`;
+  return { line, day, group: { key, entry: e, day, errorCode, n: 1 } };
+}
+
+/** The day counters a batch bumps: every group's keys, its size added. */
+function countsOf(batch: Batch): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const { entry, day, errorCode, n } of batch.groups.values()) {
+    for (const key of counterKeys(entry, errorCode)) {
+      const k = `${day}\t${entry.merchantId}\t${entry.mode}\t${key}`;
+      counts.set(k, (counts.get(k) ?? 0) + n);
+    }
   }
-  return text;
+  return counts;
+}
+
+const UNESCAPED: Record<string, string> = { '\\\\': '\\', '\\t': '\t', '\\n': '\n', '\\r': '\r' };
+
+/** COPY text back into rows of columns: PGlite takes no COPY from the client, but an INSERT of arrays. */
+function rowsOf(text: string): (string | null)[][] {
+  return text
+    .split('\n')
+    .slice(0, -1)
+    .map((line) =>
+      line.split('\t').map((v) => (v === '\\N' ? null : v.replace(/\\[\\tnr]/g, (c) => UNESCAPED[c]!))),
+    );
 }
 
 const COPY_SQL = `copy request_logs (${NAMES}) from stdin`;
@@ -136,12 +138,12 @@ function countColumns(counts: Map<string, number>): unknown[][] {
   return columns;
 }
 
-async function copyBatch(pool: pg.Pool, rows: readonly Row[], counts: Map<string, number>): Promise<void> {
+async function copyBatch(pool: pg.Pool, text: Buffer, counts: Map<string, number>): Promise<void> {
   const client = await pool.connect();
   let broken: unknown;
   try {
     await client.query('begin');
-    await pipeline(Readable.from([copyText(rows)]), client.query(copyFrom(COPY_SQL)));
+    await pipeline(Readable.from([text]), client.query(copyFrom(COPY_SQL)));
     await client.query(COUNTS_SQL, countColumns(counts));
     await client.query('commit');
   } catch (err) {
@@ -152,7 +154,8 @@ async function copyBatch(pool: pg.Pool, rows: readonly Row[], counts: Map<string
   }
 }
 
-async function insertBatch(db: Executor, rows: readonly Row[], counts: Map<string, number>): Promise<void> {
+async function insertBatch(db: Executor, text: Buffer, counts: Map<string, number>): Promise<void> {
+  const rows = rowsOf(text.toString('utf8'));
   const unnest = sql.join(COLUMNS.map(([, type], i) => sql`${rows.map((r) => r[i])}::${sql.raw(type)}[]`));
   await db.transaction().execute(async (trx) => {
     await sql`insert into request_logs (${sql.raw(NAMES)}) select * from unnest(${unnest})`.execute(trx);
@@ -167,19 +170,16 @@ const NO_PARTITION = '23514';
  * Writes a batch: the entries and their counters commit together, or neither does. A day without its
  * partition (the loop had not made it yet: a first start, a clock moved) is made, and the batch written again.
  */
-export async function writeEntries(
-  target: WriteTarget,
-  db: Executor,
-  entries: readonly RequestEntry[],
-): Promise<void> {
-  const { rows, counts } = toRows(entries);
+export async function writeBatch(target: WriteTarget, db: Executor, batch: Batch): Promise<void> {
+  const text = batch.text.subarray(0, batch.bytes);
+  const counts = countsOf(batch);
   const write = () =>
-    'pool' in target ? copyBatch(target.pool, rows, counts) : insertBatch(target.db, rows, counts);
+    'pool' in target ? copyBatch(target.pool, text, counts) : insertBatch(target.db, text, counts);
   try {
     await write();
   } catch (err) {
     if ((err as { code?: string }).code !== NO_PARTITION) throw err;
-    await makePartitions(db, [...new Set(entries.map((e) => dayOf(e.createdAt)))]);
+    await makePartitions(db, [...batch.days]);
     await write();
   }
 }

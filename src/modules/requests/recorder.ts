@@ -1,17 +1,18 @@
 // The recorder (API.md section 11.6): one onResponse hook on every route of the public interface (the OAuth
 // token, revoke and introspection endpoints included) turns an answered call into an entry, in memory, for
 // the merchant and mode its credential names (`request.caller`, set where the credential verified); a call
-// whose credential verified nothing is not recorded. Entries are written by a bounded batcher: a batch at
-// least every second (and at once when full), COPY on PostgreSQL. Recording never delays or fails the call:
-// the hook runs after the answer is sent, and when the writer falls behind, what its buffer cannot hold is
-// dropped and counted (`svc_request_log_dropped_total`), never queued without limit.
+// whose credential verified nothing is not recorded. Entries are written from a bounded buffer (entry-buffer.ts)
+// that holds them as COPY text: a batch at least every second (and at once when full), COPY on PostgreSQL.
+// Recording never delays or fails the call: the hook runs after the answer is sent, and when the writer falls
+// behind, what its buffer cannot hold is dropped and counted (`svc_request_log_dropped_total`), never queued
+// without limit.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../../context.ts';
-import { Batcher } from '../../lib/batcher.ts';
 import { openApiPath } from '../../http/openapi.ts';
 import { addRouteHook } from '../../http/route-hooks.ts';
 import type { RequestEntry } from './request-entry.ts';
-import { writeEntries, type WriteTarget } from './record.repository.ts';
+import { EntryBuffer } from './entry-buffer.ts';
+import { writeBatch, type WriteTarget } from './record.repository.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -27,8 +28,11 @@ export const FLUSH_EVERY_MS = 1000;
 // only hold more in memory at once.
 const MAX_BATCH = 5000;
 // What may wait: one to two seconds of what one recorder writes on the bench machine (10,000-22,000 entries
-// a second); a few MB of entries, about 120 MB were each at its largest (see MAX_ERROR).
+// a second); a few MB of COPY text, about 120 MB were each at its largest (see MAX_ERROR).
 export const CAPACITY = 20_000;
+// A batch's COPY text: room for MAX_BATCH entries of the usual 600 bytes; a batch of larger entries (error
+// bodies, long paths) closes when it is full. At most CAPACITY entries wait, in a few such buffers.
+const BATCH_BYTES = 4 * 1024 * 1024;
 const MAX_PATH = 1024;
 const MAX_USER_AGENT = 512;
 const MAX_IDEMPOTENCY_KEY = 255;
@@ -36,19 +40,19 @@ const MAX_IDEMPOTENCY_KEY = 255;
 // buffer of the largest entries stays near 120 MB).
 const MAX_ERROR = 4 * 1024;
 
-export type RequestBatch = Batcher<RequestEntry, void>;
+export type RequestBatch = EntryBuffer;
 
 export function requestBatch(ctx: Context, target: WriteTarget): RequestBatch {
   const metrics = ctx.metrics.batch('request_log');
-  return new Batcher<RequestEntry, void>({
+  return new EntryBuffer({
     maxBatch: MAX_BATCH,
     lingerMs: FLUSH_EVERY_MS,
     capacity: CAPACITY,
-    write: async (entries) => {
-      metrics.size.observe(entries.length);
-      await writeEntries(target, ctx.db, entries);
-      ctx.metrics.requestLog.written.inc(entries.length);
-      return entries.map(() => undefined);
+    batchBytes: BATCH_BYTES,
+    write: async (batch) => {
+      metrics.size.observe(batch.size);
+      await writeBatch(target, ctx.db, batch);
+      ctx.metrics.requestLog.written.inc(batch.size);
     },
     onError: (err, size) => {
       metrics.failures.inc();
