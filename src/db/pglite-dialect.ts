@@ -20,8 +20,13 @@ class PGliteConnection implements DatabaseConnection {
     this.pg = pg;
   }
 
+  /** A `COPY ... FROM '/dev/blob'` takes its data as its one parameter, a Blob: PGlite's way to COPY. */
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.pg.query<R>(compiled.sql, compiled.parameters as unknown[]);
+    const [first] = compiled.parameters;
+    const result =
+      first instanceof Blob
+        ? await this.pg.query<R>(compiled.sql, [], { blob: first })
+        : await this.pg.query<R>(compiled.sql, compiled.parameters as unknown[]);
     return {
       rows: result.rows,
       numAffectedRows: result.affectedRows === undefined ? undefined : BigInt(result.affectedRows),

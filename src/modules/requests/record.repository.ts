@@ -1,8 +1,8 @@
 // Writing the request log: a batch of entries and their day counters in one transaction. On PostgreSQL the
 // entries go by COPY on the module's own connection (the measured comparison with a multi-row INSERT is in
 // docs/decisions.md, "Request logs"), as the COPY text the recorder's buffer holds; on PGlite, which has no
-// COPY from a client stream, that text is split back into columns for one INSERT of arrays. A batch whose day
-// has no partition yet makes it and is written again, once.
+// COPY from a client stream, the same text by COPY from its `/dev/blob` device. A batch whose day has no
+// partition yet makes it and is written again, once.
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { CompiledQuery, sql } from 'kysely';
@@ -15,28 +15,28 @@ import { counterKeys, dayOf, errorCodeOf, type RequestEntry } from './request-en
 /** Where batches go: the module's pg pool (COPY), or the service's database (PGlite). */
 export type WriteTarget = { readonly pool: pg.Pool } | { readonly db: Executor };
 
-// The columns in the order of every row, with the type of each as PGlite's INSERT of arrays casts it.
+// The columns in the order of every line of COPY text.
 const COLUMNS = [
-  ['created_at', 'timestamptz'],
-  ['merchant_id', 'text'],
-  ['mode', 'text'],
-  ['request_id', 'text'],
-  ['method', 'text'],
-  ['path', 'text'],
-  ['route', 'text'],
-  ['status', 'smallint'],
-  ['error_code', 'text'],
-  ['duration_ms', 'real'],
-  ['credential_type', 'text'],
-  ['credential_id', 'text'],
-  ['credential_last4', 'text'],
-  ['ip', 'text'],
-  ['user_agent', 'text'],
-  ['idempotency_key', 'text'],
-  ['idempotent_replayed', 'boolean'],
-  ['error', 'text'],
+  'created_at',
+  'merchant_id',
+  'mode',
+  'request_id',
+  'method',
+  'path',
+  'route',
+  'status',
+  'error_code',
+  'duration_ms',
+  'credential_type',
+  'credential_id',
+  'credential_last4',
+  'ip',
+  'user_agent',
+  'idempotency_key',
+  'idempotent_replayed',
+  'error',
 ] as const;
-const NAMES = COLUMNS.map(([name]) => name).join(', ');
+const NAMES = COLUMNS.join(', ');
 
 /** Anything shaped like a credential cleared; the common case, text without `svc_` or `whsec_`, is left as it is. */
 const clean = (text: string) =>
@@ -104,19 +104,9 @@ function countsOf(batch: Batch): Map<string, number> {
   return counts;
 }
 
-const UNESCAPED: Record<string, string> = { '\\\\': '\\', '\\t': '\t', '\\n': '\n', '\\r': '\r' };
-
-/** COPY text back into rows of columns: PGlite takes no COPY from the client, but an INSERT of arrays. */
-function rowsOf(text: string): (string | null)[][] {
-  return text
-    .split('\n')
-    .slice(0, -1)
-    .map((line) =>
-      line.split('\t').map((v) => (v === '\\N' ? null : v.replace(/\\[\\tnr]/g, (c) => UNESCAPED[c]!))),
-    );
-}
-
 const COPY_SQL = `copy request_logs (${NAMES}) from stdin`;
+// PGlite has no COPY from a client stream; its own device takes the same text (pglite-dialect.ts).
+const COPY_BLOB_SQL = `copy request_logs (${NAMES}) from '/dev/blob'`;
 
 // Counter rows in one order in every writer (merchant, mode, key, day: the primary key's), so that two
 // processes bumping overlapping counters queue rather than deadlock.
@@ -154,11 +144,11 @@ async function copyBatch(pool: pg.Pool, text: Buffer, counts: Map<string, number
   }
 }
 
-async function insertBatch(db: Executor, text: Buffer, counts: Map<string, number>): Promise<void> {
-  const rows = rowsOf(text.toString('utf8'));
-  const unnest = sql.join(COLUMNS.map(([, type], i) => sql`${rows.map((r) => r[i])}::${sql.raw(type)}[]`));
+async function copyBlob(db: Executor, text: Buffer, counts: Map<string, number>): Promise<void> {
+  // a copy of the text: the buffer is the recorder's again once the batch is written
+  const blob = new Blob([new Uint8Array(text.buffer as ArrayBuffer, text.byteOffset, text.byteLength)]);
   await db.transaction().execute(async (trx) => {
-    await sql`insert into request_logs (${sql.raw(NAMES)}) select * from unnest(${unnest})`.execute(trx);
+    await trx.executeQuery(CompiledQuery.raw(COPY_BLOB_SQL, [blob]));
     await trx.executeQuery(CompiledQuery.raw(COUNTS_SQL, countColumns(counts)));
   });
 }
@@ -174,7 +164,7 @@ export async function writeBatch(target: WriteTarget, db: Executor, batch: Batch
   const text = batch.text.subarray(0, batch.bytes);
   const counts = countsOf(batch);
   const write = () =>
-    'pool' in target ? copyBatch(target.pool, text, counts) : insertBatch(target.db, text, counts);
+    'pool' in target ? copyBatch(target.pool, text, counts) : copyBlob(target.db, text, counts);
   try {
     await write();
   } catch (err) {
