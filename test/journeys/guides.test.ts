@@ -376,7 +376,7 @@ describe('code excerpts are the examples CI runs', () => {
     for (const b of guideBlocks(name).filter((x) => x.lang === 'shell')) {
       for (const line of b.code.trim().split('\n'))
         expect(line).toMatch(
-          /^((\S+=\S+ )*npm (ci|start)|MALLOC_ARENA_MAX=2 node_modules\/\.bin\/node .* bin\/start\.js)$/,
+          /^((\S+=\S+ )*npm (ci|start)|(MALLOC_\w+=\d+ )+node_modules\/\.bin\/node .* bin\/start\.js)$/,
         );
     }
     // Every command a reader runs goes through the project's Node: never a bare `node`.
