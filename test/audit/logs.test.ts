@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
-import { writeAudit, type AuditContext } from '../../src/modules/audit/index.ts';
+import { systemContext, writeAudit, type AuditContext } from '../../src/modules/audit/index.ts';
 import { sealAll } from './chain-support.ts';
 
 let svc: TestService;
@@ -57,16 +57,6 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => svc?.close());
-
-const systemOf = (merchantId: string): AuditContext => ({
-  merchantId,
-  mode: 'test',
-  actor: { type: 'system', id: 'svc' },
-  ip: null,
-  userAgent: null,
-  requestId: null,
-  clock: svc.ctx.clock,
-});
 
 const logs = (query: string, headers: Record<string, string> = m.auth) =>
   svc.app.inject({ url: `/api/v1/merchant/developer/logs${query}`, headers });
@@ -159,15 +149,16 @@ describe('developer logs', () => {
   it('serves each entry as the database holds it: escapes, unicode, times, seals and unsealed nulls', async () => {
     const odd = await signupMerchant(svc.app);
     const write = (name: string) =>
-      svc.ctx.db
-        .transaction()
-        .execute((trx) =>
-          writeAudit(
-            trx,
-            { ...systemOf(odd.merchantId), userAgent: 'agent "quoted" \\ back\u0001slash' },
-            { action: 'webhook.updated', entityType: 'webhook', entityId: 'wh_"odd"', fields: { name } },
-          ),
-        );
+      svc.ctx.db.transaction().execute((trx) =>
+        writeAudit(
+          trx,
+          {
+            ...systemContext(svc.ctx, odd.merchantId, 'test'),
+            userAgent: 'agent "quoted" \\ back\u0001slash',
+          },
+          { action: 'webhook.updated', entityType: 'webhook', entityId: 'wh_"odd"', fields: { name } },
+        ),
+      );
     await write('tab\tline\nbreak \u2028 é 漢字 🙂 </script>');
     await sealAll(svc);
     await write('not sealed yet');
@@ -216,24 +207,12 @@ describe('developer logs', () => {
   it('refuses to write a secret into metadata', async () => {
     await expect(
       svc.ctx.db.transaction().execute((trx) =>
-        writeAudit(
-          trx,
-          {
-            merchantId: m.merchantId,
-            mode: 'test',
-            actor: { type: 'system', id: 'svc' },
-            ip: null,
-            userAgent: null,
-            requestId: null,
-            clock: svc.ctx.clock,
-          },
-          {
-            action: 'api_key.created',
-            entityType: 'api_key',
-            entityId: 'key_x',
-            fields: { leaked: m.token },
-          },
-        ),
+        writeAudit(trx, systemContext(svc.ctx, m.merchantId, 'test'), {
+          action: 'api_key.created',
+          entityType: 'api_key',
+          entityId: 'key_x',
+          fields: { leaked: m.token },
+        }),
       ),
     ).rejects.toThrow(/secret/);
   });
