@@ -57,6 +57,10 @@ const ON_PGLITE_TOO = [
   'test/merchants/passkeys.test.ts', // merchants: passkeys and WebAuthn challenges
   'test/members/roles.test.ts', // the role of every merchant route, walked on the embedded database too
   'test/members/migration.test.ts', // migration 0050: every user of the one-login era an owner
+  // the cost budgets, counted at each driver
+  'test/cost/meter.test.ts', // the counter: BEGIN/COMMIT, NOTIFY, LISTEN beside Kysely, the operation's own work
+  'test/cost/budgets.test.ts', // each hot path's statements, round trips and crypto against test/cost/budgets.ts
+  'test/cost/allocation.test.ts', // bytes per public read under its ceiling
 ];
 
 export default defineConfig({
