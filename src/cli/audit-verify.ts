@@ -2,7 +2,9 @@
 // export line by line (an export of any length holds one line in memory), recomputes every hash and link
 // with the rule the sealer applied (src/lib/audit-chain.ts), and names the first line that breaks the
 // chain and how. With a checkpoint, it checks the signature against the published keys (the only thing
-// fetched, when --keys is a URL) and that the export reaches the checkpoint's entry with its hash.
+// fetched, when --keys is a URL) and that the export reaches the checkpoint's entry with its hash. Entries
+// outside the chain (rows inserted into the database by hand, never sealed: the export flags them) fail it
+// too, each named by its line.
 import { accessSync, constants, createReadStream, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { ChainWalk, checkpointMessage, GENESIS_HASH, type SealedEntry } from '../lib/audit-chain.ts';
@@ -17,12 +19,12 @@ const UNCHECKED = 2;
 const HEX64 = /^[0-9a-f]{64}$/;
 const TEXT_FIELDS = ['id', 'action', 'entity_type', 'entity_id', 'metadata', 'created_at'] as const;
 
-interface Line {
-  entry: SealedEntry;
-  filtered: boolean;
-}
+type Line =
+  | { outside: false; entry: SealedEntry; filtered: boolean }
+  /** An entry without a seal: flagged `outside_chain` by the export, or its hash null. */
+  | { outside: true; id: string; filtered: boolean };
 
-/** One line of an export as a sealed entry, or what is wrong with it. */
+/** One line of an export as a sealed entry or one outside the chain, or what is wrong with it. */
 function parseLine(text: string): Line | string {
   let value: unknown;
   try {
@@ -34,13 +36,14 @@ function parseLine(text: string): Line | string {
   const o = value as Record<string, unknown>;
   for (const field of TEXT_FIELDS)
     if (typeof o[field] !== 'string') return `${field} is missing or not a string`;
-  if (o.hash === null) return 'the entry is not sealed (hash null): exports hold sealed entries only';
+  const filtered = o.export_filtered === true;
+  if (o.outside_chain === true || o.hash === null) return { outside: true, id: o.id as string, filtered };
   if (!Number.isSafeInteger(o.sequence) || (o.sequence as number) < 1)
     return 'sequence is not a positive integer';
   for (const field of ['hash', 'prev_hash'] as const)
     if (typeof o[field] !== 'string' || !HEX64.test(o[field]))
       return `${field} is not 64 lowercase hex digits`;
-  return { entry: o as unknown as SealedEntry, filtered: o.export_filtered === true };
+  return { outside: false, entry: o as unknown as SealedEntry, filtered };
 }
 
 interface Checkpoint {
@@ -98,10 +101,15 @@ function checkSignature(c: Checkpoint, keys: Jwk[]): string | undefined {
   return undefined;
 }
 
+/** How many lines outside the chain the message names; the rest are counted. */
+const OUTSIDE_NAMED = 10;
+
 interface Outcome {
   walk: ChainWalk;
   /** The first line that breaks the chain, with what is wrong. */
   broken: string | undefined;
+  /** The lines of entries outside the chain: the first OUTSIDE_NAMED, and how many in all. */
+  outside: { named: { line: number; id: string }[]; count: number };
   /** The line and hash of the checkpoint's entry, when the export holds it. */
   atCheckpoint: { line: number; hash: string } | undefined;
   /** The line of the highest sequence. */
@@ -110,14 +118,17 @@ interface Outcome {
 }
 
 /**
- * Walks the export line by line and stops at the first line that breaks the chain. A jump in sequence is
- * told apart by reading on: the entry expected there is elsewhere (lines moved) or nowhere (a line removed).
+ * Walks the export line by line and stops checking the chain at the first line that breaks it. A jump in
+ * sequence is told apart by reading on: the entry expected there is elsewhere (lines moved) or nowhere (a line
+ * removed). Lines outside the chain are set apart wherever they are (the export writes them last), and looked
+ * for to the end of the file, past a break too, so that every one is reported.
  */
 async function walkFile(path: string, checkpointSequence: number | undefined): Promise<Outcome> {
   const input = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
   const o: Outcome = {
     walk: new ChainWalk(),
     broken: undefined,
+    outside: { named: [], count: 0 },
     atCheckpoint: undefined,
     newestLine: 0,
     lines: 0,
@@ -131,35 +142,37 @@ async function walkFile(path: string, checkpointSequence: number | undefined): P
       blank ??= n;
       continue;
     }
+    const line = parseLine(text);
+    if (typeof line !== 'string' && line.outside) {
+      if (o.outside.count++ < OUTSIDE_NAMED) o.outside.named.push({ line: n, id: line.id });
+    }
+    if (o.broken) continue;
     if (gap) {
-      const later = parseLine(text);
-      if (typeof later !== 'string' && later.entry.sequence === gap.sequence) {
+      if (typeof line !== 'string' && !line.outside && line.entry.sequence === gap.sequence) {
         o.broken = `line ${gap.line}: ${gap.issue}; the entry of sequence ${gap.sequence} is on line ${n}: lines out of order`;
-        break;
       }
       continue;
     }
     if (blank !== undefined) {
       o.broken = `line ${blank}: an empty line inside the export`;
-      break;
+      continue;
     }
-    const line = parseLine(text);
     if (typeof line === 'string') {
       o.broken = `line ${n}: ${line}`;
-      break;
+      continue;
     }
     if (filtered === undefined) {
       filtered = line.filtered;
       o.walk = new ChainWalk({ narrowed: filtered });
     } else if (line.filtered !== filtered) {
       o.broken = `line ${n}: export_filtered differs from line 1: lines of two exports`;
-      break;
+      continue;
     }
+    if (line.outside) continue;
     const broken = o.walk.add(line.entry, n);
     if (broken?.expected !== undefined) gap = { sequence: broken.expected, issue: broken.issue, line: n };
     else if (broken) {
       o.broken = `line ${n}: ${broken.issue}`;
-      break;
     } else {
       if (line.entry.sequence === o.walk.range?.[1]) o.newestLine = n;
       if (line.entry.sequence === checkpointSequence) o.atCheckpoint = { line: n, hash: line.entry.hash };
@@ -193,6 +206,26 @@ function checkReach(c: Checkpoint, o: Outcome): string | undefined {
   return `the checkpoint's sequence ${c.sequence} is before the export's first entry (sequence ${range[0]}): take an export that holds it`;
 }
 
+const plural = (n: number, one: string, many: string) => (n === 1 ? one : many);
+
+/** The lines of entries outside the chain, as one message, or undefined when there is none. */
+function outsideProblem({ named, count }: Outcome['outside']): string | undefined {
+  if (count === 0) return undefined;
+  const lines = named.map((l) => `${l.line} (${l.id})`);
+  const more = count - named.length;
+  const list =
+    more > 0
+      ? `${lines.join(', ')} and ${more} more`
+      : lines.length > 1
+        ? `${lines.slice(0, -1).join(', ')} and ${lines.at(-1)!}`
+        : lines[0]!;
+  return (
+    `${plural(count, 'line', 'lines')} ${list}: ${count} ${plural(count, 'entry is', 'entries are')} outside ` +
+    `the chain: never sealed, so nothing proves ${plural(count, 'it', 'them')}; the service did not write ` +
+    `${plural(count, 'it', 'them')} (${plural(count, 'a row', 'rows')} inserted into the database by hand)`
+  );
+}
+
 async function verify(file: string, checkpointFile?: string, keysSource?: string): Promise<number> {
   const c = checkpointFile ? readCheckpoint(checkpointFile) : undefined;
   const keys = c && keysSource ? await readKeys(keysSource) : undefined;
@@ -202,9 +235,12 @@ async function verify(file: string, checkpointFile?: string, keysSource?: string
     throw new CliError(`cannot read the export ${file}: ${(err as Error).message}`);
   }
   const o = await walkFile(file, c?.sequence);
-  const problem = o.broken ?? (c && (checkSignature(c, keys!) ?? checkReach(c, o)));
-  if (problem) {
-    process.stdout.write(`${file}: ${problem}\n`);
+  const problems = [
+    o.broken ?? (c && (checkSignature(c, keys!) ?? checkReach(c, o))),
+    outsideProblem(o.outside),
+  ].filter((p) => p !== undefined);
+  if (problems.length > 0) {
+    process.stdout.write(problems.map((p) => `${file}: ${p}\n`).join(''));
     return BROKEN;
   }
   const range = o.walk.range;
@@ -251,7 +287,8 @@ export const auditVerifyCommand: Command = {
 Reads a JSON Lines export (newest or oldest first) and recomputes the chain. Exit status: 0 and
 "N entries verified, sequence A to B" when it holds; 1 naming the first line that breaks it (an edited
 field, a removed, inserted or moved line, a checkpoint that the export does not reach, that does not
-match, or that no published key signed); 2 when a file or the keys cannot be read. A filtered export
+match, or that no published key signed), and every line of an entry outside the chain (never sealed:
+inserted into the database by hand); 2 when a file or the keys cannot be read. A filtered export
 proves each entry against its own prev_hash only, and says so. docs/guides/audit.md explains the rest.`,
   options: { checkpoint: { type: 'string' }, keys: { type: 'string' } },
   positionals: true,

@@ -2,10 +2,12 @@
 // hash rule and checkpoint signature written out independently of src/, and the merchant interface's reads.
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import canonicalize from 'canonicalize';
+import { sql } from 'kysely';
 import { expect } from 'vitest';
 import type { TestService } from '../support/service.ts';
 import type { TestMerchant } from '../support/merchants.ts';
 import type { AuditModule } from '../../src/modules/audit/index.ts';
+import { newId } from '../../src/lib/ids.ts';
 
 export interface ChainedEntry {
   id: string;
@@ -115,4 +117,36 @@ export function verifies(c: Checkpoint, keys: Jwk[]): boolean {
   const message = `svc-audit-checkpoint.v1.${c.merchant_id}.${c.mode}.${c.sequence}.${c.hash}.${c.signed_at}`;
   const key = createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, format: 'jwk' });
   return verify(null, Buffer.from(message), key, Buffer.from(c.signature, 'base64url'));
+}
+
+/**
+ * A row written into the audit table with plain SQL, as an operator or an attacker with the database's
+ * password would: no seal, no place in the sealer's queue. Its id and created_at as the API shows them.
+ */
+export async function insertByHand(
+  svc: TestService,
+  merchant: TestMerchant,
+  fields: { action?: string; entityId?: string; at?: Date; mode?: 'test' | 'live' } = {},
+): Promise<{ id: string; created_at: string }> {
+  const at = fields.at ?? new Date();
+  const id = newId('log', at.getTime());
+  await sql`insert into audit_logs (id, merchant_id, mode, action, entity_type, entity_id, metadata, created_at)
+            values (${id}, ${merchant.merchantId}, ${fields.mode ?? 'test'}, ${fields.action ?? 'api_key.revoked'},
+                    'api_key', ${fields.entityId ?? 'key_by_hand'}, '{"actor":{"type":"user","id":"usr_x"}}',
+                    ${at.toISOString()})`.execute(svc.ctx.db);
+  return { id, created_at: at.toISOString() };
+}
+
+/** The service's own check of the merchant's chain (GET /developer/logs/chain). */
+export async function chainState(
+  svc: TestService,
+  merchant: TestMerchant,
+  mode: 'test' | 'live' = 'test',
+): Promise<Record<string, unknown>> {
+  const res = await svc.app.inject({
+    url: '/api/v1/merchant/developer/logs/chain',
+    headers: { ...merchant.auth, 'x-svc-mode': mode },
+  });
+  expect(res.statusCode).toBe(200);
+  return res.json<{ data: Record<string, unknown> }>().data;
 }

@@ -1,7 +1,8 @@
 // The audit chain (API.md section 11.5): every entry's hash recomputes from the contract's rule, written out
 // here independently of the service's code; sequences are 1, 2, 3, ... per merchant and mode with no gap,
 // whatever order concurrent writers commit in; entries are unsealed (null) until the sealer reaches them;
-// the entries of before the chain are sealed oldest first.
+// the entries of before the chain are sealed oldest first; a row inserted by hand, outside the chain, is
+// reported by the chain check until it is in the chain.
 import { systemClock } from '../../src/lib/time.ts';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +18,16 @@ import {
 } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { eventually } from '../support/eventually.ts';
-import { allEntries, contractHash, sealAll, type ChainedEntry } from './chain-support.ts';
+import {
+  allEntries,
+  chainState,
+  contractHash,
+  insertByHand,
+  sealAll,
+  type ChainedEntry,
+} from './chain-support.ts';
+import { sql } from 'kysely';
+import { outsideChain } from '../../src/modules/audit/outside-chain.repository.ts';
 import { writeAudit, type AuditContext } from '../../src/modules/audit/index.ts';
 import { loadConfig } from '../../src/config.ts';
 import { migrationFiles } from '../../src/db/migrate.ts';
@@ -125,6 +135,60 @@ describe('the audit chain', () => {
   });
 });
 
+describe('an entry inserted by hand', () => {
+  it('is outside the chain: never sealed, counted and named by the chain check until it is queued', async () => {
+    const fresh = await signupMerchant(svc.app);
+    await write(fresh.merchantId, 'test', 2);
+    await sealAll(svc);
+    expect(await chainState(svc, fresh)).toMatchObject({
+      state: 'verified',
+      outside_chain: 0,
+      first_outside_chain: null,
+    });
+
+    // one dated an hour back, one now: the older is named first
+    const older = await insertByHand(svc, fresh, { at: new Date(Date.now() - 3_600_000) });
+    const newer = await insertByHand(svc, fresh, { action: 'webhook.deleted' });
+    await sealAll(svc);
+    const listed = await allEntries(svc, fresh);
+    expect(listed).toHaveLength(4);
+    for (const id of [older.id, newer.id])
+      expect(listed.find((e) => e.id === id)).toMatchObject({ sequence: null, hash: null });
+    expect(await chainState(svc, fresh)).toMatchObject({
+      state: 'outside_chain',
+      verified_through: { sequence: 2 },
+      broken: null,
+      unsealed: 0,
+      outside_chain: 2,
+      first_outside_chain: older,
+    });
+    // the merchant's other mode, and another merchant, are not concerned
+    await write(fresh.merchantId, 'live', 1);
+    await sealAll(svc);
+    expect(await chainState(svc, fresh, 'live')).toMatchObject({ state: 'verified', outside_chain: 0 });
+    expect(await chainState(svc, other)).toMatchObject({ state: 'verified', outside_chain: 0 });
+
+    // queued for the sealer (docs/guides/audit.md), it is chained as the newest entry and no longer outside
+    await sql`insert into audit_pending (log_id) values (${older.id})`.execute(svc.ctx.db);
+    await sealAll(svc);
+    expect((await allEntries(svc, fresh)).find((e) => e.id === older.id)).toMatchObject({ sequence: 3 });
+    expect(await chainState(svc, fresh)).toMatchObject({
+      state: 'outside_chain',
+      verified_through: { sequence: 3 },
+      outside_chain: 1,
+      first_outside_chain: newer,
+    });
+
+    // a broken chain is the graver finding: the state says so, and still counts what is outside
+    await sql`update audit_logs set entity_id = 'wh_changed' where id = ${older.id}`.execute(svc.ctx.db);
+    expect(await chainState(svc, fresh)).toMatchObject({
+      state: 'broken',
+      broken: { sequence: 3, id: older.id },
+      outside_chain: 1,
+    });
+  });
+});
+
 describe('an entry whose transaction commits late', () => {
   // A transaction held open while other entries commit and are sealed, its own entry's time an hour before
   // it commits: the sealer finds it when it commits, however old, and chains it after the entries sealed
@@ -187,19 +251,30 @@ describe('the sealer loop', () => {
   });
 });
 
-/** A database migrated up to the chain, holding entries written before it: what an upgrade starts from. */
+/**
+ * A database migrated up to the chain, holding entries written before it: what an upgrade starts from. `step`
+ * applies the migrations from the chain up to (not including) a later one, for rows written between them.
+ */
 async function databaseBeforeTheChain(): Promise<{
   open: () => ReturnType<typeof openDatabase>;
   exec: (text: string, params?: unknown[]) => Promise<unknown>;
+  step: (until: string) => Promise<void>;
   drop: () => Promise<void>;
 }> {
-  const before = migrationFiles().filter((f) => f.version < '0070');
+  const files = migrationFiles();
+  const step = (exec: (text: string, params?: unknown[]) => Promise<unknown>) => async (until: string) => {
+    for (const f of files.filter((f) => f.version >= '0070' && f.version < until)) {
+      await exec(f.sql);
+      await exec('insert into schema_migrations (version) values ($1)', [f.version]);
+    }
+  };
+  const before = files.filter((f) => f.version < '0070');
   if (DB_KIND === 'pglite') {
     const pglite: PGlite = await openPglite(undefined);
     const exec = (text: string, params?: unknown[]) =>
       params ? pglite.query(text, params) : pglite.exec(text);
     await applyMigrations(exec, before);
-    return { open: () => openDatabase({ pglite }), exec, drop: async () => {} };
+    return { open: () => openDatabase({ pglite }), exec, step: step(exec), drop: async () => {} };
   }
   const base = inject('pgBaseUrl');
   const name = `t_${randomBytes(6).toString('hex')}`;
@@ -213,6 +288,7 @@ async function databaseBeforeTheChain(): Promise<{
   return {
     open: () => openDatabase({ databaseUrl: `${base}${name}` }),
     exec,
+    step: step(exec),
     drop: async () => {
       await client.end();
       await admin.query(`drop database if exists ${name} with (force)`);
@@ -234,7 +310,10 @@ async function applyMigrations(
   }
 }
 
-it('seals the entries of before the chain, oldest first, once the service starts', async () => {
+// One upgrade for two migrations: the entries of before the chain (0070), then a row inserted by hand on a
+// chain that did not yet report it (0120). A database made from scratch, its migrations in the test's own
+// process, costs PGlite 25-30 s on this machine at load 15-20: past the 30 s of a test when another file runs.
+it('seals the entries of before the chain, oldest first, and reports a row inserted by hand since', async () => {
   const db = await databaseBeforeTheChain();
   try {
     await db.exec(`insert into merchants (id, name) values ('mer_old', 'Old')`);
@@ -249,7 +328,14 @@ it('seals the entries of before the chain, oldest first, once the service starts
         [ids[i], i % 3 === 0 ? 'live' : 'test', `key_${i}`, at.toISOString()],
       );
     }
-    const database = await db.open(); // migrates to the chain
+    await db.step('0120'); // the chain queues them
+    const byHand = newId('log', start + 60_000);
+    await db.exec(
+      `insert into audit_logs (id, merchant_id, mode, action, entity_type, entity_id, metadata, created_at)
+       values ($1, 'mer_old', 'test', 'api_key.revoked', 'api_key', 'key_x', '{}', now())`,
+      [byHand],
+    );
+    const database = await db.open(); // migrates to the end
     const config = loadConfig({
       SVC_LOG_LEVEL: 'silent',
       SVC_WORKERS: 'on',
@@ -280,10 +366,18 @@ it('seals the entries of before the chain, oldest first, once the service starts
         chain.slice(1).forEach((r, i) => expect(r.prev_hash).toBe(chain[i]!.hash));
       }
       expect(rows.map((r) => r.log_id)).toEqual(ids);
+      // the row by hand is not sealed, and the migration marked it as outside the chain
+      expect(await outsideChain(service.ctx.db, { merchantId: 'mer_old', mode: 'test' })).toMatchObject({
+        count: 1,
+        first: { id: byHand },
+      });
+      expect(await outsideChain(service.ctx.db, { merchantId: 'mer_old', mode: 'live' })).toMatchObject({
+        count: 0,
+      });
     } finally {
       await service.close();
     }
   } finally {
     await db.drop();
   }
-});
+}, 120_000);

@@ -1,11 +1,13 @@
 // The log as a file an auditor can use (API.md section 10): CSV per RFC 4180 and JSON Lines, with the logs
-// page's filters, the same rows as the API, and the export itself on record.
+// page's filters, the same rows as the API, and the export itself on record; rows inserted by hand, outside
+// the chain, flagged after it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { insertEntries } from '../../src/modules/audit/audit.repository.ts';
 import { newId } from '../../src/lib/ids.ts';
+import { chainState, insertByHand, sealAll } from './chain-support.ts';
 
 let svc: TestService;
 let m: TestMerchant;
@@ -69,6 +71,7 @@ describe('logs export', () => {
         sequence: String(e.sequence),
         hash: e.hash,
         prev_hash: e.prev_hash,
+        outside_chain: 'false',
       })),
     );
     expect(rows).toHaveLength(4);
@@ -121,6 +124,74 @@ describe('logs export', () => {
     const rows = parse<Entry>(res.body, { columns: true });
     expect(rows.map((r) => r.id)).toEqual(seeded.map((e) => e.id).reverse());
     expect(rows.at(-1)).toMatchObject({ entity_id: 'wh_0', metadata: '{"n":0}' });
+  });
+
+  it('holds the rows inserted by hand after the chain, flagged outside it, as CSV and JSON Lines', async () => {
+    const n = await signupMerchant(svc.app);
+    const key = await svc.app.inject({
+      method: 'POST',
+      url: '/api/v1/merchant/api-keys',
+      headers: n.auth,
+      payload: { name: 'sealed' },
+    });
+    expect(key.statusCode).toBe(201);
+    await sealAll(svc);
+    // plain SQL through the test's own handle: no seal, no place in the queue, whatever their time
+    const older = await insertByHand(svc, n, { at: new Date(Date.now() - 86_400_000) });
+    const newer = await insertByHand(svc, n, { action: 'webhook.deleted' });
+    const get = async (query: string) => {
+      const res = await svc.app.inject({
+        url: `/api/v1/merchant/developer/logs/export?${query}`,
+        headers: n.auth,
+      });
+      expect(res.statusCode).toBe(200);
+      return res.body;
+    };
+
+    const lines = (await get('format=jsonl'))
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Entry & { outside_chain?: boolean });
+    // the chain, newest first (the export's own entry, the key's), then the rows outside it, newest first
+    expect(lines.map((l) => [l.action, l.sequence])).toEqual([
+      ['audit_log.exported', 2],
+      ['api_key.created', 1],
+      ['webhook.deleted', null],
+      ['api_key.revoked', null],
+    ]);
+    for (const l of lines.slice(0, 2)) expect(l).not.toHaveProperty('outside_chain');
+    expect(lines[2]).toMatchObject({ ...newer, outside_chain: true, hash: null, prev_hash: null });
+    expect(lines[3]).toMatchObject({ ...older, outside_chain: true, hash: null, prev_hash: null });
+
+    const rows = parse<Record<string, string>>(await get('format=csv'), { columns: true });
+    // this export's own entry first
+    expect(rows.map((r) => [r.action, r.sequence, r.outside_chain])[0]).toEqual([
+      'audit_log.exported',
+      '3',
+      'false',
+    ]);
+    expect(rows.slice(1).map((r) => [r.id, r.sequence, r.outside_chain])).toEqual([
+      [lines[0]!.id, '2', 'false'],
+      [lines[1]!.id, '1', 'false'],
+      [newer.id, '', 'true'],
+      [older.id, '', 'true'],
+    ]);
+
+    // a filter narrows them as it narrows the chain
+    const filtered = (await get('format=jsonl&action=api_key.*'))
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Entry & { outside_chain?: boolean; export_filtered?: boolean });
+    expect(filtered.map((l) => [l.id, l.outside_chain, l.export_filtered])).toEqual([
+      [lines[1]!.id, undefined, true],
+      [older.id, true, true],
+    ]);
+    // and the chain check says what the export holds
+    expect(await chainState(svc, n)).toMatchObject({
+      state: 'outside_chain',
+      outside_chain: 2,
+      first_outside_chain: older,
+    });
   });
 
   it('refuses a bad format and needs a session', async () => {

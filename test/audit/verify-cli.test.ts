@@ -1,7 +1,7 @@
 // `svc audit verify` over real exports (API.md section 11.5): a clean export of 10,000 entries verifies, in
 // either order, with its checkpoint and the published keys (from a file or the service's URL); each kind of
 // tampering exits 1 naming the line and what is wrong; a row changed in the database shows in a fresh export
-// and in the service's own chain check.
+// and in the service's own chain check; rows inserted by hand, outside the chain, exit 1 naming their lines.
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { runCli } from '../cli/cli-processes.ts';
-import { sealAll, type ChainedEntry } from './chain-support.ts';
+import { insertByHand, sealAll, type ChainedEntry } from './chain-support.ts';
 import { insertEntries } from '../../src/modules/audit/audit.repository.ts';
 import { newId } from '../../src/lib/ids.ts';
 
@@ -258,6 +258,72 @@ describe('svc audit verify', () => {
     );
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('--checkpoint needs --keys');
+  });
+
+  it('fails on the lines of entries outside the chain, wherever they are, and says why', async () => {
+    const h = await signupMerchant(svc.app);
+    const at = Date.now() - 3_600_000;
+    await insertEntries(
+      svc.ctx.db,
+      [0, 1, 2].map((i) => ({
+        id: newId('log', at + i),
+        createdAt: new Date(at + i),
+        merchantId: h.merchantId,
+        mode: 'test',
+        action: 'webhook.tested',
+        entityType: 'webhook',
+        entityId: `wh_${i}`,
+        metadata: '{}',
+      })),
+    );
+    await sealAll(svc);
+    const older = await insertByHand(svc, h, { at: new Date(at - 60_000) });
+    const newer = await insertByHand(svc, h, { action: 'webhook.deleted' });
+    const res = await svc.app.inject({
+      url: '/api/v1/merchant/developer/logs/export?format=jsonl',
+      headers: h.auth,
+    });
+    const exported = res.body.trimEnd().split('\n');
+    // the export's own entry and the three sealed ones, then the two by hand
+    expect(exported).toHaveLength(6);
+    const why =
+      '2 entries are outside the chain: never sealed, so nothing proves them; the service did not write ' +
+      'them (rows inserted into the database by hand)';
+
+    const r = await verify('outside.jsonl', exported);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe(
+      `${join(dir, 'outside.jsonl')}: lines 5 (${newer.id}) and 6 (${older.id}): ${why}\n`,
+    );
+    const reversed = await verify('outside-oldest-first.jsonl', [...exported].reverse());
+    expect(reversed.status).toBe(1);
+    expect(reversed.stdout).toContain(`: lines 1 (${older.id}) and 2 (${newer.id}): ${why}\n`);
+    // without the flag, a line without a seal is still one
+    const unflagged = await verify(
+      'outside-unflagged.jsonl',
+      exported.map((l) => l.replace(',"outside_chain":true', '')),
+    );
+    expect(unflagged.stdout).toContain(`: lines 5 (${newer.id}) and 6 (${older.id}): ${why}\n`);
+    // a break in the chain does not hide them: both are named
+    const edited = [...exported];
+    edited[1] = edited[1]!.replace('"wh_2"', '"wh_9"');
+    const both = await verify('outside-and-edited.jsonl', edited);
+    expect(both.status).toBe(1);
+    expect(both.stdout.split('\n')).toEqual([
+      expect.stringMatching(/: line 2: its hash does not match its fields: the entry was edited$/),
+      expect.stringMatching(new RegExp(`: lines 5 \\(${newer.id}\\) and 6 \\(${older.id}\\): 2 entries`)),
+      '',
+    ]);
+    // one line alone is named as one
+    const one = await verify('outside-one.jsonl', exported.slice(0, 5));
+    expect(one.stdout).toContain(
+      `: line 5 (${newer.id}): 1 entry is outside the chain: never sealed, so nothing proves it;`,
+    );
+    // the chain's own lines verify
+    const chain = await verify('outside-removed.jsonl', exported.slice(0, 4));
+    expect(chain.status).toBe(0);
+    expect(chain.stdout).toMatch(/^4 entries verified, sequence 1 to 4\n/);
   });
 
   it('finds a row changed in the database, in a fresh export and in the chain check', async () => {

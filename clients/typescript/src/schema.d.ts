@@ -525,7 +525,7 @@ export interface paths {
         };
         /**
          * Export the audit log as CSV or JSON Lines
-         * @description The filters of the logs list; streamed in sequence order, newest first, at most 1,000,000 entries.
+         * @description The filters of the logs list; streamed in sequence order, newest first, at most 1,000,000 entries of the chain, then the entries outside it (rows inserted into the database by hand, never sealed), flagged `outside_chain`.
          *
          *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
          */
@@ -569,7 +569,7 @@ export interface paths {
         };
         /**
          * Check the audit chain now
-         * @description Recomputes every hash and link of the chain from its first entry, as `svc audit verify` does over an export, and answers how far it holds: "verified up to entry N", or where it breaks.
+         * @description Recomputes every hash and link of the chain from its first entry, as `svc audit verify` does over an export, and answers how far it holds: "verified up to entry N", or where it breaks; and counts the entries outside the chain (neither sealed nor queued: inserted into the database by hand).
          *
          *     Role: viewer, that is any member of the merchant.
          */
@@ -2427,7 +2427,8 @@ export interface components {
         };
         /** AuditChainState */
         AuditChainState: {
-            state: "verified" | "broken";
+            /** @description `verified`: every entry is in the chain (or queued for it) and the chain holds. `broken`: the chain does not hold, see `broken`. `outside_chain`: the chain holds, but `outside_chain` entries of the log are not in it: rows written into the database by hand, never to be sealed. */
+            state: "verified" | "broken" | "outside_chain";
             verified_through: {
                 sequence: number;
                 /** @description Lowercase hex SHA-256. */
@@ -2443,7 +2444,19 @@ export interface components {
                 id: string;
                 issue: string;
             } | null;
+            /** @description Entries queued for sealing: written in the last seconds, not in the chain yet. */
             unsealed: number;
+            /** @description Entries neither sealed nor queued for sealing: no writer of the service made them (a row inserted into the database by hand). The list shows them with a null hash and the export flags them (`outside_chain`); `svc audit verify` fails on them. */
+            outside_chain: number;
+            /** @description The oldest entry outside the chain, if any. */
+            first_outside_chain: {
+                id: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T10:00:00.000Z
+                 */
+                created_at: string;
+            } | null;
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00.000Z
@@ -7242,7 +7255,7 @@ export interface operations {
                 since?: string;
                 /** @description Exclusive. */
                 until?: string;
-                /** @description csv: RFC 4180, a header row, metadata as its JSON string. jsonl: one entry object per line. */
+                /** @description csv: RFC 4180, a header row, metadata as its JSON string, and an `outside_chain` column (true or false). jsonl: one entry object per line; an entry outside the chain carries `"outside_chain": true`. */
                 format?: "csv" | "jsonl";
             };
             header?: {

@@ -14,7 +14,8 @@ export const AUDIT_SOURCE_COLUMNS =
 
 /**
  * SQL text of three data-modifying CTEs, `audit_logged`, `audit_queued` and `audit_counted`, that write one
- * entry per row of the relation `source` (columns: AUDIT_SOURCE_COLUMNS), queue it for the sealer (migration
+ * entry per row of the relation `source` (columns: AUDIT_SOURCE_COLUMNS), marked `via_writer` (a row without
+ * the mark was not queued by a writer: outside the chain, migration 0120), queue it for the sealer (migration
  * 0070) and bump its four counters: the only copy of the writers' protocol (migration 0005), for this
  * module's own statement and for a caller's statement that learns the merchant only as it runs (the refresh
  * grant). Every writer of a transaction uses the shard of
@@ -25,8 +26,8 @@ export const AUDIT_SOURCE_COLUMNS =
 export function auditCtes(source: string): string {
   if (!/^[a-z_][a-z0-9_]*$/.test(source)) throw new Error(`auditCtes: ${source} is not a relation name`);
   return `audit_logged as (
-  insert into audit_logs (id, merchant_id, mode, action, entity_type, entity_id, metadata, created_at)
-  select log_id, merchant_id, mode, action, entity_type, entity_id, metadata, log_at from ${source}
+  insert into audit_logs (id, merchant_id, mode, action, entity_type, entity_id, metadata, created_at, via_writer)
+  select log_id, merchant_id, mode, action, entity_type, entity_id, metadata, log_at, true from ${source}
 ), audit_queued as (
   insert into audit_pending (log_id) select log_id from ${source}
 ), audit_counted as (

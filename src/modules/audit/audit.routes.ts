@@ -62,7 +62,9 @@ export const auditRoutes =
           summary: 'Export the audit log as CSV or JSON Lines',
           tags: ['Logs'],
           description:
-            'The filters of the logs list; streamed in sequence order, newest first, at most 1,000,000 entries.',
+            'The filters of the logs list; streamed in sequence order, newest first, at most 1,000,000 entries ' +
+            'of the chain, then the entries outside it (rows inserted into the database by hand, never sealed), ' +
+            'flagged `outside_chain`.',
           querystring: ExportQuery,
           produces: ['text/csv', 'application/x-ndjson'],
           response: {
@@ -137,7 +139,8 @@ export const auditRoutes =
           tags: ['Logs'],
           description:
             'Recomputes every hash and link of the chain from its first entry, as `svc audit verify` does ' +
-            'over an export, and answers how far it holds: "verified up to entry N", or where it breaks.',
+            'over an export, and answers how far it holds: "verified up to entry N", or where it breaks; and ' +
+            'counts the entries outside the chain (neither sealed nor queued: inserted into the database by hand).',
           response: { 200: AuditChainState, ...errors(400, 401) },
         },
       },

@@ -55,7 +55,8 @@ export const ExportQuery = Type.Object({
     Type.Union([Type.Literal('csv'), Type.Literal('jsonl')], {
       default: 'csv',
       description:
-        'csv: RFC 4180, a header row, metadata as its JSON string. jsonl: one entry object per line.',
+        'csv: RFC 4180, a header row, metadata as its JSON string, and an `outside_chain` column (true or ' +
+        'false). jsonl: one entry object per line; an entry outside the chain carries `"outside_chain": true`.',
     }),
   ),
 });
@@ -81,7 +82,12 @@ export const AuditCheckpoint = Data(
 export const AuditChainState = Data(
   Type.Object(
     {
-      state: Type.Union([Type.Literal('verified'), Type.Literal('broken')]),
+      state: Type.Union([Type.Literal('verified'), Type.Literal('broken'), Type.Literal('outside_chain')], {
+        description:
+          '`verified`: every entry is in the chain (or queued for it) and the chain holds. `broken`: the ' +
+          'chain does not hold, see `broken`. `outside_chain`: the chain holds, but `outside_chain` entries ' +
+          'of the log are not in it: rows written into the database by hand, never to be sealed.',
+      }),
       verified_through: Type.Union([
         Type.Object({ sequence: Sequence, hash: Hash, created_at: Timestamp }),
         Type.Null(),
@@ -90,7 +96,21 @@ export const AuditChainState = Data(
         Type.Object({ sequence: Sequence, id: Type.String(), issue: Type.String() }),
         Type.Null(),
       ]),
-      unsealed: Type.Integer({ minimum: 0 }),
+      unsealed: Type.Integer({
+        minimum: 0,
+        description: 'Entries queued for sealing: written in the last seconds, not in the chain yet.',
+      }),
+      outside_chain: Type.Integer({
+        minimum: 0,
+        description:
+          'Entries neither sealed nor queued for sealing: no writer of the service made them (a row ' +
+          'inserted into the database by hand). The list shows them with a null hash and the export ' +
+          'flags them (`outside_chain`); `svc audit verify` fails on them.',
+      }),
+      first_outside_chain: Type.Union(
+        [Type.Object({ id: Type.String(), created_at: Timestamp }), Type.Null()],
+        { description: 'The oldest entry outside the chain, if any.' },
+      ),
       checked_at: Timestamp,
     },
     { title: 'AuditChainState' },

@@ -12,6 +12,7 @@ import type { Context } from '../../context.ts';
 import { iso } from '../../lib/time.ts';
 import { mapPage, type PageInput, type Scope } from '../../lib/scope.ts';
 import { chainTip, eachSealedEntry } from './chain.repository.ts';
+import { eachOutsideEntry } from './outside-chain.repository.ts';
 import type { Sealer } from './sealer.service.ts';
 import {
   entriesOfRequest,
@@ -128,7 +129,10 @@ export async function logsOfRequest(
 export type ExportFormat = 'csv' | 'jsonl';
 export type ExportFilter = EntryFilter;
 
-/** One export reads at most this many entries; a longer history is exported by time range. */
+/**
+ * One export reads at most this many entries of the chain, and as many outside it; a longer history is
+ * exported by time range.
+ */
 export const EXPORT_MAX = 1_000_000;
 const EXPORT_CHUNK = 1_000;
 const CSV_COLUMNS = [
@@ -141,29 +145,55 @@ const CSV_COLUMNS = [
   'sequence',
   'hash',
   'prev_hash',
+  'outside_chain',
 ] as const;
 
 /** RFC 4180: a field with a comma, a quote or a line break is quoted, and its quotes doubled. */
-const csvField = (value: string | number) =>
+const csvField = (value: string | number | boolean) =>
   typeof value === 'string' && /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : String(value);
 
 const narrowedBy = (f: ExportFilter) =>
   [f.action, f.entityType, f.entityId, f.since, f.until].some((v) => v !== undefined);
 
+interface ExportRow {
+  row: EntryRow;
+  /** Neither sealed nor queued: no writer of the service made it (migration 0120). */
+  outside: boolean;
+}
+
+/** The chain from `tip` down, then the entries outside it, newest first. */
+async function* exportRows(
+  ctx: Context,
+  scope: Scope,
+  filter: ExportFilter,
+  tip: number,
+): AsyncGenerator<ExportRow> {
+  for await (const row of eachSealedEntry(ctx.db, scope, filter, tip, EXPORT_CHUNK, EXPORT_MAX))
+    yield { row, outside: false };
+  for await (const row of eachOutsideEntry(ctx.db, scope, filter, EXPORT_CHUNK, EXPORT_MAX))
+    yield { row, outside: true };
+}
+
+/** An entry as the list shows it, with the export's marks where they apply (most lines have none). */
+const jsonLine = (entry: object, outside: boolean, narrowed: boolean): object =>
+  outside || narrowed
+    ? { ...entry, ...(outside && { outside_chain: true }), ...(narrowed && { export_filtered: true }) }
+    : entry;
+
 async function* exportLines(
-  rows: AsyncIterable<EntryRow>,
+  rows: AsyncIterable<ExportRow>,
   format: ExportFormat,
   narrowed: boolean,
 ): AsyncGenerator<string> {
   if (format === 'csv') yield `${CSV_COLUMNS.join(',')}\r\n`;
   let batch = '';
   let n = 0;
-  for await (const row of rows) {
+  for await (const { row, outside } of rows) {
     const entry = { ...row, created_at: iso(row.created_at) };
     batch +=
       format === 'csv'
-        ? `${CSV_COLUMNS.map((c) => csvField(entry[c] ?? '')).join(',')}\r\n`
-        : `${JSON.stringify(narrowed ? { ...entry, export_filtered: true } : entry)}\n`;
+        ? `${CSV_COLUMNS.map((c) => csvField(c === 'outside_chain' ? outside : (entry[c] ?? ''))).join(',')}\r\n`
+        : `${JSON.stringify(jsonLine(entry, outside, narrowed))}\n`;
     // one write per hundred entries rather than per entry
     if (++n % 100 === 0) {
       yield batch;
@@ -180,6 +210,8 @@ async function* exportLines(
  * left to the next export, so the file is the chain as of its start: newest first, in sequence order,
  * without a gap. A filtered export holds only some of the chain's entries: its JSON lines say so
  * (`"export_filtered": true`), for `svc audit verify`, which can then prove each entry on its own only.
+ * After the chain come the entries outside it (rows inserted by hand, which nothing will seal), flagged
+ * `outside_chain`, so that the file holds every entry the list shows and verify names them.
  */
 export async function exportLogs(
   ctx: Context,
@@ -205,8 +237,7 @@ export async function exportLogs(
   );
   await sealer.catchUp();
   const tip = (await chainTip(ctx.db, audit))?.sequence ?? 0;
-  const rows = eachSealedEntry(ctx.db, audit, filter, tip, EXPORT_CHUNK, EXPORT_MAX);
-  return Readable.from(exportLines(rows, format, narrowedBy(filter)));
+  return Readable.from(exportLines(exportRows(ctx, audit, filter, tip), format, narrowedBy(filter)));
 }
 
 /**

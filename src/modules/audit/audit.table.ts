@@ -1,4 +1,4 @@
-// Row types of the audit module's tables (migrations 0001, 0005, 0070 and 0071).
+// Row types of the audit module's tables (migrations 0001, 0005, 0070, 0071 and 0120).
 import type { Generated } from 'kysely';
 import type { Mode } from '../../lib/credentials.ts';
 
@@ -12,6 +12,11 @@ export interface AuditLogsTable {
   entity_id: string;
   metadata: string;
   created_at: Date;
+  /**
+   * True when a writer of the service made the row (and queued it for the sealer in the same statement);
+   * false by default, so a row inserted by hand is found by `audit_logs_outside_idx` (migration 0120).
+   */
+  via_writer: Generated<boolean>;
 }
 
 export interface AuditCountsTable {

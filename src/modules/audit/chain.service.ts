@@ -6,6 +6,7 @@ import { signText } from '../../lib/signing-keys.ts';
 import type { Scope } from '../../lib/scope.ts';
 import { iso } from '../../lib/time.ts';
 import { chainTip, sealedChunk, unsealedCount, type SealedRow } from './chain.repository.ts';
+import { outsideChain } from './outside-chain.repository.ts';
 import type { Sealer } from './sealer.service.ts';
 import type { ChainKeys } from './signing-keys.service.ts';
 
@@ -30,13 +31,21 @@ export async function checkpoint(ctx: Context, sealer: Sealer, keys: ChainKeys, 
 }
 
 export interface ChainState {
-  state: 'verified' | 'broken';
+  /**
+   * `broken` when the chain does not hold; else `outside_chain` when the log has entries the chain does not
+   * cover; else `verified`.
+   */
+  state: 'verified' | 'broken' | 'outside_chain';
   /** The newest entry up to which every entry recomputes and links, from the first one. */
   verified_through: { sequence: number; hash: string; created_at: string } | null;
   /** Where the check stopped, when it did. */
   broken: { sequence: number; id: string; issue: string } | null;
   /** Entries not sealed yet (their hash is null): written in the last seconds. */
   unsealed: number;
+  /** Entries neither sealed nor queued, which no writer of the service made: never to be sealed. */
+  outside_chain: number;
+  /** The oldest of them. */
+  first_outside_chain: { id: string; created_at: string } | null;
   checked_at: string;
 }
 
@@ -46,7 +55,8 @@ const sealedEntry = (r: SealedRow) => ({ ...r, created_at: iso(r.created_at) });
  * Recomputes the whole chain from its first entry, as `svc audit verify` does over an export: every hash,
  * every link, no gap. Reads CHECK_CHUNK entries per round trip; its cost grows with the chain, so concurrent
  * checks of one chain in a process share one run (`sharedChecks`). Entries removed from the newest end leave
- * no gap to find: that is what a kept checkpoint is for.
+ * no gap to find: that is what a kept checkpoint is for. Entries inserted beside the chain (by hand, never
+ * sealed) are not in it to break it: they are counted apart, through an index that holds only them.
  */
 export async function checkChain(ctx: Context, scope: Scope): Promise<ChainState> {
   const walk = new ChainWalk();
@@ -67,11 +77,16 @@ export async function checkChain(ctx: Context, scope: Scope): Promise<ChainState
     from = chunk.last;
   }
   const last = walk.last;
+  const outside = await outsideChain(ctx.db, scope);
   return {
-    state: broken ? 'broken' : 'verified',
+    state: broken ? 'broken' : outside.count > 0 ? 'outside_chain' : 'verified',
     verified_through: last ? { sequence: last.sequence, hash: last.hash, created_at: last.created_at } : null,
     broken,
     unsealed: await unsealedCount(ctx.db, scope),
+    outside_chain: outside.count,
+    first_outside_chain: outside.first
+      ? { id: outside.first.id, created_at: iso(outside.first.created_at) }
+      : null,
     checked_at: iso(new Date(ctx.clock.now())),
   };
 }

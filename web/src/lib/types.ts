@@ -215,10 +215,13 @@ export interface LogEntry {
 }
 
 export interface ChainState {
-  state: 'verified' | 'broken';
+  state: 'verified' | 'broken' | 'outside_chain';
   verified_through: { sequence: number; hash: string; created_at: string } | null;
   broken: { sequence: number; id: string; issue: string } | null;
   unsealed: number;
+  /** Entries neither sealed nor queued: rows inserted into the database by hand. */
+  outside_chain: number;
+  first_outside_chain: { id: string; created_at: string } | null;
   checked_at: string;
 }
 

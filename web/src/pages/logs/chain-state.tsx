@@ -16,9 +16,27 @@ function Unsealed({ n }: { n: number }) {
   );
 }
 
+/** Entries that no writer of the service made (rows inserted into the database by hand): never sealed. */
+function Outside({ n, first }: { n: number; first: ChainState['first_outside_chain'] }) {
+  if (n === 0) return null;
+  return (
+    <>
+      {' '}
+      {count(n)} {n === 1 ? 'entry is' : 'entries are'} outside the chain: inserted into the database by hand,
+      not by the service (<a href="/guides/audit#entries-outside-the-chain">what to do</a>).
+      {first && (
+        <>
+          {' '}
+          Oldest: <span className="mono-small">{first.id}</span>
+        </>
+      )}
+    </>
+  );
+}
+
 /**
  * What the service's own check of the audit chain found (GET /developer/logs/chain): how far every hash and
- * link holds, or the first entry where it breaks.
+ * link holds, or the first entry where it breaks, and the entries outside it.
  */
 export function ChainStateLine({ state, onRetry }: { state: AsyncState<ChainState>; onRetry: () => void }) {
   if (state.status === 'loading') {
@@ -30,6 +48,7 @@ export function ChainStateLine({ state, onRetry }: { state: AsyncState<ChainStat
   }
   if (state.status === 'error') return <ErrorBox error={state.error} onRetry={onRetry} />;
   const { verified_through: through, broken, unsealed, checked_at } = state.data;
+  const outside = <Outside n={state.data.outside_chain} first={state.data.first_outside_chain} />;
   if (broken) {
     return (
       <p className="chain-state" role="alert">
@@ -37,6 +56,16 @@ export function ChainStateLine({ state, onRetry }: { state: AsyncState<ChainStat
         {broken.issue}.{' '}
         {through ? `Verified up to entry #${count(through.sequence)}.` : 'No entry before it verifies.'}{' '}
         <span className="mono-small">{broken.id}</span>
+        {outside}
+      </p>
+    );
+  }
+  if (state.data.state === 'outside_chain') {
+    return (
+      <p className="chain-state" role="alert">
+        <span className="badge badge-amber">Entries outside the chain</span>{' '}
+        {through ? `Chain verified up to entry #${count(through.sequence)}, but` : 'No entry sealed, and'}
+        {outside}
       </p>
     );
   }
