@@ -5,7 +5,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generatePassword } from './lib/password-policy.ts';
-import { createMerchant, isEmptyDatabase } from './modules/merchants/index.ts';
+import { isEmptyDatabase } from './modules/merchants/index.ts';
+import { createMerchant } from './modules/identity/index.ts';
 import type { Service } from './server.ts';
 
 export interface DemoSignIn {

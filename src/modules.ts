@@ -6,6 +6,7 @@ import { CredentialResolvers } from './http/public-auth.ts';
 import type { SessionResolver } from './http/merchant-auth.ts';
 import type { Module } from './modules/module.ts';
 import { createMerchants } from './modules/merchants/index.ts';
+import { createIdentity } from './modules/identity/index.ts';
 import { createAudit } from './modules/audit/index.ts';
 import { createOauthApps } from './modules/oauth-apps/index.ts';
 import { createOauth, recordAllowedScopesChange } from './modules/oauth/index.ts';
@@ -26,7 +27,8 @@ export interface Composition {
 
 export function createModules(ctx: Context): Composition {
   const credentials = new CredentialResolvers();
-  const merchants = createMerchants(ctx);
+  const identity = createIdentity(ctx);
+  const merchants = createMerchants();
   // An app change reaches the modules that depend on apps through hooks run in its transaction.
   const oauthApps = createOauthApps(ctx, {
     allowedScopesChanged: recordAllowedScopesChange,
@@ -34,18 +36,19 @@ export function createModules(ctx: Context): Composition {
   });
   const apiKeys = createApiKeys(ctx);
   const modules: Module[] = [
+    identity,
     merchants,
     createAudit(ctx),
     oauthApps,
     createOauth(ctx, {
       credentials,
       apps: oauthApps.apps,
-      signIns: merchants.signIns,
+      signIns: identity.signIns,
       firstStores: merchants.firstStores,
     }),
-    createWebhooks(ctx, { signIns: merchants.signIns, apps: oauthApps.apps }),
+    createWebhooks(ctx, { signIns: identity.signIns, apps: oauthApps.apps }),
     apiKeys,
-    createMembers(ctx, { signIns: merchants.signIns, keys: apiKeys.keys, apps: oauthApps.apps }),
+    createMembers(ctx, { signIns: identity.signIns, keys: apiKeys.keys, apps: oauthApps.apps }),
     createCarts(ctx),
     createIdempotency(ctx),
     createPayments(),
@@ -57,5 +60,5 @@ export function createModules(ctx: Context): Composition {
       credentials.add(kind as keyof NonNullable<Module['credentials']>, resolver);
     }
   }
-  return { modules, credentials, session: merchants.session };
+  return { modules, credentials, session: identity.session };
 }

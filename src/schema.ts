@@ -1,6 +1,7 @@
 // The database's type, composed from the tables each module declares (its `*.table.ts`), as the app is
 // composed from the routes each module contributes. Kysely checks every query against it.
 import type { MerchantsTables } from './modules/merchants/merchants.table.ts';
+import type { IdentityTables } from './modules/identity/identity.table.ts';
 import type { AuditTables } from './modules/audit/audit.table.ts';
 import type { EventsTables } from './modules/webhooks/events.table.ts';
 import type { OAuthAppsTables } from './modules/oauth-apps/oauth-apps.table.ts';
@@ -13,6 +14,7 @@ import type { RequestsTables } from './modules/requests/requests.table.ts';
 import type { MembersTables } from './modules/members/members.table.ts';
 
 export type DB = MerchantsTables &
+  IdentityTables &
   AuditTables &
   EventsTables &
   ApiKeysTables &

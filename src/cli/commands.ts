@@ -40,14 +40,14 @@ through the server instead (the dashboard, or POST /api/v1/merchant/auth/signup)
     const password = required(values, 'password');
     const email = required(values, 'email');
     // The policy of the HTTP routes (NIST SP 800-63B), checked before the database is opened.
-    const { checkPassword } = await import('../modules/merchants/index.ts');
+    const { checkPassword } = await import('../modules/identity/index.ts');
     checkPassword(password, email, '--password');
     const input = { merchantName: required(values, 'name'), email, password };
     const result = await withDatabase(
       'merchant create',
       'Stop the server and run the command again, or sign up through the running server: the dashboard, or POST /api/v1/merchant/auth/signup.',
       async (ctx) => {
-        const { createMerchant } = await import('../modules/merchants/index.ts');
+        const { createMerchant } = await import('../modules/identity/index.ts');
         const { merchant, user, store } = await createMerchant(ctx, input);
         return { merchant_id: merchant.id, user_id: user.id, store_id: store.id };
       },
@@ -111,10 +111,10 @@ use \`svc trigger\` (test mode, through the server) or POST /internal/v1/events.
       'Stop the server and run the command again, or record the event through the running server: `svc trigger` (test mode) or POST /internal/v1/events.',
       async (ctx) => {
         const { createWebhooks } = await import('../modules/webhooks/index.ts');
-        const { createMerchants } = await import('../modules/merchants/index.ts');
+        const { createIdentity } = await import('../modules/identity/index.ts');
         const { createOauthApps } = await import('../modules/oauth-apps/index.ts');
         const webhooks = createWebhooks(ctx, {
-          signIns: createMerchants(ctx).signIns,
+          signIns: createIdentity(ctx).signIns,
           apps: createOauthApps(ctx).apps,
         });
         try {
@@ -195,7 +195,7 @@ before running it (docs/operations.md).`,
       'mfa reset',
       'Stop the server, run the command, then start the server again.',
       async (ctx) => {
-        const { resetFactors } = await import('../modules/merchants/index.ts');
+        const { resetFactors } = await import('../modules/identity/index.ts');
         return resetFactors(ctx, email, reason);
       },
     );

@@ -2,7 +2,7 @@
 // only, the last owner never removed nor demoted, a removed member's sessions ended at once, and a user's own
 // sessions listed (address, agent, last use written in batches) and ended one by one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MerchantsModule } from '../../src/modules/merchants/index.ts';
+import type { IdentityModule } from '../../src/modules/identity/index.ts';
 import { TestClock } from '../support/clock.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -149,7 +149,7 @@ describe("a user's sessions", () => {
     clock.advance(60_000);
     const phoneAuth = { authorization: `Bearer ${phone.json().data.token as string}` };
     expect((await call(svc.app, phoneAuth, 'GET', '/me')).status).toBe(200);
-    const uses = (svc.modules.find((x) => x.name === 'merchants') as MerchantsModule).sessionUses;
+    const uses = (svc.modules.find((x) => x.name === 'identity') as IdentityModule).sessionUses;
     await uses.flush();
     const stored = await svc.ctx.db
       .selectFrom('sessions')

@@ -9,7 +9,7 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { addMember, call, entries, login } from '../members/support.ts';
 import { authorizeUrl, createApp, pkce } from '../oauth/helpers.ts';
 import { createWebhook } from '../webhooks/helpers.ts';
-import { resetFactors } from '../../src/modules/merchants/index.ts';
+import { resetFactors } from '../../src/modules/identity/index.ts';
 import { codeAt, enrolTotp, firstStep } from './factors-support.ts';
 
 const clock = new TestClock();

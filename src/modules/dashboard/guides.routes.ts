@@ -12,7 +12,8 @@ import { SESSION_COOKIE } from '../../http/merchant-auth.ts';
 import { errors } from '../../http/schemas.ts';
 import { notFound } from '../../lib/errors.ts';
 import { newestPublishableKey } from '../api-keys/index.ts';
-import { authenticateSession, firstStore } from '../merchants/index.ts';
+import { firstStore } from '../merchants/index.ts';
+import { authenticateSession } from '../identity/index.ts';
 import { indexHtml, type IndexCache } from './dashboard.routes.ts';
 import { GUIDES, renderGuide, withAccount, type Account, type Guide } from './guides.ts';
 

@@ -8,7 +8,7 @@ import type { Scope } from '../../lib/scope.ts';
 import { iso } from '../../lib/time.ts';
 import { keyPairsById, revokeKey, rotateKey, type KeyState } from '../api-keys/index.ts';
 import { trailEntries, writeAudit, type AuditContext } from '../audit/index.ts';
-import { findMember } from '../merchants/index.ts';
+import { findMember } from '../identity/index.ts';
 import { appSecretsById, rotateAppSecret, type AppsCache } from '../oauth-apps/index.ts';
 import { rotateWebhookSecret, webhookSecretsById } from '../webhooks/index.ts';
 import { mayManage, type Manager } from './manager.ts';

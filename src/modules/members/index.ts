@@ -3,7 +3,7 @@
 // removal, the credentials a member saw (from the audit trail) and their rotation, the invitation email.
 import type { Context } from '../../context.ts';
 import type { KeyState } from '../api-keys/index.ts';
-import type { SignInLimits } from '../merchants/index.ts';
+import type { SignInLimits } from '../identity/index.ts';
 import type { AppsCache } from '../oauth-apps/index.ts';
 import type { Module } from '../module.ts';
 import { invitationRoutes } from './invitations.routes.ts';

@@ -12,7 +12,7 @@ import {
   Session,
   setSessionCookie,
   type SignInLimits,
-} from '../merchants/index.ts';
+} from '../identity/index.ts';
 import { accept, invite, listInvitations, readInvitation, withdraw } from './invitations.service.ts';
 import type { Mailer } from './mailer.ts';
 import {

@@ -14,6 +14,7 @@ import { hashPassword } from '../../lib/passwords.ts';
 import type { Page, Scope } from '../../lib/scope.ts';
 import { iso } from '../../lib/time.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
+import { merchantName } from '../merchants/index.ts';
 import {
   checkPassword,
   confirmPassword,
@@ -21,12 +22,11 @@ import {
   findMember,
   findUserByEmail,
   joinMerchant,
-  merchantName,
   openSession,
   type LoginResult,
   type SignInLimits,
   type UserRow,
-} from '../merchants/index.ts';
+} from '../identity/index.ts';
 import * as repo from './invitations.repository.ts';
 import type { Mailer } from './mailer.ts';
 import { mayManage, type Manager } from './manager.ts';

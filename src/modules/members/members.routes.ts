@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { auditContext, merchantOf, merchantScope } from '../../http/request.ts';
 import { errors } from '../../http/schemas.ts';
-import { listMembers } from '../merchants/index.ts';
+import { listMembers } from '../identity/index.ts';
 import { exposedCredentials, rotateExposed, type RotationState } from './exposure.service.ts';
 import type { Manager } from './manager.ts';
 import { changeRole, removeMember } from './members.service.ts';

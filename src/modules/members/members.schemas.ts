@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { Body, Data, List, PlainText, Timestamp } from '../../http/schemas.ts';
-import { Email, Role } from '../merchants/index.ts';
+import { Email, Role } from '../identity/index.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);

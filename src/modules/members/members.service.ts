@@ -6,7 +6,7 @@ import type { Executor } from '../../db/database.ts';
 import type { Role } from '../../http/roles.ts';
 import { notFound } from '../../lib/errors.ts';
 import { writeAudit } from '../audit/index.ts';
-import { findMember, presentMember, removeMembership, setRole, type Member } from '../merchants/index.ts';
+import { findMember, presentMember, removeMembership, setRole, type Member } from '../identity/index.ts';
 import { credentialsSeenBy, type ExposedCredential } from './exposure.service.ts';
 import { mayManage, type Manager } from './manager.ts';
 

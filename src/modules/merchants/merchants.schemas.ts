@@ -1,82 +1,15 @@
 import { Type } from 'typebox';
-import { Body, Data, List, PlainText, Timestamp } from '../../http/schemas.ts';
+import { Body, Data, List, Timestamp } from '../../http/schemas.ts';
 
-export const Role = Type.Union(
-  [Type.Literal('viewer'), Type.Literal('developer'), Type.Literal('admin'), Type.Literal('owner')],
-  { title: 'Role', description: 'A member’s role in a merchant (API.md section 11.2), from least to most.' },
-);
-
-export const User = Type.Object(
-  {
-    id: Type.String(),
-    email: Type.String(),
-    name: Type.Union([Type.String(), Type.Null()]),
-    role: Role,
-    created_at: Timestamp,
-  },
-  { title: 'User' },
-);
 export const Merchant = Type.Object(
   { id: Type.String(), name: Type.String(), created_at: Timestamp },
   { title: 'Merchant' },
 );
+
 export const Store = Type.Object(
   { id: Type.String(), name: Type.String(), created_at: Timestamp },
   { title: 'Store' },
 );
-
-export const Email = Type.String({ format: 'email', maxLength: 254 });
-export const Password = Type.String({ minLength: 10, maxLength: 1024 });
-
-export const SignupBody = Body({
-  merchant_name: PlainText({ minLength: 1, maxLength: 100 }),
-  email: Email,
-  password: Password,
-});
-export const LoginBody = Body({
-  email: Type.String({ minLength: 1, maxLength: 254 }),
-  password: Type.String({ minLength: 1, maxLength: 1024 }),
-});
-
-export const Session = Data(
-  Type.Object({ token: Type.String(), expires_at: Timestamp, user: User, merchant: Merchant }),
-);
-export const Membership = Type.Object(
-  {
-    merchant: Type.Object({ id: Type.String(), name: Type.String() }),
-    role: Role,
-  },
-  { title: 'Membership' },
-);
-export const Me = Data(
-  Type.Object({
-    user: User,
-    merchant: Merchant,
-    role: Role,
-    memberships: Type.Array(Membership, { description: 'Every merchant the user belongs to.' }),
-    stores: Type.Array(Store),
-  }),
-);
-
-export const SwitchBody = Body({ merchant_id: Type.String({ minLength: 1, maxLength: 64 }) });
-
-export const SessionInfo = Type.Object(
-  {
-    id: Type.String({ examples: ['ses_01jd8z6q4m0000000000000000'] }),
-    merchant_id: Type.String({ description: 'The merchant the session opens.' }),
-    created_at: Timestamp,
-    last_used_at: Type.Union([Timestamp, Type.Null()], {
-      description: 'Written in batches: it may trail by some seconds.',
-    }),
-    expires_at: Timestamp,
-    ip: Type.Union([Type.String(), Type.Null()]),
-    user_agent: Type.Union([Type.String(), Type.Null()]),
-    current: Type.Boolean({ description: 'The session of this call.' }),
-  },
-  { title: 'SessionInfo' },
-);
-export const SessionList = List(SessionInfo);
-export const SessionParams = Type.Object({ sessionID: Type.String({ maxLength: 64 }) });
 
 export const PublicStore = Type.Object(
   {
@@ -90,3 +23,8 @@ export const PublicStore = Type.Object(
   { description: 'A store the credential may act on.' },
 );
 export const PublicStoreList = List(PublicStore);
+
+export const SettingsBody = Body({
+  require_mfa: Type.Boolean({ description: 'Every member must have a second factor.' }),
+});
+export const Settings = Data(Type.Object({ require_mfa: Type.Boolean() }, { title: 'MerchantSettings' }));

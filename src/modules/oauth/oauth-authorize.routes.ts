@@ -11,14 +11,8 @@ import { errors } from '../../http/schemas.ts';
 import { sendError, toLoggedAppError } from '../../http/error-handler.ts';
 import { AppError } from '../../lib/errors.ts';
 import { uriTextIssue } from '../../lib/uri.ts';
-import {
-  authenticateSession,
-  deviceCookieOf,
-  me,
-  merchantName,
-  setSignInCookies,
-  signIn,
-} from '../merchants/index.ts';
+import { merchantName } from '../merchants/index.ts';
+import { authenticateSession, deviceCookieOf, me, setSignInCookies, signIn } from '../identity/index.ts';
 import { clientById } from '../oauth-apps/index.ts';
 import {
   checkAuthorizationRequest,

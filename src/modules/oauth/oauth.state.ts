@@ -1,6 +1,7 @@
 // What the OAuth module keeps per process, made by createOauth and handed to the routes and services that
 // need it: nothing of it lives at module level, so two services in one test process behave as two processes.
-import type { FirstStores, SignInLimits } from '../merchants/index.ts';
+import type { FirstStores } from '../merchants/index.ts';
+import type { SignInLimits } from '../identity/index.ts';
 import type { AppsCache } from '../oauth-apps/index.ts';
 import type { AccessTokens } from './oauth-bearer.service.ts';
 import type { ClientAuthLimits } from './oauth-client-auth.ts';

@@ -6,7 +6,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Context } from '../../context.ts';
 import { Batcher } from '../../lib/batcher.ts';
 import type { QueueDepth } from '../../lib/metrics.ts';
-import type { SignInLimits } from '../merchants/index.ts';
+import type { SignInLimits } from '../identity/index.ts';
 import type { AppsCache } from '../oauth-apps/index.ts';
 import type { Background, Module } from '../module.ts';
 import { deliveryRoutes } from './deliveries.routes.ts';

@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { auditContext, merchantScope } from '../../http/request.ts';
 import { EmptyBody, errors, pageOf } from '../../http/schemas.ts';
 import { PUBLISHED_CATALOG } from '../events/index.ts';
-import { deviceCookieOf, type SignInLimits } from '../merchants/index.ts';
+import { deviceCookieOf, type SignInLimits } from '../identity/index.ts';
 import type { AppsCache } from '../oauth-apps/index.ts';
 import {
   CreateWebhookBody,

@@ -6,7 +6,7 @@ import { newId } from '../../lib/ids.ts';
 import { decryptSecret, encryptSecret } from '../../lib/secrets.ts';
 import type { Page, PageInput, Scope } from '../../lib/scope.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
-import { confirmPassword, type PasswordCheck, type SignInLimits } from '../merchants/index.ts';
+import { confirmPassword, type PasswordCheck, type SignInLimits } from '../identity/index.ts';
 import { appById, type AppsCache } from '../oauth-apps/index.ts';
 import { cancelPendingDeliveries } from './deliveries.repository.ts';
 import { setRateLimit } from './delivery/rate-limit.repository.ts';

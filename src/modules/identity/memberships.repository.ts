@@ -3,7 +3,7 @@
 import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { Role } from '../../http/roles.ts';
-import type { MembershipsTable } from './merchants.table.ts';
+import type { MembershipsTable } from './identity.table.ts';
 
 /** `undefined` when the user is already a member (the primary key decides, race-free). */
 export async function insertMembership(db: Executor, row: Insertable<MembershipsTable>) {

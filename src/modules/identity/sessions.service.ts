@@ -8,7 +8,7 @@ import { notFound } from '../../lib/errors.ts';
 import { LastUses } from '../../lib/last-uses.ts';
 import { warnOnFailure } from '../../lib/loop.ts';
 import { iso } from '../../lib/time.ts';
-import * as repo from './merchants.repository.ts';
+import * as users from './users.repository.ts';
 import { findMember } from './memberships.repository.ts';
 import {
   authenticateSession,
@@ -16,7 +16,7 @@ import {
   type LoginResult,
   type SessionOrigin,
   type SessionPrincipal,
-} from './merchants.service.ts';
+} from './account.service.ts';
 import * as sessions from './sessions.repository.ts';
 
 // A session's last use to within 10 s is all its list says ("2 minutes ago"); a dashboard makes a few calls a
@@ -77,7 +77,7 @@ export async function switchMerchant(
 ): Promise<LoginResult> {
   return ctx.db.transaction().execute(async (trx) => {
     const member = await findMember(trx, merchantId, who.userId);
-    const user = await repo.findUserById(trx, who.userId);
+    const user = await users.findUserById(trx, who.userId);
     if (!member || !user) throw notFound('merchant');
     await sessions.deleteSession(trx, who.merchantId, who.sessionId);
     return openSession(ctx, trx, { user, merchantId, role: member.role }, origin);

@@ -12,18 +12,19 @@ import {
   SessionParams,
   SignupBody,
   SwitchBody,
-} from './merchants.schemas.ts';
+} from './account.schemas.ts';
 import { SecondStep } from './factors.schemas.ts';
-import * as service from './merchants.service.ts';
+import * as service from './account.service.ts';
 import { endSession, sessionsOfUser, switchMerchant } from './sessions.service.ts';
-import { signIn, type SignInLimits } from './sign-in.service.ts';
+import { signIn } from './sign-in.service.ts';
+import { type SignInLimits } from './sign-in-limits.ts';
 import { clearSessionCookie, deviceCookieOf, setSessionCookie, setSignInCookies } from './sign-in.cookies.ts';
 
 // Signup creates accounts: 20 a minute per address is plenty for people. Sign-in has failure budgets of its
 // own (sign-in.service.ts), which never count a right password.
 const SIGNUP_LIMIT = { rateLimit: { max: 20, timeWindow: '1 minute' } };
 
-export const merchantRoutes: FastifyPluginAsync<{ signIns: SignInLimits; uses: LastUses }> = async (
+export const accountRoutes: FastifyPluginAsync<{ signIns: SignInLimits; uses: LastUses }> = async (
   plugin,
   { signIns, uses },
 ) => {

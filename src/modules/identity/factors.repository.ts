@@ -4,7 +4,7 @@
 // recomputes it in the statement's transaction after every change of either.
 import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
-import type { PasskeysTable } from './merchants.table.ts';
+import type { PasskeysTable } from './identity.table.ts';
 
 export async function findFactors(db: Executor, userId: string) {
   return db
@@ -158,12 +158,4 @@ export async function takeChallenge(
 
 export async function markSteppedUp(db: Executor, sessionId: string, at: Date): Promise<void> {
   await db.updateTable('sessions').set({ stepped_up_at: at }).where('id', '=', sessionId).execute();
-}
-
-export async function findMerchantSettings(db: Executor, merchantId: string) {
-  return db.selectFrom('merchants').select(['require_mfa']).where('id', '=', merchantId).executeTakeFirst();
-}
-
-export async function setRequireMfa(db: Executor, merchantId: string, requireMfa: boolean): Promise<void> {
-  await db.updateTable('merchants').set({ require_mfa: requireMfa }).where('id', '=', merchantId).execute();
 }

@@ -151,8 +151,3 @@ export const Factors = Data(
     { title: 'Factors' },
   ),
 );
-
-export const SettingsBody = Body({
-  require_mfa: Type.Boolean({ description: 'Every member must have a second factor.' }),
-});
-export const Settings = Data(Type.Object({ require_mfa: Type.Boolean() }, { title: 'MerchantSettings' }));

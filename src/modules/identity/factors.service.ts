@@ -4,25 +4,18 @@
 // `verifyFactor` is the one check of a factor: the sign-in, step-up and turning-off paths call it through the
 // failure budgets of sign-in.service.ts, which audit its failures.
 import { createHash } from 'node:crypto';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
+import { type AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { Secret, TOTP } from 'otpauth';
 import type { Context } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
-import { newId } from '../../lib/ids.ts';
 import { decryptSecret, encryptSecret } from '../../lib/secrets.ts';
 import { iso } from '../../lib/time.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
+import { afterFactorRemoved, memberAudit } from './factor-changes.ts';
 import * as repo from './factors.repository.ts';
-import { findUserByEmail } from './merchants.repository.ts';
+import { verifyPasskey } from './passkeys.service.ts';
+import { findUserByEmail } from './users.repository.ts';
 import { membershipsOfUser } from './memberships.repository.ts';
 import { deleteUserSessions } from './sessions.repository.ts';
 
@@ -32,8 +25,6 @@ const PERIOD_S = 30;
 /** One step either side of now: a code typed as it turned over, or a clock a little off. */
 const WINDOW = 1;
 const RECOVERY_CODES = 10;
-/** A WebAuthn ceremony has five minutes to answer its challenge. */
-const CHALLENGE_TTL_MS = 5 * 60_000;
 
 export type FactorMethod = 'totp' | 'passkey' | 'recovery_code';
 
@@ -161,190 +152,6 @@ export async function disableTotp(ctx: Context, audit: AuditContext): Promise<vo
   });
 }
 
-async function afterFactorRemoved(trx: Executor, userId: string): Promise<void> {
-  await repo.syncHasFactor(trx, userId);
-  const user = await repo.findFactors(trx, userId);
-  if (!user?.has_factor) await repo.deleteRecoveryCodes(trx, userId);
-}
-
-// --- Passkeys ---------------------------------------------------------------------------------------------
-
-/** The relying party: SVC_PUBLIC_URL's host name and origin (a browser needs a domain: not an IP address). */
-function relyingParty(ctx: Context) {
-  const url = new URL(ctx.config.publicUrl);
-  return { id: url.hostname, origin: url.origin };
-}
-
-const transportsOf = (text: string | null): AuthenticatorTransport[] | undefined =>
-  text === null ? undefined : (JSON.parse(text) as AuthenticatorTransport[]);
-
-export async function registrationOptions(ctx: Context, userId: string) {
-  const [user, existing] = await Promise.all([
-    repo.findFactors(ctx.db, userId),
-    repo.passkeysOfUser(ctx.db, userId),
-  ]);
-  if (!user) throw notFound('user');
-  const rp = relyingParty(ctx);
-  const options = await generateRegistrationOptions({
-    rpName: ISSUER,
-    rpID: rp.id,
-    userName: user.email,
-    userID: new TextEncoder().encode(user.id),
-    attestationType: 'none',
-    excludeCredentials: existing.map((p) => ({
-      id: p.credential_id,
-      transports: transportsOf(p.transports),
-    })),
-    authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
-  });
-  await repo.insertChallenge(ctx.db, {
-    challenge: options.challenge,
-    user_id: userId,
-    purpose: 'register',
-    expires_at: new Date(ctx.clock.now() + CHALLENGE_TTL_MS),
-  });
-  return options;
-}
-
-const challengeOf = (clientDataJSON: string): string => {
-  try {
-    const data = JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8')) as {
-      challenge?: unknown;
-    };
-    return typeof data.challenge === 'string' ? data.challenge : '';
-  } catch {
-    return '';
-  }
-};
-
-const refused = (what: string) =>
-  new AppError('validation_failed', `${what} did not verify.`, {
-    details: [{ field: 'credential', issue: 'did not verify' }],
-  });
-
-export async function addPasskey(
-  ctx: Context,
-  audit: AuditContext,
-  input: { name?: string | undefined; credential: RegistrationResponseJSON },
-) {
-  const userId = audit.actor.id;
-  const now = ctx.clock.now();
-  const challenge = challengeOf(input.credential.response.clientDataJSON);
-  const taken = await repo.takeChallenge(ctx.db, challenge, 'register', new Date(now));
-  if (!taken || taken.user_id !== userId) throw refused('The passkey registration');
-  const rp = relyingParty(ctx);
-  const result = await verifyRegistrationResponse({
-    response: input.credential,
-    expectedChallenge: challenge,
-    expectedOrigin: rp.origin,
-    expectedRPID: rp.id,
-    requireUserVerification: false,
-  }).catch(() => undefined);
-  if (!result?.verified) throw refused('The passkey registration');
-  const { credential } = result.registrationInfo;
-  const id = newId('pk', now);
-  return ctx.db.transaction().execute(async (trx) => {
-    if (await repo.findPasskeyByCredential(trx, credential.id)) {
-      throw new AppError('conflict', 'This passkey is registered already.');
-    }
-    const name = input.name ?? 'Passkey';
-    await repo.insertPasskey(trx, {
-      id,
-      user_id: userId,
-      credential_id: credential.id,
-      public_key: Buffer.from(credential.publicKey),
-      counter: credential.counter,
-      transports: credential.transports ? JSON.stringify(credential.transports) : null,
-      name,
-      created_at: new Date(now),
-    });
-    await repo.syncHasFactor(trx, userId);
-    await memberAudit(trx, audit, 'member.passkey_added', { passkey_id: id, name });
-    return { id, name, created_at: iso(new Date(now)), last_used_at: null };
-  });
-}
-
-export async function passkeysOfUser(ctx: Context, userId: string) {
-  const rows = await repo.passkeysOfUser(ctx.db, userId);
-  return rows.map((p) => ({
-    id: p.id,
-    name: p.name,
-    created_at: iso(p.created_at),
-    last_used_at: iso(p.last_used_at),
-  }));
-}
-
-/** 404 unless the passkey is the user's: checked before the password, so another's answers alike. */
-export async function findPasskey(ctx: Context, userId: string, id: string): Promise<void> {
-  const own = await repo.passkeysOfUser(ctx.db, userId);
-  if (!own.some((p) => p.id === id)) throw notFound('passkey');
-}
-
-/** Removes a passkey (the caller checked the password and a factor); the recovery codes go with the last. */
-export async function removePasskey(ctx: Context, audit: AuditContext, id: string): Promise<void> {
-  const userId = audit.actor.id;
-  await ctx.db.transaction().execute(async (trx) => {
-    const removed = await repo.deletePasskey(trx, userId, id);
-    if (!removed) throw notFound('passkey');
-    await afterFactorRemoved(trx, userId);
-    await memberAudit(trx, audit, 'member.passkey_removed', { passkey_id: id, name: removed.name });
-  });
-}
-
-/**
- * Options for a passkey assertion: for a known user (a second step, a step-up) its passkeys are allowed;
- * for a sign-in with a passkey alone none is named, and the authenticator offers its discoverable ones.
- */
-export async function assertionOptions(ctx: Context, userId: string | null) {
-  const passkeys = userId === null ? [] : await repo.passkeysOfUser(ctx.db, userId);
-  const options = await generateAuthenticationOptions({
-    rpID: relyingParty(ctx).id,
-    allowCredentials: passkeys.map((p) => ({ id: p.credential_id, transports: transportsOf(p.transports) })),
-    userVerification: 'preferred',
-  });
-  await repo.insertChallenge(ctx.db, {
-    challenge: options.challenge,
-    user_id: userId,
-    purpose: 'assert',
-    expires_at: new Date(ctx.clock.now() + CHALLENGE_TTL_MS),
-  });
-  return options;
-}
-
-/**
- * The user a passkey assertion proves (its challenge taken once, its signature and counter checked), or
- * undefined. `userId` narrows it to one user's passkeys (a second step, a step-up).
- */
-export async function verifyPasskey(
-  ctx: Context,
-  assertion: AuthenticationResponseJSON,
-  userId: string | undefined,
-): Promise<string | undefined> {
-  const now = ctx.clock.now();
-  const challenge = challengeOf(assertion.response?.clientDataJSON ?? '');
-  const taken = await repo.takeChallenge(ctx.db, challenge, 'assert', new Date(now));
-  if (!taken || (taken.user_id !== null && taken.user_id !== userId)) return undefined;
-  const passkey = await repo.findPasskeyByCredential(ctx.db, String(assertion.id));
-  if (!passkey || (userId !== undefined && passkey.user_id !== userId)) return undefined;
-  const rp = relyingParty(ctx);
-  const result = await verifyAuthenticationResponse({
-    response: assertion,
-    expectedChallenge: challenge,
-    expectedOrigin: rp.origin,
-    expectedRPID: rp.id,
-    credential: {
-      id: passkey.credential_id,
-      publicKey: new Uint8Array(passkey.public_key),
-      counter: passkey.counter,
-      transports: transportsOf(passkey.transports),
-    },
-    requireUserVerification: false,
-  }).catch(() => undefined);
-  if (!result?.verified) return undefined;
-  await repo.recordPasskeyUse(ctx.db, passkey.id, result.authenticationInfo.newCounter, new Date(now));
-  return passkey.user_id;
-}
-
 // --- The one check of a factor ----------------------------------------------------------------------------
 
 /**
@@ -424,32 +231,4 @@ export async function markSteppedUp(ctx: Context, sessionId: string): Promise<st
   const now = ctx.clock.now();
   await repo.markSteppedUp(ctx.db, sessionId, new Date(now));
   return iso(new Date(now));
-}
-
-export async function merchantSettings(ctx: Context, merchantId: string) {
-  const row = await repo.findMerchantSettings(ctx.db, merchantId);
-  return { require_mfa: row?.require_mfa ?? false };
-}
-
-export async function setRequireMfa(ctx: Context, audit: AuditContext, requireMfa: boolean) {
-  await ctx.db.transaction().execute(async (trx) => {
-    await repo.setRequireMfa(trx, audit.merchantId, requireMfa);
-    await writeAudit(trx, audit, {
-      action: 'merchant.settings_updated',
-      entityType: 'merchant',
-      entityId: audit.merchantId,
-      fields: { require_mfa: requireMfa },
-    });
-  });
-  return { require_mfa: requireMfa };
-}
-
-/** An entry of the `member.*` family about the acting user itself. */
-async function memberAudit(
-  trx: Executor,
-  audit: AuditContext,
-  action: string,
-  fields: Record<string, unknown>,
-) {
-  await writeAudit(trx, audit, { action, entityType: 'member', entityId: audit.actor.id, fields });
 }

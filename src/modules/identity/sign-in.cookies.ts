@@ -4,8 +4,9 @@
 import type { FastifyReply } from 'fastify';
 import type { Config } from '../../config.ts';
 import { SESSION_COOKIE } from '../../http/merchant-auth.ts';
-import type { LoginResult } from './merchants.service.ts';
-import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE, type SignedIn } from './sign-in.service.ts';
+import type { LoginResult } from './account.service.ts';
+import { type SignedIn } from './sign-in.service.ts';
+import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE } from './sign-in-limits.ts';
 
 /** HttpOnly, SameSite=Lax, Secure over https (API.md section 2), for the whole site. */
 function cookieOptions(config: Config) {

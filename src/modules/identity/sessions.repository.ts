@@ -5,7 +5,7 @@
 import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import { recordLastUses } from '../../db/last-uses.ts';
-import type { SessionsTable } from './merchants.table.ts';
+import type { SessionsTable } from './identity.table.ts';
 
 export async function insertSession(db: Executor, row: Insertable<SessionsTable>) {
   await db.insertInto('sessions').values(row).execute();

@@ -9,7 +9,7 @@ import { AppError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Page, Scope } from '../../lib/scope.ts';
 import { iso } from '../../lib/time.ts';
-import * as repo from './merchants.repository.ts';
+import * as users from './users.repository.ts';
 import * as members from './memberships.repository.ts';
 
 export type { MemberRow } from './memberships.repository.ts';
@@ -35,7 +35,7 @@ export async function findMember(db: Executor, merchantId: string, userId: strin
 }
 
 export async function findUserByEmail(db: Executor, email: string) {
-  return repo.findUserByEmail(db, email);
+  return users.findUserByEmail(db, email);
 }
 
 /**
@@ -71,7 +71,7 @@ export async function createUser(
   input: { email: string; passwordHash: string; name: string | null },
   at: number,
 ) {
-  return repo.insertUser(trx, {
+  return users.insertUser(trx, {
     id: newId('usr', at),
     email: input.email,
     password_hash: input.passwordHash,

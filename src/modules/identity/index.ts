@@ -1,0 +1,90 @@
+// Who acts for a merchant, and how they prove it (API.md sections 2, 11.2 and 11.3): users, their memberships,
+// passwords and the sign-in failure budgets, sessions, second factors (TOTP, recovery codes, passkeys) and
+// step-up. Merchants and stores are the merchants module's.
+import type { Context } from '../../context.ts';
+import type { SessionResolver } from '../../http/merchant-auth.ts';
+import type { LastUses } from '../../lib/last-uses.ts';
+import { Loop, warnOnFailure } from '../../lib/loop.ts';
+import type { Module } from '../module.ts';
+import { accountRoutes } from './account.routes.ts';
+import { purgeExpiredSessions } from './account.service.ts';
+import { passkeyRoutes } from './passkeys.routes.ts';
+import { signInFactorRoutes } from './sign-in-factors.routes.ts';
+import { stepUpRoutes } from './step-up.routes.ts';
+import { totpRoutes } from './totp.routes.ts';
+import { createSessionUses, sessionResolver } from './sessions.service.ts';
+import { createSignInLimits, type SignInLimits } from './sign-in-limits.ts';
+
+export {
+  authenticateSession,
+  checkPassword,
+  createMerchant,
+  me,
+  openSession,
+  type LoginResult,
+  type SessionOrigin,
+  type SessionPrincipal,
+  type UserRow,
+} from './account.service.ts';
+export {
+  createUser,
+  findMember,
+  findUserByEmail,
+  joinMerchant,
+  listMembers,
+  presentMember,
+  removeMembership,
+  setRole,
+  type Member,
+  type MemberRow,
+} from './memberships.service.ts';
+export { Email, Role, Session } from './account.schemas.ts';
+export { resetFactors } from './factors.service.ts';
+export { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE, type SignInLimits } from './sign-in-limits.ts';
+export {
+  confirmPassword,
+  signIn,
+  type AuthCheck,
+  type PasswordCheck,
+  type SignInAttempt,
+  type SignInResult,
+} from './sign-in.service.ts';
+export { clearSessionCookie, deviceCookieOf, setSessionCookie, setSignInCookies } from './sign-in.cookies.ts';
+
+const PURGE_EVERY_MS = 10 * 60 * 1000;
+
+export interface IdentityModule extends Module {
+  /** The sign-in failure budgets, which every check of a user's password draws on (sign-in forms, reveal). */
+  readonly signIns: SignInLimits;
+  /** The merchant interface's session check, which notes each session's use for its batched write. */
+  readonly session: SessionResolver;
+  /** Each session's last use, noted by `session` and written in batches. */
+  readonly sessionUses: LastUses;
+}
+
+export function createIdentity(ctx: Context): IdentityModule {
+  const signIns = createSignInLimits(ctx);
+  const uses = createSessionUses(ctx);
+  // Expired sessions are refused by their expiry alone; the purge only keeps the table from growing.
+  const purge = new Loop({
+    name: 'session purge',
+    everyMs: PURGE_EVERY_MS,
+    run: () => purgeExpiredSessions(ctx).then(() => undefined),
+    onError: warnOnFailure(ctx.log),
+  });
+  return {
+    name: 'identity',
+    signIns,
+    session: sessionResolver(uses),
+    sessionUses: uses,
+    merchantRoutes: async (app) => {
+      await app.register(accountRoutes, { signIns, uses });
+      for (const routes of [signInFactorRoutes, totpRoutes, passkeyRoutes, stepUpRoutes]) {
+        await app.register(routes, { signIns });
+      }
+    },
+    background: [purge],
+    // Session uses gathered since the last write reach the database before the process ends.
+    stop: () => uses.stop(),
+  };
+}
