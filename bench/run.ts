@@ -1,104 +1,23 @@
-// `npm run bench [-- --only NAME[,NAME]] [--duration S] [--peers PEER[,PEER]]`: the hot paths of the service,
-// each against a baseline measured in the same run on the same machine (absolute figures drift on a shared
-// machine; ratios much less). `--peers` picks the job queues of the peer measures (graphile-worker, pg-boss,
-// bullmq; all by default).
-// `--scale [--scale-max N] [--only CURVE]`: instead, how cost grows with size (bench/scale/).
+// `npm run bench [-- options]` (`--help` lists them, and every row): the hot paths of the service, each row
+// measured in rounds that alternate with a baseline of the same run on the same machine, and judged by the
+// spread across rounds (lib/verdict.ts). `--scale`: instead, how cost grows with size (bench/scale/).
 // A throwaway PostgreSQL, the service as its own process, and load from other processes on loopback.
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { startCluster, type Cluster } from '../test/support/postgres.ts';
 import { Api } from './lib/api.ts';
-import { helpers, missing, type Bench, type Measure, type Row } from './lib/bench.ts';
+import { helpers, missing, type Bench, type Row } from './lib/bench.ts';
 import { startChild, type Child } from './lib/child.ts';
-import { machine, table, writeResults } from './lib/report.ts';
 import { postgresCpu, processCpuMs } from './lib/cpu.ts';
+import { DEFAULT_DURATION, DEFAULT_ROUNDS, parseOptions, usage } from './lib/options.ts';
+import { commit, host, table, writeResults } from './lib/report.ts';
 import { startService, type RunningService } from './lib/service.ts';
 import { enableStatements, STATEMENT_SETTINGS, topStatements, type StatementLine } from './lib/statements.ts';
-import { publicRead } from './measures/public-read.ts';
-import { publicReadLimited } from './measures/public-read-limited.ts';
-import { publicWrite } from './measures/public-write.ts';
-import { requestLogs } from './measures/request-logs.ts';
-import { introspection } from './measures/introspection.ts';
-import { token } from './measures/token.ts';
-import { audit } from './measures/audit.ts';
-import { auditSealer } from './measures/audit-sealer.ts';
-import { deliveryThroughput } from './measures/delivery-throughput.ts';
-import { deliveryLatency } from './measures/delivery-latency.ts';
-import { fanout } from './measures/fanout.ts';
-import { appFanout, appIngestion, appThroughput } from './measures/app-webhooks.ts';
-
-import { deliveryPaceOrder } from './measures/delivery-pace-order.ts';
-import { memory } from './measures/memory.ts';
-import { webhooksList } from './measures/webhooks-list.ts';
-import { peers, peersCrash, peersRetries } from './measures/peers.ts';
-import { embedded } from './measures/embedded.ts';
-import { PEER_NAMES, type PeerName } from './lib/peers.ts';
+import { MEASURES } from './measures/index.ts';
+import { PEER_NAMES } from './lib/peers.ts';
 import { CURVES, runScale } from './scale/scale.ts';
-
-// Memory last: it reports the peak over everything before it.
-const MEASURES: readonly Measure[] = [
-  publicRead,
-  publicReadLimited,
-  publicWrite,
-  requestLogs,
-  introspection,
-  token,
-  audit,
-  auditSealer,
-  deliveryThroughput,
-  deliveryLatency,
-  fanout,
-  appFanout,
-  appThroughput,
-  appIngestion,
-
-  deliveryPaceOrder,
-  webhooksList,
-  peers,
-  peersRetries,
-  peersCrash,
-  embedded,
-  memory,
-];
-
-function options() {
-  const { values } = parseArgs({
-    options: {
-      only: { type: 'string' },
-      duration: { type: 'string', default: '10' },
-      profile: { type: 'boolean', default: false },
-      scale: { type: 'boolean', default: false },
-      'scale-max': { type: 'string', default: '10000000' },
-      peers: { type: 'string' },
-    },
-    allowPositionals: false,
-  });
-  const duration = Number(values.duration);
-  if (!Number.isInteger(duration) || duration < 1 || duration > 60) {
-    throw new Error('--duration must be whole seconds between 1 and 60');
-  }
-  const scaleMax = Number(values['scale-max']);
-  if (!Number.isInteger(scaleMax) || scaleMax < 1) throw new Error('--scale-max must be a whole number');
-  const names = values.only?.split(',').map((s) => s.trim());
-  const known: readonly { name: string }[] = values.scale ? CURVES : MEASURES;
-  const unknown = names?.filter((n) => !known.some((m) => m.name === n));
-  if (unknown?.length) {
-    throw new Error(`unknown name ${unknown.join(', ')}; one of ${known.map((m) => m.name).join(', ')}`);
-  }
-  const peers = (values.peers?.split(',').map((s) => s.trim()) ?? PEER_NAMES) as PeerName[];
-  const unknownPeer = peers.filter((p) => !PEER_NAMES.includes(p));
-  if (unknownPeer.length)
-    throw new Error(`unknown peer ${unknownPeer.join(', ')}; one of ${PEER_NAMES.join(', ')}`);
-  return {
-    duration,
-    peers,
-    profile: values.profile,
-    scale: values.scale ? { max: scaleMax, only: names } : undefined,
-    measures: names ? MEASURES.filter((m) => names.includes(m.name)) : MEASURES,
-  };
-}
 
 /** The memory breakdown at the highest RSS the probe (bench/tools/memory-probe.ts) saw since `since`. */
 function memoryPeak(file: string, since: number): string | undefined {
@@ -112,7 +31,9 @@ function memoryPeak(file: string, since: number): string | undefined {
   return best && JSON.stringify(best);
 }
 
-const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+const t0 = Date.now();
+const log = (message: string) =>
+  process.stderr.write(`[bench ${String(Math.round((Date.now() - t0) / 1000)).padStart(3)} s] ${message}\n`);
 
 async function createDatabases(cluster: Cluster) {
   const admin = new pg.Client({ connectionString: cluster.url('postgres') });
@@ -123,12 +44,20 @@ async function createDatabases(cluster: Cluster) {
 }
 
 async function main() {
-  const { duration, measures, peers: peerNames, profile, scale } = options();
+  const o = parseOptions(process.argv.slice(2), MEASURES, CURVES);
+  if (o.help) {
+    process.stdout.write(usage(MEASURES));
+    return;
+  }
   const started = Date.now();
-  const m = machine();
+  const machine = host();
+  const at = new Date().toISOString();
   log(
-    `${m.nproc} CPUs (${m.cpu}), Node ${m.node}; ${measures.map((x) => x.name).join(', ')}; ${duration} s per run`,
+    `${machine.nproc} CPUs (${machine.cpu}), Node ${machine.node}, load ${machine.load.start.toFixed(1)}; ` +
+      `${o.measures.map((x) => x.name).join(', ')}; ${o.rounds} rounds, ${o.duration} s of load per side`,
   );
+  if (o.rounds < DEFAULT_ROUNDS)
+    log(`fewer than ${DEFAULT_ROUNDS} rounds: every row with a target is undecided`);
 
   let cluster: Cluster | undefined;
   let service: RunningService | undefined;
@@ -146,8 +75,9 @@ async function main() {
     process.once(signal, () => void cleanup().finally(() => process.exit(130)));
   }
 
-  const rows: Row[] = [];
+  const rows: (Row & { measure: string })[] = [];
   const statements: Record<string, StatementLine[]> = {};
+  const timings: Record<string, number> = {};
   try {
     // Seeding a million audit entries writes about 1 GB of WAL: without room for it, checkpoints run mid-seed.
     cluster = await startCluster({
@@ -155,12 +85,12 @@ async function main() {
         max_wal_size: "'8GB'",
         checkpoint_timeout: "'30min'",
         // --scale reads the claim statement's time from pg_stat_statements.
-        ...(profile || scale ? STATEMENT_SETTINGS : {}),
+        ...(o.profile || o.scale ? STATEMENT_SETTINGS : {}),
       },
     });
     await createDatabases(cluster);
-    if (profile || scale) await enableStatements(cluster.url('svc'));
-    const profileDir = profile ? fileURLToPath(new URL('./results/profiles/', import.meta.url)) : undefined;
+    if (o.profile || o.scale) await enableStatements(cluster.url('svc'));
+    const profileDir = o.profile ? fileURLToPath(new URL('./results/profiles/', import.meta.url)) : undefined;
     if (profileDir) {
       rmSync(profileDir, { recursive: true, force: true });
       mkdirSync(profileDir, { recursive: true });
@@ -178,37 +108,51 @@ async function main() {
       service,
       api,
       merchant: await api.signup('Bench merchant'),
-      duration,
-      profile,
+      duration: o.duration,
+      rounds: o.rounds,
+      quick: o.quick,
+      profile: o.profile,
       load,
-      peers: peerNames,
+      peers: o.peers,
       helper: children.get,
       log,
     };
-    if (scale) {
-      const out = await runScale(bench, scale.max, scale.only);
+    if (o.scale) {
+      const out = await runScale(bench, o.scale.max, o.scale.only);
       await cleanup();
       const seconds = Math.round((Date.now() - started) / 1000);
       process.stdout.write(`\n${out.text}\n\n`);
-      const file = writeResults([], {
-        scale: { max: scale.max, curves: out.curves, markdown: out.markdown },
-        duration,
+      const file = writeResults({
+        at,
+        host: { ...machine, load: { ...machine.load, end: loadavg()[0]! } },
+        commit: commit(),
+        full: false,
+        options: { scale: o.scale.max, duration: o.duration },
         seconds,
-        at: new Date().toISOString(),
+        rows: [],
+        scale: { max: o.scale.max, curves: out.curves, markdown: out.markdown },
       });
-      process.stdout.write(`${m.nproc} CPUs (${m.cpu}), Node ${m.node}; ${seconds} s in all; ${file}\n`);
+      process.stdout.write(`${seconds} s in all; ${file}\n`);
       return;
     }
-    for (const measure of measures) {
+    for (const measure of o.measures) {
       const t0 = Date.now();
       try {
-        rows.push(...(await measure.run(bench)));
+        rows.push(...(await measure.run(bench)).map((r) => ({ measure: measure.name, ...r })));
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         log(`${measure.name} failed: ${message}`);
-        rows.push(missing(measure.name, '', `error: ${message.slice(0, 160)}`));
+        const quick = measure.quick;
+        const specs =
+          o.quick && Array.isArray(quick) ? measure.rows.filter((r) => quick.includes(r.name)) : measure.rows;
+        rows.push(
+          ...specs.map((spec) => ({
+            measure: measure.name,
+            ...missing(spec, `error: ${message.slice(0, 160)}`),
+          })),
+        );
       }
-      if (profile) {
+      if (o.profile) {
         const top = await topStatements(cluster.url('svc'));
         statements[measure.name] = top;
         for (const t of top)
@@ -218,24 +162,39 @@ async function main() {
         const peak = memoryPeak(`${profileDir}memory.jsonl`, t0);
         if (peak) log(`  memory at the RSS peak: ${peak}`);
       }
+      timings[measure.name] = Math.round((Date.now() - t0) / 1000);
       log(
-        `${measure.name} done in ${((Date.now() - t0) / 1000).toFixed(0)} s; ` +
+        `${measure.name} done in ${timings[measure.name]} s; ` +
           `service RSS peak ${service.windowPeakRssMb().toFixed(0)} MB`,
       );
     }
   } finally {
     await cleanup();
   }
-  if (profile) log('CPU profile of the service in bench/results/profiles/ (open in Chrome DevTools)');
+  if (o.profile) log('CPU profile of the service in bench/results/profiles/ (open in Chrome DevTools)');
   const seconds = Math.round((Date.now() - started) / 1000);
   process.stdout.write(`\n${table(rows)}\n\n`);
-  const file = writeResults(rows, {
-    duration,
+  const file = writeResults({
+    at,
+    host: { ...machine, load: { ...machine.load, end: loadavg()[0]! } },
+    commit: commit(),
+    full:
+      !o.only &&
+      !o.quick &&
+      !o.profile &&
+      o.peers.length === PEER_NAMES.length &&
+      o.rounds === DEFAULT_ROUNDS &&
+      o.duration === DEFAULT_DURATION,
+    options: { rounds: o.rounds, duration: o.duration, quick: o.quick, only: o.only, peers: o.peers },
     seconds,
-    at: new Date().toISOString(),
-    ...(profile ? { statements } : {}),
+    timings,
+    rows,
+    ...(o.profile ? { statements } : {}),
   });
-  process.stdout.write(`${m.nproc} CPUs (${m.cpu}), Node ${m.node}; ${seconds} s in all; ${file}\n`);
+  process.stdout.write(
+    `${machine.nproc} CPUs (${machine.cpu}), Node ${machine.node}; ${seconds} s in all ` +
+      `(load average ${machine.load.start.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end); ${file}\n`,
+  );
 }
 
 main().catch((err: unknown) => {

@@ -3,8 +3,9 @@
 // and how many times each was answered 2xx (at-least-once shows as more than one).
 // The path decides the answer: under `/flaky/`, the first attempt of every tenth new event id is answered
 // 500 (retries in play); under `/slow/`, every answer waits 50 ms (attempts in flight when a process is
-// killed); under `/capped/`, at most CAP requests are answered 204 in any one second and the rest 429 (a
-// receiver that takes 100/s), each answer's time kept; anything else is answered at once.
+// killed); under `/capped/<n>`, at most CAP requests a path are answered 204 in any one second and the rest
+// 429 (a receiver that takes 100/s), each answer's time kept; anything else is answered at once. Event ids
+// can choose too (`behave`): pipelines started once, each with one webhook, then serve every kind of run.
 import { createServer } from 'node:http';
 import { serveCalls } from '../lib/child.ts';
 import { nowMs } from '../lib/stats.ts';
@@ -18,21 +19,31 @@ let receipts = new Map<string, number>();
 let successes = new Map<string, number>();
 let failedOnce = new Set<string>();
 let firstSeen = 0;
-// `/capped/`: the times of the answers of the last second that were 204, and every answer (204 or 429), when
-// and to which event id.
-let cappedWindow: number[] = [];
-let cappedAnswers: { at: number; ok: boolean; id: string }[] = [];
+// `/capped/<n>`, by path: the times of the answers of the last second that were 204, and every answer (204
+// or 429), when and to which event id.
+let cappedWindow = new Map<string, number[]>();
+let cappedAnswers = new Map<string, { at: number; ok: boolean; id: string }[]>();
+/** Event id prefixes answered as under `/flaky/` or `/slow/`, whatever the path. */
+let behaviours: { prefix: string; as: 'flaky' | 'slow' }[] = [];
 
-function cappedTakes(at: number, id: string): boolean {
-  while (cappedWindow.length > 0 && at - cappedWindow[0]! >= 1000) cappedWindow.shift();
-  const ok = cappedWindow.length < CAP;
-  if (ok) cappedWindow.push(at);
-  cappedAnswers.push({ at, ok, id });
+function cappedTakes(path: string, at: number, id: string): boolean {
+  const window = cappedWindow.get(path) ?? [];
+  while (window.length > 0 && at - window[0]! >= 1000) window.shift();
+  const ok = window.length < CAP;
+  if (ok) window.push(at);
+  cappedWindow.set(path, window);
+  const answers = cappedAnswers.get(path) ?? [];
+  answers.push({ at, ok, id });
+  cappedAnswers.set(path, answers);
   return ok;
 }
 
+function behaves(as: 'flaky' | 'slow', path: string, id: string): boolean {
+  return path.startsWith(`/${as}/`) || behaviours.some((b) => b.as === as && id.startsWith(b.prefix));
+}
+
 function failsNow(path: string, id: string): boolean {
-  if (!path.startsWith('/flaky/') || successes.has(id) || failedOnce.has(id)) return false;
+  if (!behaves('flaky', path, id) || successes.has(id) || failedOnce.has(id)) return false;
   if (++firstSeen % FAIL_EVERY !== 0) return false;
   failedOnce.add(id);
   return true;
@@ -50,7 +61,7 @@ const server = createServer((req, res) => {
       res.writeHead(500).end();
       return;
     }
-    if (path.startsWith('/capped/') && !cappedTakes(at, String(id))) {
+    if (path.startsWith('/capped/') && !cappedTakes(path, at, String(id))) {
       res.writeHead(429).end();
       return;
     }
@@ -61,7 +72,7 @@ const server = createServer((req, res) => {
       }
       res.writeHead(204).end();
     };
-    if (path.startsWith('/slow/')) setTimeout(answer, SLOW_MS);
+    if (behaves('slow', path, String(id))) setTimeout(answer, SLOW_MS);
     else answer();
   });
 });
@@ -79,12 +90,18 @@ server.listen(0, '127.0.0.1', () => {
         successes = new Map();
         failedOnce = new Set();
         firstSeen = 0;
-        cappedWindow = [];
-        cappedAnswers = [];
+        cappedWindow = new Map();
+        cappedAnswers = new Map();
+        behaviours = [];
         return null;
       },
-      /** Every answer under `/capped/` so far: when, whether it was 204 (else 429), and to which event id. */
-      capped: () => cappedAnswers,
+      /** Events whose id starts with `prefix` are answered as under `/${as}/`. */
+      behave({ prefix, as }: { prefix: string; as: 'flaky' | 'slow' }) {
+        behaviours.push({ prefix, as });
+        return null;
+      },
+      /** Every answer on a `/capped/` path so far: when, whether it was 204 (else 429), to which event id. */
+      capped: (path: string) => cappedAnswers.get(path) ?? [],
       count: () => ({ received, distinct: receipts.size }),
       /** First successful receipt times of the events whose id starts with `prefix`. */
       receipts(prefix: string) {

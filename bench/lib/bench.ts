@@ -1,53 +1,84 @@
-// What every measure receives, and what it returns: rows of the result table.
+// What every measure receives, and what it returns: rows of the result table, each with the figure of every
+// round, so that the table can print a spread and judge it (lib/verdict.ts).
 import type { Cluster } from '../../test/support/postgres.ts';
 import type { Api, Merchant } from './api.ts';
 import { startChild, type Child } from './child.ts';
 import type { PeerName } from './peers.ts';
 import type { RunningService } from './service.ts';
+import { finite, judge, median, spreadOf, type Spread, type Target, type Verdict } from './verdict.ts';
 
-export interface Target {
-  /** What the target bounds: the ratio to the baseline, or the value itself. */
-  of: 'ratio' | 'value';
-  op: '>=' | '<=';
-  limit: number;
+export type { Target, Verdict } from './verdict.ts';
+
+/** A row as `--help` lists it and as a measure fills it in. */
+export interface RowSpec {
+  name: string;
+  unit: string;
+  /** One line: what the figure is. */
+  about: string;
+  /** What the ratio is taken against, when there is a baseline. */
+  versus?: string;
+  target?: Target;
 }
 
 export interface Row {
-  measure: string;
+  name: string;
   unit: string;
+  /** Median of the rounds' figures. */
   value: number | null;
+  /** Each round's figure, in the order run. */
+  rounds: number[];
+  versus?: string;
   baseline: number | null;
-  /** value / baseline, when both exist. */
+  /** The same-run baseline's figure in each round (round k of the baseline ran next to round k). */
+  baselineRounds: number[];
+  /** Median of the rounds' ratios figure / baseline. */
   ratio: number | null;
+  ratioRounds: number[];
   target?: Target;
-  /** Why a value is missing, or what it was measured on. */
+  /** Min and max across rounds of what the verdict judges: the ratio for a ratio target, else the figure. */
+  spread: Spread | null;
+  verdict: Verdict;
+  /** Why a figure is missing, or what it was measured on. */
   note?: string;
 }
 
-export type Verdict = 'pass' | 'short' | 'info' | 'n/a';
+type Sample = number | null | undefined;
 
-export function verdict(row: Row): Verdict {
-  if (row.value === null) return 'n/a';
-  if (!row.target) return 'info';
-  const x = row.target.of === 'ratio' ? row.ratio : row.value;
-  if (x === null || Number.isNaN(x)) return 'n/a';
-  return (row.target.op === '>=' ? x >= row.target.limit : x <= row.target.limit) ? 'pass' : 'short';
-}
-
-export function row(
-  measure: string,
-  unit: string,
-  value: number | null,
-  baseline: number | null = null,
-  target?: Target,
+/** A row from its rounds: `values[k]` measured next to `baselines[k]`. */
+export function sampled(
+  spec: RowSpec,
+  values: readonly Sample[],
+  baselines: readonly Sample[] = [],
   note?: string,
 ): Row {
-  const ratio = value !== null && baseline !== null && baseline !== 0 ? value / baseline : null;
-  return { measure, unit, value, baseline, ratio, target, note };
+  const rounds = finite(values);
+  const baselineRounds = finite(baselines);
+  const ratioRounds = finite(
+    values.map((v, k) => {
+      const base = baselines[k];
+      return typeof v === 'number' && typeof base === 'number' && base !== 0 ? v / base : null;
+    }),
+  );
+  const judged = spec.target?.of === 'ratio' ? ratioRounds : rounds;
+  return {
+    name: spec.name,
+    unit: spec.unit,
+    value: median(rounds),
+    rounds,
+    ...(spec.versus ? { versus: spec.versus } : {}),
+    baseline: median(baselineRounds),
+    baselineRounds,
+    ratio: median(ratioRounds),
+    ratioRounds,
+    ...(spec.target ? { target: spec.target } : {}),
+    spread: spreadOf(spec.target ? judged : rounds),
+    verdict: rounds.length ? judge(judged, spec.target) : 'n/a',
+    ...(note ? { note } : {}),
+  };
 }
 
-export function missing(measure: string, unit: string, why: string, target?: Target): Row {
-  return { measure, unit, value: null, baseline: null, ratio: null, target, note: why };
+export function missing(spec: RowSpec, why: string): Row {
+  return sampled(spec, [], [], why);
 }
 
 export interface Bench {
@@ -56,8 +87,12 @@ export interface Bench {
   api: Api;
   /** A merchant for the public measures (keys, carts, the OAuth app). */
   merchant: Merchant;
-  /** Seconds per load run. */
+  /** Seconds of load per side in each round. */
   duration: number;
+  /** Rounds of every row (`--rounds`, at least MIN_ROUNDS for a verdict). */
+  rounds: number;
+  /** `--quick`: a measure leaves out its slow rows that are not in the quick set (its `quick` says which). */
+  quick: boolean;
   /** `--profile`: pg_stat_statements is on, and a measure may log the statements of one of its phases. */
   profile: boolean;
   load: Child;
@@ -74,6 +109,15 @@ export interface Bench {
 
 export interface Measure {
   name: string;
+  /** One line for `--help`: what it runs, against what. */
+  about: string;
+  /** Every row it can produce, in order. */
+  rows: readonly RowSpec[];
+  /**
+   * In `--quick` (the rows a change is most likely to move, within 3 minutes in all): `true` for all its rows,
+   * or the names of those it produces then.
+   */
+  quick?: true | readonly string[];
   run(b: Bench): Promise<Row[]>;
 }
 

@@ -28,7 +28,7 @@ export async function startChild(relative: string, env: Record<string, string> =
   const script = fileURLToPath(new URL(`../${relative}`, import.meta.url));
   const proc: ChildProcess = fork(script, [], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    stdio: ['ignore', process.stderr, 'inherit', 'ipc'],
   });
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   let next = 1;

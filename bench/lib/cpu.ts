@@ -2,6 +2,7 @@
 // else runs; CPU milliseconds per operation barely do, so they tell the intrinsic cost of each side even
 // when the wall-clock figures are swamped by neighbours.
 import { readdirSync, readFileSync } from 'node:fs';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
@@ -51,4 +52,17 @@ export async function metered<T>(
   const before = meter();
   const result = await fn();
   return { result, cpuMs: meter() - before };
+}
+
+/** CPU ms of a redis-server as it reports it (user and system, main thread and background threads, in us). */
+export function redisCpu(url: string): { ms(): Promise<number>; close(): Promise<void> } {
+  const client = new Redis(url, { lazyConnect: false });
+  return {
+    async ms() {
+      const info = await client.info('cpu');
+      const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+      return (field('used_cpu_user') + field('used_cpu_sys')) * 1000;
+    },
+    close: () => client.quit().then(() => undefined),
+  };
 }

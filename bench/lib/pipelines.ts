@@ -4,21 +4,24 @@
 // and lease, the same number of attempts in flight, and the same ingestion route taking the same events.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { Redis } from 'ioredis';
 import { PER_WEBHOOK } from '../../src/modules/webhooks/delivery/worker.ts';
 import { startRedis, type RedisServer } from '../../test/support/redis.ts';
 import type { PeerSettings, PeerWebhook } from '../baselines/peers/pipeline.ts';
 import { Api } from './api.ts';
 import type { Bench } from './bench.ts';
 import type { Child } from './child.ts';
-import { processCpuMs } from './cpu.ts';
+import { processCpuMs, redisCpu } from './cpu.ts';
 import { PEERS, startPeer, type PeerName } from './peers.ts';
 import { freePort, startService, type RunningService } from './service.ts';
 import { createWebhook, receiver } from './webhooks.ts';
 
 /** Five retries 1 s apart: short enough that retries finish within a run; pg-boss takes only a fixed delay. */
 const SCHEDULE = [1, 1, 1, 1, 1];
-const TIMEOUT_MS = 5000;
+/**
+ * The receiver answers within 50 ms, so 2 s never times out, and it keeps the lease at 6 s: each crash round
+ * waits for the killed process's leases to lapse.
+ */
+const TIMEOUT_MS = 2000;
 /** The service's lease for that timeout (leaseMs() of the delivery worker); the peers' lock or expiry. */
 export const LEASE_MS = 2 * TIMEOUT_MS + 2000;
 export const EVENT_TYPE = 'order.created';
@@ -52,19 +55,6 @@ async function createDatabase(b: Bench, prefix: string): Promise<string> {
   await admin.query(`create database ${name}`);
   await admin.end();
   return b.cluster.url(name);
-}
-
-/** CPU ms of a redis-server as it reports it (user and system, main thread and background threads). */
-function redisCpu(url: string) {
-  const client = new Redis(url, { lazyConnect: false });
-  return {
-    async ms() {
-      const info = await client.info('cpu');
-      const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
-      return (field('used_cpu_user') + field('used_cpu_sys')) * 1000;
-    },
-    close: () => client.quit().then(() => undefined),
-  };
 }
 
 async function servicePipeline(b: Bench, url: (name: string) => string) {

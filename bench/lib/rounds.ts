@@ -1,8 +1,14 @@
-// Service and baseline alternate, ROUNDS times each, and each keeps its best round: on a shared machine noise
-// only ever slows a run down, and alternating spreads a slow spell over both sides instead of one.
+// Rounds. Every row is measured `b.rounds` times, and where there is a baseline the two alternate
+// (service, baseline, service, baseline, ...), so that a slow spell of the shared machine lands on both
+// sides of one round rather than on one side of the comparison. Each round's figures are kept: the spread
+// across rounds is what the verdict judges (lib/verdict.ts). The figure of a load round is the CPU ms per
+// operation of the side (its processes' user + system time from /proc). Neighbours move it too (at load
+// average 15 the bare server's CPU per request rose tenfold, its requests per second fell fortyfold), but
+// they move both sides of a round alike, so the ratio of the two is what a verdict can stand on.
 import type { LoadResult } from '../drivers/load.ts';
 import type { Bench } from './bench.ts';
 import { metered, processCpuMs } from './cpu.ts';
+import { median } from './verdict.ts';
 
 /** A load run with the CPU ms per request of the side `meter` counts. */
 export async function meteredRun(
@@ -21,35 +27,61 @@ export async function meteredRun(
   };
 }
 
-/** "Node 0.20 ms + PostgreSQL 0.30 ms per request". */
-export function cpuSplit(r: LoadResult): string {
-  if (r.cpuPerOp === undefined || r.dbCpuPerOp === undefined) return '';
-  return `Node ${(r.cpuPerOp - r.dbCpuPerOp).toFixed(2)} ms + PostgreSQL ${r.dbCpuPerOp.toFixed(2)} ms`;
-}
-
 export const childMeter = (pid: number) => () => processCpuMs(pid);
-export type { Bench };
 
-export const ROUNDS = 2;
-
-export async function bestOfAlternating(
-  service: () => Promise<LoadResult>,
-  baseline: () => Promise<LoadResult>,
-): Promise<{ svc: LoadResult; base: LoadResult }> {
-  const best = await bestOfEach({ svc: service, base: baseline });
-  return { svc: best.svc, base: best.base };
+/** Runs `each` once per round, telling the service which round it is in (its memory peak is kept per round). */
+export async function inRounds<T>(b: Bench, each: (round: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  try {
+    for (let k = 0; k < b.rounds; k++) {
+      b.service.markRound(k);
+      out.push(await each(k));
+    }
+  } finally {
+    b.service.markRound(undefined);
+  }
+  return out;
 }
 
-/** The same with any number of sides, run in turn within each round. */
-export async function bestOfEach<K extends string>(
+/** The sides run in turn within each round; each side's results in round order. */
+export async function alternate<K extends string>(
+  b: Bench,
   sides: Record<K, () => Promise<LoadResult>>,
-): Promise<Record<K, LoadResult>> {
-  const best = {} as Record<K, LoadResult>;
-  for (let i = 0; i < ROUNDS; i++) {
-    for (const key of Object.keys(sides) as K[]) {
-      const r = await sides[key]();
-      if (!best[key] || r.rps > best[key].rps) best[key] = r;
-    }
-  }
-  return best;
+): Promise<Record<K, LoadResult[]>> {
+  const keys = Object.keys(sides) as K[];
+  const out = Object.fromEntries(keys.map((k) => [k, [] as LoadResult[]])) as Record<K, LoadResult[]>;
+  await inRounds(b, async () => {
+    for (const key of keys) out[key].push(await sides[key]());
+  });
+  return out;
+}
+
+/** Each round's CPU ms per operation; a round with more than 1% errors has none. */
+export const cpuOf = (rs: readonly LoadResult[]) =>
+  rs.map((r) => (r.errors > r.total / 100 ? null : (r.cpuPerOp ?? null)));
+
+const fmt = (x: number) => (x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(x >= 10 ? 1 : 2));
+
+/** "1,234 (1,100-1,300)": the median and range of some figure across rounds, for a note. */
+export function range(xs: readonly number[]): string {
+  const sorted = xs.filter(Number.isFinite).sort((a, b) => a - b);
+  if (!sorted.length) return '-';
+  return `${fmt(median(sorted)!)} (${fmt(sorted[0]!)}-${fmt(sorted.at(-1)!)})`;
+}
+
+/** "Node 0.20 + PostgreSQL 0.30 ms": the split of the median round's CPU per operation. */
+export function cpuSplit(rs: readonly LoadResult[]): string {
+  const node = rs.map((r) => (r.cpuPerOp ?? NaN) - (r.dbCpuPerOp ?? NaN));
+  const db = rs.map((r) => r.dbCpuPerOp ?? NaN);
+  if (!node.some(Number.isFinite)) return '';
+  return `Node ${range(node)} + PostgreSQL ${range(db)} ms`;
+}
+
+/** "req/s 39,800 (38,000-41,000) against 70,700 (...)": throughput, for the note of a CPU row. */
+export function rates(svc: readonly LoadResult[], base?: readonly LoadResult[]): string {
+  const own = `req/s ${range(svc.map((r) => r.rps))}`;
+  const errors = svc.reduce((n, r) => n + r.errors, 0);
+  return (
+    own + (base ? ` against ${range(base.map((r) => r.rps))}` : '') + (errors ? `; ${errors} errors` : '')
+  );
 }

@@ -18,6 +18,13 @@ export interface RunningService {
   windowPeakRssMb(): number;
   /** VmRSS now, in MB. */
   rssMb(): number;
+  /** The round the measures are in (`undefined` between rounds: set-up, seeding, warm-ups). */
+  markRound(round: number | undefined): void;
+  /**
+   * Per round k, the peak polled VmRSS in MB over round k of every measure and everything done once
+   * (set-ups and warm-ups serve every round): the run's peak, sampled once per round.
+   */
+  roundPeaksMb(): number[];
   stop(): Promise<void>;
 }
 
@@ -83,7 +90,8 @@ export async function startService(
       ...(options.profileDir ? { BENCH_MEMORY_LOG: `${options.profileDir}memory.jsonl` } : {}),
       ...options.env,
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    // Its log (and an embedded first start's demo sign-in) to the bench's stderr: stdout is the result table.
+    stdio: ['ignore', process.stderr, 'inherit'],
   });
   const pid = proc.pid!;
   let exited = false;
@@ -99,16 +107,26 @@ export async function startService(
     } catch {
       // not listening yet
     }
-    if (i > 300) throw new Error('the service did not become ready in 30 s');
+    // A first embedded start makes its database in a child process: 5-10 s on a quiet host, more than 30 s
+    // at load average 20. A process that never got ready is not left running (it would outlive the run).
+    if (i > 1200) {
+      proc.kill('SIGKILL');
+      throw new Error('the service did not become ready in 120 s');
+    }
     await sleep(100);
   }
 
   let peakKb = 0;
   let windowKb = 0;
+  let round: number | undefined;
+  let onceKb = 0;
+  const roundKb: number[] = [];
   const poll = setInterval(() => {
     const rss = statusKb(pid, 'VmRSS');
     peakKb = Math.max(peakKb, rss);
     windowKb = Math.max(windowKb, rss);
+    if (round === undefined) onceKb = Math.max(onceKb, rss);
+    else roundKb[round] = Math.max(roundKb[round] ?? 0, rss);
   }, 200);
   poll.unref();
 
@@ -118,6 +136,10 @@ export async function startService(
     internalToken,
     peakRssMb: () => Math.max(peakKb, statusKb(pid, 'VmHWM')) / 1024,
     rssMb: () => statusKb(pid, 'VmRSS') / 1024,
+    markRound(k) {
+      round = k;
+    },
+    roundPeaksMb: () => Array.from(roundKb, (kb) => Math.max(kb ?? 0, onceKb) / 1024),
     windowPeakRssMb() {
       const mb = Math.max(windowKb, statusKb(pid, 'VmRSS')) / 1024;
       windowKb = 0;

@@ -1,40 +1,60 @@
 // The service against the job queues a Node team would pick for "record an event, send it signed, retry,
 // survive a crash": graphile-worker and pg-boss on the bench's PostgreSQL, BullMQ on a redis-server
 // (bench/baselines/peers/). Every pipeline takes the same events over the same HTTP route and delivers them
-// to the same receiver with the same signature and retry schedule (bench/lib/pipelines.ts). Per pipeline:
-// end-to-end throughput (first ingestion to last successful receipt), p99 latency at a steady 500 events/s,
-// and CPU per delivery, all receivers answering (`peers`) or every tenth event's first attempt failing
-// (`peers-retries`); and `peers-crash`, each pipeline SIGKILLed mid-run and restarted.
+// to the same receiver with the same signature and retry schedule (bench/lib/pipelines.ts). The pipelines
+// start once; then, in each round, each pipeline in turn takes a burst with every receipt answered, and a
+// burst with every tenth event's first attempt failing (the receiver picks by event id): end-to-end
+// throughput (first ingestion to last first successful receipt) and CPU per delivery of its Node process and
+// its store (PostgreSQL, or redis-server as it reports itself), ingestion included. Last, each round SIGKILLs
+// every pipeline mid-load, all at once (a count of lost events is not a cost the neighbours can move), and
+// counts the acknowledged events never delivered.
 import { randomBytes } from 'node:crypto';
-import { missing, row, type Bench, type Measure, type Row } from '../lib/bench.ts';
+import { missing, sampled, type Bench, type Measure, type Row, type RowSpec } from '../lib/bench.ts';
 import type { Child } from '../lib/child.ts';
-import { startPipelines, EVENT_TYPE, LEASE_MS, type Pipeline } from '../lib/pipelines.ts';
-import { nowMs, sleep, type Summary } from '../lib/stats.ts';
-import {
-  steadyLatencies,
-  waitFor,
-  webhooksMissing,
-  type EventsCall,
-  type SteadyRun,
-} from '../lib/webhooks.ts';
+import { PEER_NAMES, type PeerName } from '../lib/peers.ts';
+import { startPipelines, EVENT_TYPE, LEASE_MS, type Pipeline, type PipelineName } from '../lib/pipelines.ts';
+import { inRounds, range } from '../lib/rounds.ts';
+import { nowMs, sleep } from '../lib/stats.ts';
+import { waitFor, webhooksMissing, type EventsCall, type SteadyRun } from '../lib/webhooks.ts';
 
-const EVENTS = 5000;
+/** Events per burst and second of `--duration`: 1,000 at the default, 24 bursts in all. */
+const EVENTS_PER_S = 500;
 const WARM_UP = 300;
 const INGEST_CONCURRENCY = 64;
-const RATE = 500;
-const SECONDS = 20;
-const CRASH_SECONDS = 8;
-const KILL_AT_MS = 3000;
+// Four pipelines at once on two cores: 250/s each keeps attempts in flight (answers take 50 ms) without
+// making the crash a test of who gets the CPU.
+const CRASH_RATE = 250;
+const CRASH_SECONDS = 6;
+const KILL_AT_MS = 2000;
+const FLAKY = 'flaky-';
+const SLOW = 'slow-';
 
-interface Figures {
-  name: string;
-  rate: number;
-  latency: Summary;
-  /** CPU ms per delivery, ingestion included. */
-  node: number;
-  store: number;
-  notes: string[];
-}
+const bar = (p: PeerName) => (p === 'bullmq' ? 0.8 : 1.2);
+const throughputRow = (p: PeerName, suffix = ''): RowSpec => ({
+  name: `e2e throughput vs ${p}${suffix}`,
+  unit: 'deliveries/s',
+  about: `the service's deliveries/s, first ingestion to last first receipt${suffix ? ', every tenth event failing once' : ''}`,
+  versus: `the ${p} pipeline, same rounds`,
+  target: { of: 'ratio', op: '>=', limit: bar(p) },
+});
+const cpuRow = (p: PeerName): RowSpec => ({
+  name: `e2e CPU/delivery vs ${p}`,
+  unit: 'ms',
+  about: "the service's Node + PostgreSQL CPU per delivery, ingestion included",
+  versus: `the ${p} pipeline's Node + store CPU, same rounds`,
+});
+const crashRow = (name: PipelineName): RowSpec => ({
+  name: `crash: deliveries lost, ${name}`,
+  unit: 'deliveries',
+  about: `${CRASH_RATE} events/s, the process SIGKILLed ${KILL_AT_MS / 1000} s in and restarted: acknowledged events never delivered`,
+  ...(name === 'service' ? { target: { of: 'value', op: '<=', limit: 0 } as const } : {}),
+});
+const ROWS = {
+  throughput: PEER_NAMES.map((p) => throughputRow(p)),
+  cpu: PEER_NAMES.map(cpuRow),
+  retries: PEER_NAMES.map((p) => throughputRow(p, ', 10% failing once')),
+  crash: (['service', ...PEER_NAMES] as const).map(crashRow),
+};
 
 function call(p: Pipeline, prefix: string): EventsCall {
   return { url: p.eventsUrl, token: p.token, merchantId: p.merchantId, type: EVENT_TYPE, prefix };
@@ -44,152 +64,43 @@ const tag = () => randomBytes(3).toString('hex');
 const delivered = (rx: Child, prefix: string) =>
   rx.call<{ distinct: number; duplicates: number; last: number }>('delivered', `evt_${prefix}`);
 
-async function throughput(b: Bench, rx: Child, p: Pipeline) {
-  const warm = `w${tag()}_`;
-  await b.load.call('burst', { ...call(p, warm), count: WARM_UP, concurrency: 8 });
-  await waitFor(async () => (await delivered(rx, warm)).distinct, WARM_UP, 30_000, 100);
-  const count = Math.min(EVENTS, b.duration * 500);
-  const prefix = `t${tag()}_`;
+interface Burst {
+  rate: number;
+  cpu: number;
+  ingested: number;
+  errors: number;
+  short: number;
+}
+
+async function burst(b: Bench, rx: Child, p: Pipeline, prefix: string, count: number): Promise<Burst> {
   const cpu0 = await p.cpu();
   const sent = await b.load.call<{ started: number; ended: number; errors: number }>('burst', {
     ...call(p, prefix),
     count,
     concurrency: INGEST_CONCURRENCY,
   });
-  await waitFor(async () => (await delivered(rx, prefix)).distinct, count, 120_000, 100);
+  await waitFor(async () => (await delivered(rx, prefix)).distinct, count, 120_000, 50);
   const cpu1 = await p.cpu();
   const d = await delivered(rx, prefix);
   // Not all delivered within the wait: what was by then, a lower bound that shows as short.
   const end = d.distinct === count ? d.last : nowMs();
   return {
     rate: d.distinct / ((end - sent.started) / 1000),
+    cpu: (cpu1.node + cpu1.store - cpu0.node - cpu0.store) / count,
     ingested: count / ((sent.ended - sent.started) / 1000),
-    node: (cpu1.node - cpu0.node) / count,
-    store: (cpu1.store - cpu0.store) / count,
     errors: sent.errors,
     short: count - d.distinct,
   };
 }
 
-async function measurePipeline(b: Bench, rx: Child, p: Pipeline): Promise<Figures> {
-  const t = await throughput(b, rx, p);
-  const seconds = Math.min(SECONDS, Math.max(5, b.duration * 2));
-  const l = await steadyLatencies(b, rx, call(p, `l${tag()}_`), RATE, seconds);
-  const notes = [
-    `ingested at ${t.ingested.toFixed(0)}/s`,
-    ...(t.errors ? [`${t.errors} ingestion errors`] : []),
-    ...(t.short ? [`${t.short} not delivered within 120 s`] : []),
-    ...(l.lost ? [`${l.lost} of the latency run not delivered within 30 s`] : []),
-    ...(l.sent.errors ? [`${l.sent.errors} latency-run ingestion errors`] : []),
-  ];
-  b.log(
-    `${p.name}: ${t.rate.toFixed(0)} deliveries/s, p99 ${l.summary.p99.toFixed(1)} ms, ` +
-      `CPU ${(t.node + t.store).toFixed(2)} ms/delivery; ${notes.join(', ')}`,
-  );
-  return { name: p.name, rate: t.rate, latency: l.summary, node: t.node, store: t.store, notes };
-}
-
-function rowsOf(all: Figures[], suffix: string): Row[] {
-  const [svc, ...peers] = all as [Figures, ...Figures[]];
-  const pg = peers.filter((f) => f.name !== 'bullmq');
-  const bestPg = pg.reduce<Figures | undefined>((a, f) => (!a || f.rate > a.rate ? f : a), undefined);
-  const bullmq = peers.find((f) => f.name === 'bullmq');
-  const fastest = peers.reduce<Figures | undefined>(
-    (a, f) => (!a || f.latency.p99 < a.latency.p99 ? f : a),
-    undefined,
-  );
-  const rows: Row[] = [];
-  if (bestPg) {
-    rows.push(
-      row(
-        `e2e throughput vs best PostgreSQL peer${suffix}`,
-        'deliveries/s',
-        svc.rate,
-        bestPg.rate,
-        {
-          of: 'ratio',
-          op: '>=',
-          limit: 1.2,
-        },
-        `best: ${bestPg.name}`,
-      ),
-    );
-  }
-  if (bullmq) {
-    rows.push(
-      row(`e2e throughput vs BullMQ${suffix}`, 'deliveries/s', svc.rate, bullmq.rate, {
-        of: 'ratio',
-        op: '>=',
-        limit: 0.8,
-      }),
-    );
-  }
-  if (fastest) {
-    rows.push(
-      row(
-        `e2e p99 at ${RATE}/s vs best peer${suffix}`,
-        'ms',
-        svc.latency.p99,
-        fastest.latency.p99,
-        {
-          of: 'ratio',
-          op: '<=',
-          limit: 1,
-        },
-        `best: ${fastest.name}`,
-      ),
-    );
-  }
-  for (const f of all) {
-    const store = f.name === 'bullmq' ? 'Redis' : 'PostgreSQL';
-    rows.push(
-      row(`${f.name}: e2e throughput${suffix}`, 'deliveries/s', f.rate, null, undefined, f.notes.join('; ')),
-      row(
-        `${f.name}: e2e p99 at ${RATE}/s${suffix}`,
-        'ms',
-        f.latency.p99,
-        null,
-        undefined,
-        `p50 ${f.latency.p50.toFixed(1)} ms, max ${f.latency.max.toFixed(0)} ms`,
-      ),
-      row(
-        `${f.name}: CPU/delivery${suffix}`,
-        'ms',
-        f.node + f.store,
-        null,
-        undefined,
-        `Node ${f.node.toFixed(2)} ms + ${store} ${f.store.toFixed(2)} ms, ingestion included`,
-      ),
-    );
-  }
-  return rows;
-}
-
-function comparison(name: string, path: string, suffix: string): Measure {
-  return {
-    name,
-    async run(b) {
-      const why = await webhooksMissing(b);
-      if (why) return [missing(`e2e throughput vs best PostgreSQL peer${suffix}`, 'deliveries/s', why)];
-      const pipelines = await startPipelines(b, b.peers, path);
-      try {
-        const figures: Figures[] = [];
-        for (const p of pipelines.all) figures.push(await measurePipeline(b, pipelines.receiver, p));
-        return rowsOf(figures, suffix);
-      } finally {
-        await pipelines.stop();
-      }
-    },
-  };
-}
-
-export const peers = comparison('peers', 'p', '');
-export const peersRetries = comparison('peers-retries', 'flaky', ', 10% failing once');
-
 /** Acknowledged events never delivered within the wait, and deliveries made more than once. */
 async function crash(b: Bench, rx: Child, p: Pipeline) {
-  const prefix = `c${tag()}_`;
-  const load = b.load.call<SteadyRun>('steady', { ...call(p, prefix), rate: RATE, duration: CRASH_SECONDS });
+  const prefix = `${SLOW}c${tag()}_`;
+  const load = b.load.call<SteadyRun>('steady', {
+    ...call(p, prefix),
+    rate: CRASH_RATE,
+    duration: CRASH_SECONDS,
+  });
   await sleep(KILL_AT_MS);
   const killedAt = nowMs();
   await p.crashAndRestart();
@@ -209,33 +120,109 @@ async function crash(b: Bench, rx: Child, p: Pipeline) {
   if (lapsed > 0) await sleep(lapsed);
   const lost = missingOf(await receipts());
   const d = await delivered(rx, prefix);
-  b.log(`${p.name} crash: ${lost} of ${acked} acknowledged lost, ${d.duplicates} duplicates`);
   return { lost, acked, refused: refused.size, duplicates: d.duplicates, back };
 }
 
-export const peersCrash: Measure = {
-  name: 'peers-crash',
+function peerRows(b: Bench, figures: Map<PipelineName, { plain: Burst[]; flaky: Burst[] }>): Row[] {
+  const svc = figures.get('service')!;
+  const rate = (xs: Burst[]) => xs.map((x) => x.rate);
+  const notes = (xs: Burst[]) =>
+    `ingested at ${range(xs.map((x) => x.ingested))}/s` +
+    (xs.some((x) => x.errors) ? `; ${xs.reduce((n, x) => n + x.errors, 0)} ingestion errors` : '') +
+    (xs.some((x) => x.short) ? `; ${xs.reduce((n, x) => n + x.short, 0)} not delivered within 120 s` : '');
+  const rows: Row[] = [];
+  for (const [i, p] of PEER_NAMES.entries()) {
+    const f = figures.get(p);
+    if (!f) {
+      rows.push(
+        ...[ROWS.throughput[i]!, ROWS.cpu[i]!, ROWS.retries[i]!].map((s) => missing(s, 'not run (--peers)')),
+      );
+      continue;
+    }
+    rows.push(
+      sampled(
+        ROWS.throughput[i]!,
+        rate(svc.plain),
+        rate(f.plain),
+        `service ${notes(svc.plain)}; ${p} ${notes(f.plain)}`,
+      ),
+      sampled(
+        ROWS.cpu[i]!,
+        svc.plain.map((x) => x.cpu),
+        f.plain.map((x) => x.cpu),
+      ),
+      sampled(
+        ROWS.retries[i]!,
+        rate(svc.flaky),
+        rate(f.flaky),
+        `service ${notes(svc.flaky)}; ${p} ${notes(f.flaky)}`,
+      ),
+    );
+  }
+  b.log(
+    [...figures]
+      .map(([n, f]) => `${n}: ${range(rate(f.plain))}/s, ${range(f.plain.map((x) => x.cpu))} ms/delivery`)
+      .join('; '),
+  );
+  return rows;
+}
+
+/** The crash rounds, every pipeline killed at once in each; a round that fails leaves the rows without figure. */
+async function crashRows(b: Bench, rx: Child, all: Pipeline[]): Promise<Row[]> {
+  const names = ['service', ...PEER_NAMES] as const;
+  let crashes: Awaited<ReturnType<typeof crash>>[][];
+  try {
+    crashes = await inRounds(b, () => Promise.all(all.map((p) => crash(b, rx, p))));
+  } catch (err) {
+    const why = `error: ${err instanceof Error ? err.message : String(err)}`;
+    return ROWS.crash.map((s) => missing(s, why));
+  }
+  return names.map((name, i) => {
+    const j = all.findIndex((p) => p.name === name);
+    if (j < 0) return missing(ROWS.crash[i]!, 'not run (--peers)');
+    const cs = crashes.map((c) => c[j]!);
+    const note =
+      `of ${cs.map((c) => c.acked).join(', ')} acknowledged (${cs.map((c) => c.refused).join(', ')} refused ` +
+      `while down, serving again after ${range(cs.map((c) => c.back))} s); ` +
+      `${cs.map((c) => c.duplicates).join(', ')} delivered again`;
+    b.log(`${name} crash: lost ${cs.map((c) => c.lost).join(', ')}; ${note}`);
+    return sampled(
+      ROWS.crash[i]!,
+      cs.map((c) => c.lost),
+      [],
+      note,
+    );
+  });
+}
+
+export const peers: Measure = {
+  name: 'peers',
+  about: 'the service against delivery pipelines on graphile-worker, pg-boss and BullMQ, and each SIGKILLed',
+  rows: [...ROWS.throughput, ...ROWS.cpu, ...ROWS.retries, ...ROWS.crash],
   async run(b) {
     const why = await webhooksMissing(b);
-    if (why) return [missing('crash: deliveries lost, service', 'deliveries', why)];
-    // Answers take 50 ms, so that attempts are in flight (taken, not yet recorded) when the process dies.
-    const pipelines = await startPipelines(b, b.peers, 'slow');
+    if (why) return peers.rows.map((s) => missing(s, why));
+    // Answers under `/p/` come at once; the receiver answers the events named FLAKY and SLOW as it answers
+    // under `/flaky/` and `/slow/` (the crash's answers take 50 ms, so attempts are in flight at the kill).
+    const pipelines = await startPipelines(b, b.peers, 'p');
+    const rx = pipelines.receiver;
+    await rx.call('behave', { prefix: `evt_${FLAKY}`, as: 'flaky' });
+    await rx.call('behave', { prefix: `evt_${SLOW}`, as: 'slow' });
     try {
-      const rows: Row[] = [];
-      for (const p of pipelines.all) {
-        const c = await crash(b, pipelines.receiver, p);
-        rows.push(
-          row(
-            `crash: deliveries lost, ${p.name}`,
-            'deliveries',
-            c.lost,
-            null,
-            p.name === 'service' ? { of: 'value', op: '<=', limit: 0 } : undefined,
-            `of ${c.acked} acknowledged (${c.refused} refused while down, serving again after ${c.back.toFixed(1)} s); ` +
-              `${c.duplicates} delivered again; waited ${((LEASE_MS + 20_000) / 1000).toFixed(0)} s at most`,
-          ),
-        );
-      }
+      const count = EVENTS_PER_S * b.duration;
+      for (const p of pipelines.all) await burst(b, rx, p, `w${tag()}_`, WARM_UP);
+      const figures = new Map(
+        pipelines.all.map((p) => [p.name, { plain: [] as Burst[], flaky: [] as Burst[] }]),
+      );
+      await inRounds(b, async () => {
+        for (const p of pipelines.all)
+          figures.get(p.name)!.plain.push(await burst(b, rx, p, `t${tag()}_`, count));
+        for (const p of pipelines.all) {
+          figures.get(p.name)!.flaky.push(await burst(b, rx, p, `${FLAKY}${tag()}_`, count));
+        }
+      });
+      const rows = peerRows(b, figures);
+      rows.push(...(await crashRows(b, rx, pipelines.all)));
       return rows;
     } finally {
       await pipelines.stop();

@@ -1,10 +1,10 @@
 // The audit page's p99 against the number of entries of the merchant reading it: a new merchant per size,
-// seeded by set-based SQL (seedAudit), the page read by CONNECTIONS dashboard readers right after the seed,
+// seeded in bulk (seedAudit), the page read by CONNECTIONS dashboard readers right after the seed,
 // as the audit measure does. The table holds every earlier size's entries too, as a shared table would.
 import pg from 'pg';
 import type { LoadResult } from '../drivers/load.ts';
 import type { Bench } from '../lib/bench.ts';
-import { seedAudit } from '../measures/audit.ts';
+import { seedAudit } from '../lib/audit-seed.ts';
 import type { Curve, Point } from './curve.ts';
 
 const SIZES = [10_000, 1_000_000, 10_000_000];

@@ -7,7 +7,7 @@ import { request } from 'undici';
 import type { Bench } from '../lib/bench.ts';
 import { nowMs, summarise } from '../lib/stats.ts';
 import { createWebhook, receiver, waitFor } from '../lib/webhooks.ts';
-import { TIME_CHARS } from '../measures/audit.ts';
+import { TIME_CHARS } from '../lib/audit-seed.ts';
 import { sampleData } from '../../src/modules/events/index.ts';
 import type { Curve, Point } from './curve.ts';
 

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Bench } from '../lib/bench.ts';
 import { nowMs } from '../lib/stats.ts';
 import { createWebhook, eventsCall, receiver, succeeded, waitFor } from '../lib/webhooks.ts';
-import { TIME_CHARS } from '../measures/audit.ts';
+import { TIME_CHARS } from '../lib/audit-seed.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { purgeExpired } from '../../src/modules/webhooks/delivery/purge-expired.repository.ts';
 import type { Curve, CurveResult, Point } from './curve.ts';

@@ -77,7 +77,7 @@ export const publicReadCurve: Curve = {
         points.push({
           size,
           value: r.cpuPerOp ?? NaN,
-          detail: `${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms${r.errors ? `, ${r.errors} errors` : ''}; ${cpuSplit(r)}`,
+          detail: `${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms${r.errors ? `, ${r.errors} errors` : ''}; ${cpuSplit([r])}`,
         });
       }
     } finally {

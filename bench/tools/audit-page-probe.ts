@@ -8,7 +8,7 @@ import pg from 'pg';
 import { startCluster } from '../../test/support/postgres.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { processCpuMs } from '../lib/cpu.ts';
-import { seedAudit } from '../measures/audit.ts';
+import { seedAudit } from '../lib/audit-seed.ts';
 
 const entries = Number(process.argv[2] ?? 1_000_000);
 const pages = Number(process.argv[3] ?? 2_000);

@@ -7,7 +7,7 @@ import { startCluster } from '../../test/support/postgres.ts';
 import { Api } from '../lib/api.ts';
 import { startService } from '../lib/service.ts';
 import { nowMs, sleep } from '../lib/stats.ts';
-import { seedAudit, TIME_CHARS } from '../measures/audit.ts';
+import { seedAudit, TIME_CHARS } from '../lib/audit-seed.ts';
 
 const entries = Number(process.argv[2] ?? 1_000_000);
 const cluster = await startCluster({ settings: { max_wal_size: "'8GB'", checkpoint_timeout: "'30min'" } });

@@ -9,7 +9,7 @@ import { openDatabase } from '../../src/db/database.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { auditCtes } from '../../src/modules/audit/index.ts';
 import { processCpuMs } from '../lib/cpu.ts';
-import { seedAudit } from '../measures/audit.ts';
+import { seedAudit } from '../lib/audit-seed.ts';
 
 const writes = Number(process.argv[2] ?? 2_000);
 const rounds = Number(process.argv[3] ?? 20);

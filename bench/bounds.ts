@@ -1,0 +1,119 @@
+// What bounds each row, by row name: the line docs/performance.md prints under a row that is short or
+// undecided (bench/tools/performance-doc.ts). Kept here, next to the measures, so that the document is
+// regenerated from a run and this map, never edited by hand. Each line says what the figure is made of and
+// what was measured about it, with the pass of docs/performance-history.md that measured it; when a change
+// moves a row, the line moves with it in the same commit.
+
+export const BOUNDS: Readonly<Record<string, string>> = {
+  'public read CPU/request':
+    "CPU in the service's Node process; the database's share is the request log's (see the request-log rows). " +
+    'Fastify alone costs 1.0-1.4x the bare server; the rest is the service per call: hooks, the bearer check, the ' +
+    'request id and logger, CORS and security headers, metrics, the text guard, each 1-3 us alone and 0.03-0.04 ms ' +
+    'together (fourth pass), plus about 13 us of recording (twelfth pass).',
+  'public read CPU/request, limiter in memory':
+    'A Map lookup and two header strings per request; the figure is within the rounds of the same service ' +
+    'with the limiter off, and 5% of a 20-40 us read is 1-2 us: rounds on a shared host straddle it.',
+  'public read CPU/request, limiter through Redis':
+    "One Redis round trip per lease (about 100 ms of the rate), not per request, and redis-server's own CPU, " +
+    'which the row counts on the service side.',
+  'public read CPU/request, request log on':
+    'About 13 us per recorded call: 2-3 us in Node (the COPY text, off the heap since the twelfth pass) and ' +
+    '5.5-5.7 us in PostgreSQL (the row, its two index entries, WAL). A read costs about 21 us, so 5% would need ' +
+    'recording under 1-2 us a call, which no row per call with the two indexes the reads need reaches (twelfth pass).',
+  'public write CPU/request, request log on':
+    'The same 11-13 us per recorded call, next to a cart write of 350-640 us: 2-3%, within the rounds of a shared host.',
+  'introspection CPU/request, secret key':
+    'A form POST through Fastify: the internal-token check, the form parser and the cached verification, no ' +
+    "database on a warm credential: the public read's per-request costs plus body parsing (sixth pass).",
+  'introspection CPU/request, publishable key': 'As the secret key: the same path, a different cache entry.',
+  'introspection CPU/request, access token':
+    'As the secret key: the same path, the token cache instead of the key cache.',
+  'token refresh CPU/request':
+    'One SQL statement per rotation, prepared and batched: it writes the rotated token, two new tokens, the audit ' +
+    'entry, its chain queue row and its counters, about fifteen index entries and their WAL (Node 0.13-0.20 ms + ' +
+    'PostgreSQL 0.22-0.43 ms in earlier passes), where the peer runs many small statements.',
+  'code exchange CPU/request':
+    "Two statements: the code read with its grant's scopes, then one named statement shared by the exchanges " +
+    "waiting at that moment (third pass). A third of PostgreSQL's part is planning: the pool plans each execution " +
+    "with its values (force_custom_plan, which the rotation needs), which also replans the inserts' foreign-key " +
+    'checks (sixth pass). 0.82-0.93 ms on the Intel host, 1.6-1.85 ms on the AMD one (seventh pass).',
+  'code exchange CPU/request vs oidc-provider':
+    "Per-statement overhead decides it: the peer's many small statements were dear on the AMD host (its " +
+    'PostgreSQL 2.07 ms an exchange) and are cheap on the Intel one (0.25-0.33 ms), where batching buys less ' +
+    "(seventh pass). Generic plans on the oauth pool cut our PostgreSQL time by a fifth but broke the rotation's " +
+    'plan (tried, not kept).',
+  'audit page p99':
+    'One index range scan of 51 rows with the count on its rows, one round trip: p50 2-4 ms. The p99 is four ' +
+    'readers on two shared cores: 11-19 ms on a quiet host, 45-300 ms at load average 10-14 (fourth pass); the ' +
+    'CPU per page row is the cost.',
+  'audit page webhook.* p99': 'As the first page: the family index gives the same 51-row range.',
+  'audit page deep cursor p99':
+    'As the first page: the cursor starts the same range scan 900,000 entries in.',
+  'audit export 1M (CSV) peak RSS':
+    "The export streams; the peak is the process's resident set when it starts (what earlier measures left in the " +
+    "allocator) plus the stream's buffers.",
+  [`audit sealer trail at 2000/s p99`]:
+    'The sealer chains the queue in batches on one connection; the trail grows when a batch takes longer than ' +
+    'the writes it follows, which on a starved host it does.',
+  'delivery throughput':
+    "The service's side includes ingestion, an HTTP request and a group-committed statement per event, which the " +
+    'baseline does not pay; the drain ends within a few hundred ms of the last ingestion, so the figure reads ' +
+    'about the ingestion rate (seventh pass). CPU per delivery is the cost row.',
+  'delivery latency p50':
+    'Ingestion capacity and the wake-up path: at 500 events/s the service needs about 40% of the machine; when ' +
+    'neighbours take more, the queue and the latency grow (sixth pass).',
+  'delivery latency p99':
+    'As the p50, and the tail: on the slower AMD host a stall about 10 s in and mark-compacts every 1.5 s made ' +
+    'a p99 of 127-271 ms; on the Intel host 26 ms with a 49 ms worst (seventh pass).',
+  'fan-out 1,000 webhooks':
+    'One statement, a PL/pgSQL function with cached plans, inserting the event and 1,000 deliveries.',
+  'fan-out to 1,000 app webhooks':
+    "The same statement, the webhooks found through the merchant's 1,000 grants: 1.21-1.43x the merchant's own " +
+    'measured on the statement alone (docs/decisions.md, app webhooks).',
+  'app delivery throughput, 10,000 installs':
+    'The events spread over 10,000 installing stores; 0.56-1.54 of the own webhook across runs on a loaded host ' +
+    '(docs/decisions.md, app webhooks): the rate follows what the machine gives the delivery workers.',
+  'ingestion p99, 50 installed apps':
+    '51 deliveries committed with each event instead of 1; at 10 events/s a round has 50 answers, so its p99 is ' +
+    "its worst one, and the p99 of both sides moves 2-3x with the machine's load (docs/decisions.md, app webhooks).",
+  'per_object throughput (1,000 keys)':
+    "A per_object webhook holds an object's key while its delivery is in flight: 1,000 keys under 32 slots.",
+  'paced endpoint: settled after':
+    'The pace law (docs/decisions.md, "Pace, sequence and order"): a second of grace after a decrease, refined ' +
+    "by that second's successes; it settled at once at 93-100/s in the tenth pass.",
+  'paced endpoint: deliveries/s after 10 s':
+    'As "settled after": the learned pace, held while the backlog lasts.',
+  'paced endpoint: attempts/s after 10 s': 'As "settled after": attempts beyond 100/s are the 429s.',
+  'paced endpoint: 429s after 10 s': 'As "settled after": 0.39% refused in the tenth pass.',
+  'webhooks list (health) p99':
+    'One statement with a lateral range of the (webhook_id, id) index per webhook, bounded to the last day by ' +
+    'the ids; about 6 ms of CPU a page of 100, Node and PostgreSQL (third pass). The p99 is scheduling when ' +
+    'neighbours take the cores.',
+  'e2e throughput vs graphile-worker':
+    'Under load every pipeline delivers at 72-95% of the rate at which it took the events in, so the ratio ' +
+    'follows the two ingestions; graphile-worker runs a statement per job to add, take and complete it.',
+  'e2e throughput vs pg-boss':
+    "As graphile-worker: the ratio follows ingestion; pg-boss's batched statements cost PostgreSQL 4-5x the " +
+    "service's per delivery.",
+  'e2e throughput vs bullmq':
+    "BullMQ does a job's bookkeeping in redis-server's memory, in Lua, and keeps nothing after success: 0.51-0.67 " +
+    'ms per delivery against 0.63-0.76 ms for the service, which records the event, every attempt and answer.',
+  'e2e throughput vs graphile-worker, 10% failing once':
+    'As without failures, and the retries: a new graphile-worker job per retry, a row update in the service.',
+  'e2e throughput vs pg-boss, 10% failing once':
+    'As without failures, and the retries (a fixed retry delay in pg-boss).',
+  'e2e throughput vs bullmq, 10% failing once':
+    'As without failures, and the retries (a custom backoff in BullMQ, the same schedule and jitter).',
+  'crash: deliveries lost, service':
+    'Every acknowledged event is committed with its deliveries before the 202; a lapsed lease is claimed again at ' +
+    'the next poll. The SIGKILL test in test/system asserts the same.',
+  'embedded idle RSS after start':
+    "Node's ~150 MB plus PGlite's: making a database takes its WebAssembly memory to about 1.1 GB, so a child " +
+    "process makes it; what stays is PGlite's heap and buffers and V8's optimised code for PGlite's hot " +
+    'functions (258-266 MB in the twelfth pass, with MALLOC_MMAP_THRESHOLD_ giving large frees back).',
+  'embedded idle RSS after 10,000 requests':
+    "As after start, plus what the requests leave in PGlite's heap and glibc's arenas (284-305 MB in the twelfth pass).",
+  'memory peak RSS':
+    "Reached late in the run: what the process keeps from the measures before, not one measure's need " +
+    '(app-throughput and webhooks-list alone peaked at 250 and 239 MB, the whole run at 323-339 MB in the twelfth pass).',
+};
