@@ -64,7 +64,7 @@ export async function openPglite(dataDir: string | undefined, dump?: Blob): Prom
  * here once made. Making it (initdb, then the migrations) takes PGlite's WebAssembly memory to about 1.1 GB,
  * which is not given back: the database alone held 442 MB resident after a first open, against 228 MB when a
  * child had made it (239 MB for any later open). A child's memory ends with it; a worker thread's did not
- * (347 MB after it ended), nor a close and reopen in the process (399 MB). Measured in docs/performance.md.
+ * (347 MB after it ended), nor a close and reopen in the process (399 MB). Measured in docs/performance-history.md.
  */
 async function makeInChild(dataDir: string): Promise<void> {
   if (existsSync(join(dataDir, 'PG_VERSION'))) return;

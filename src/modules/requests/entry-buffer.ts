@@ -2,7 +2,7 @@
 // written into memory outside V8's heap; its day counters are added up by group. Nothing of the request stays
 // reachable after its hook: held for up to a second as objects, 20,000-odd entries a second outlived the
 // young generation's collections and were copied into the old one, and that garbage collection cost the public
-// read more than writing the entries did (bench/, CPU profiles, docs/performance.md). Batches close at
+// read more than writing the entries did (bench/, CPU profiles, docs/performance-history.md). Batches close at
 // MAX_BATCH entries, when their memory is full, or a second after their first entry, and are written one at
 // a time, in order; past `capacity` entries waiting, `offer` refuses and the caller counts the drop.
 import { copyLine, type Batch } from './record.repository.ts';

@@ -324,7 +324,7 @@ function claimOf(rows: Row[]): Claim {
  * The claim of deliveries that neither pace nor order concerns, which is most of them: the due candidates
  * without an ordering key whose endpoint has no pace row that paces or parks, ranked per webhook, locked
  * and leased, as claimDeliveries does with none of its pace and order steps. Those steps made the full
- * statement cost about 2 ms of planning per claim against 0.3 ms for this one (docs/performance.md, tenth
+ * statement cost about 2 ms of planning per claim against 0.3 ms for this one (docs/performance-history.md, tenth
  * pass). It takes nothing the full claim would have treated otherwise, and says when it met work it left
  * (`special`): the worker then claims with the full statement until a claim of it meets none.
  */
