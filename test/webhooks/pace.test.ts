@@ -2,17 +2,12 @@
 // with two services delivering from one database, a throttled endpoint holds back no other, and an endpoint
 // that answers 429 above its capacity is paced down to it and still gets its deliveries. Real time: a pace is
 // a number of starts per second at the receiver.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { eventually } from '../support/eventually.ts';
-import {
-  mostInOneSecond,
-  startReceiver,
-  startTimingReceiver,
-  withReceiver,
-  type Received,
-} from './receiver.ts';
+import { mostInOneSecond, startTimingReceiver, type Received } from './receiver.ts';
 import { base, createWebhook, deliveries, emit, INTERNAL_TOKEN } from './helpers.ts';
 
 const env = {
@@ -32,6 +27,25 @@ beforeAll(async () => {
 afterAll(async () => {
   await b?.close();
   await a?.close();
+});
+// A failure says what the engine made of it: each endpoint's pace, and its attempts by outcome.
+afterEach(async ({ task }) => {
+  if (task.result?.state !== 'fail') return;
+  const paces = await sql`select w.url, p.rate_limit, p.pace, p.pace_reason, p.parked
+    from webhook_paces p join webhooks w on w.id = p.webhook_id`.execute(a.ctx.db);
+  const attempts =
+    await sql`select w.url, coalesce(t.response_status::text, split_part(t.error, ':', 1)) as outcome,
+      count(*)::int as n, max(t.duration_ms) as longest_ms
+    from delivery_attempts t join deliveries d on d.id = t.delivery_id join webhooks w on w.id = d.webhook_id
+    group by 1, 2 order by 1, 2`.execute(a.ctx.db);
+  const pending = await sql`select w.url, d.parked, d.attempt_count,
+      round(extract(epoch from d.next_attempt_at - now()))::int as due_in_s,
+      round(extract(epoch from d.locked_until - now()))::int as lease_s, count(*)::int as n
+    from deliveries d join webhooks w on w.id = d.webhook_id where d.status = 'pending'
+    group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5`.execute(a.ctx.db);
+  console.error(
+    `paces ${JSON.stringify(paces.rows)}\nattempts ${JSON.stringify(attempts.rows)}\npending ${JSON.stringify(pending.rows)}`,
+  );
 });
 
 async function webhookWith(url: string, events: string[], body: Record<string, unknown>) {
@@ -74,43 +88,41 @@ describe('rate_limit', () => {
   }, 40_000);
 
   it('holds back no other endpoint: an unlimited one beside a throttled backlog is served at once', async () => {
-    await withReceiver(
-      () => ({ status: 200 }),
-      async (rx) => {
-        const slow = await webhookWith(`${rx.url}/throttled`, ['customer.created'], { rate_limit: 1 });
-        // The throttled endpoint's backlog is recorded first, so that it is the oldest due work, and is longer
-        // than a claim's window of candidates (twice its batch of 100): a claim that took and held it, or left
-        // it in the due index, would find nothing else.
-        await Promise.all(
-          Array.from({ length: 400 }, (_, i) => emit(a, m, 'customer.created', { id: `cus_${i}` })),
-        );
-        const fast = await createWebhook(a, m, `${rx.url}/free`, ['order.paid']);
-        const t0 = Date.now();
-        await Promise.all(Array.from({ length: 200 }, (_, i) => emit(a, m, 'order.paid', { id: `f_${i}` })));
-        const onFree = (r: Received) => r.path === '/free';
-        await rx.waitFor(200, 20_000, onFree);
-        const took = Date.now() - t0;
-        // while the throttled endpoint has had time for a few of its 400 only
-        const throttled = rx.received.filter((r) => r.path === '/throttled').length;
-        expect(throttled).toBeLessThanOrEqual(Math.ceil(took / 1000) + 1);
-        await recorded(fast.id, 200);
-        expect(await succeeded(slow.id)).toBeLessThan(400);
-      },
-    );
+    // On a thread of its own too: a receiver on the test process's thread answers only when the embedded
+    // database lets it, and under load its answers came after the sender's timeout (the endpoint then paced
+    // for timeouts that were the test's own).
+    const rx = await startTimingReceiver();
+    try {
+      const slow = await webhookWith(`${rx.url}/throttled`, ['customer.created'], { rate_limit: 1 });
+      // The throttled endpoint's backlog is recorded first, so that it is the oldest due work, and is longer
+      // than a claim's window of candidates (twice its batch of 100): a claim that took and held it, or left
+      // it in the due index, would find nothing else.
+      await Promise.all(
+        Array.from({ length: 400 }, (_, i) => emit(a, m, 'customer.created', { id: `cus_${i}` })),
+      );
+      const fast = await createWebhook(a, m, `${rx.url}/free`, ['order.paid']);
+      const t0 = Date.now();
+      await Promise.all(Array.from({ length: 200 }, (_, i) => emit(a, m, 'order.paid', { id: `f_${i}` })));
+      const onFree = (r: Received) => r.path === '/free';
+      await rx.waitFor(200, 20_000, onFree);
+      const took = Date.now() - t0;
+      // while the throttled endpoint has had time for a few of its 400 only
+      const throttled = rx.received.filter((r) => r.path === '/throttled').length;
+      expect(throttled).toBeLessThanOrEqual(Math.ceil(took / 1000) + 1);
+      await recorded(fast.id, 200);
+      expect(await succeeded(slow.id)).toBeLessThan(400);
+    } finally {
+      await rx.close();
+    }
   }, 40_000);
 });
 
 describe('adaptive pace', () => {
   it('paces an endpoint that answers 429 above 8/s down to it, and delivers at least 95% of 120', async () => {
-    // The receiver takes 8 requests in any one second and answers 429 to the rest.
-    const accepted: number[] = [];
-    const rx = await startReceiver(() => {
-      const now = Date.now();
-      while (accepted.length > 0 && now - accepted[0]! >= 1000) accepted.shift();
-      if (accepted.length >= 8) return { status: 429 };
-      accepted.push(now);
-      return { status: 200 };
-    });
+    // The receiver takes 8 requests in any one second and answers 429 to the rest, on a thread of its own (as
+    // above): it counts its second by when requests arrived, and answers at once even while the database's
+    // statements hold the test process's thread.
+    const rx = await startTimingReceiver({ perSecond: 8 });
     try {
       const hook = await createWebhook(a, m, `${rx.url}/capped`, ['product.created']);
       await Promise.all(

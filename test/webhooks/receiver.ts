@@ -14,6 +14,8 @@ export interface Received {
   at: number;
   /** The timing receiver's: the request arrived no earlier than this, and no later than `at`. */
   earliest?: number;
+  /** The timing receiver's: the status it answered. */
+  status?: number;
 }
 
 export interface Answer {
@@ -21,6 +23,8 @@ export interface Answer {
   headers?: Record<string, string>;
   body?: string;
   delayMs?: number;
+  /** Answers only once this settles (then after `delayMs`): the test decides when the sender hears back. */
+  after?: Promise<unknown>;
 }
 
 export interface Overlap {
@@ -98,12 +102,15 @@ export async function startReceiver(
         if (open.size === 0 && unanswered.get(id) === open) unanswered.delete(id);
       };
       res.once('close', end);
-      setTimeout(() => {
+      const reply = () => {
         end();
         if (res.destroyed) return;
         res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
         res.end(answer.body ?? 'ok');
-      }, answer.delayMs ?? 0);
+      };
+      const later = () => setTimeout(reply, answer.delayMs ?? 0);
+      if (answer.after) void answer.after.then(later, later);
+      else later();
     });
   });
   server.keepAliveTimeout = 60_000;
@@ -132,16 +139,26 @@ function waitOn(
   );
 }
 
-// The timing receiver's thread: answers 200 to every request and posts when each arrived, read on this thread's
+// The timing receiver's thread: answers every request at once and posts when each arrived, read on this thread's
 // clock, which nothing else in the test process can delay. The thread itself may not be scheduled for a while on
 // a loaded machine, and then stamps late what arrived meanwhile: a ticker notes when its loop last turned, and
 // each request also carries `earliest`, the turn before the last one, before which it cannot have arrived.
+// With `perSecond`, it takes that many requests in any one second (by arrival) and answers 429 to the rest.
 const TIMING_THREAD = `
 const { createServer } = require('node:http');
-const { parentPort } = require('node:worker_threads');
+const { parentPort, workerData } = require('node:worker_threads');
+const { perSecond } = workerData;
 let last = Date.now();
 let before = last;
 setInterval(() => { before = last; last = Date.now(); }, 1);
+const taken = [];
+const answer = (at) => {
+  if (perSecond === null) return 200;
+  while (taken.length > 0 && at - taken[0] >= 1000) taken.shift();
+  if (taken.length >= perSecond) return 429;
+  taken.push(at);
+  return 200;
+};
 const server = createServer((req, res) => {
   const at = Date.now();
   const earliest = Math.min(before, at);
@@ -149,7 +166,9 @@ const server = createServer((req, res) => {
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
     const body = Buffer.concat(chunks).toString();
-    parentPort.postMessage({ path: req.url, headers: req.headers, body, at, earliest });
+    const status = answer(at);
+    parentPort.postMessage({ path: req.url, headers: req.headers, body, at, earliest, status });
+    res.statusCode = status;
     res.end('ok');
   });
 });
@@ -158,11 +177,12 @@ server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.addres
 `;
 
 /**
- * A receiver on a thread of its own that answers 200 at once: the times it records are when requests reached
- * it, even while the test process's own thread is held (by an embedded database's statements).
+ * A receiver on a thread of its own: the times it records are when requests reached it, and it answers at once,
+ * even while the test process's own thread is held (by an embedded database's statements). It answers 200, or,
+ * with `perSecond`, 200 to that many requests in any one second and 429 to the rest (`status` says which).
  */
-export async function startTimingReceiver(): Promise<Receiver> {
-  const thread = new Worker(TIMING_THREAD, { eval: true });
+export async function startTimingReceiver({ perSecond }: { perSecond?: number } = {}): Promise<Receiver> {
+  const thread = new Worker(TIMING_THREAD, { eval: true, workerData: { perSecond: perSecond ?? null } });
   const received: Received[] = [];
   const port = await new Promise<number>((resolve, reject) => {
     thread.once('error', reject);
