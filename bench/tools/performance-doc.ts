@@ -29,6 +29,8 @@ function latestFull(): string {
 }
 
 const cell = (s: string) => s.replaceAll('|', '\\|');
+/** A row's name in Markdown text: `webhook.*` would open an emphasis. */
+const named = (r: Row) => `**${r.name.replaceAll('*', '\\*')}**`;
 
 function tableOf(rows: readonly Row[]): string[] {
   const header = ['Row', 'Median', 'Rounds (min-max)', 'Baseline', 'Ratio (min-max)', 'Target', 'Verdict'];
@@ -54,7 +56,7 @@ function bounds(rows: readonly Row[]): string[] {
   if (!open.length) return ['Every row with a target met it in every round.'];
   return open.map((r) => {
     const why = BOUNDS[r.name] ?? 'Nothing recorded yet: add a line for this row to bench/bounds.ts.';
-    return `- **${r.name}** (${judged(r)}). ${why}${r.note ? ` This run: ${r.note}.` : ''}`;
+    return `- ${named(r)} (${judged(r)}). ${why}${r.note ? ` This run: ${r.note}.` : ''}`;
   });
 }
 
@@ -84,7 +86,7 @@ function document(run: RunRecord, file: string): string {
     'named under the table are its sections.',
     '',
     '```sh',
-    'npm run bench                    # every row, at most 12 minutes on a 2-core host',
+    `npm run bench                    # every row: ${Math.round(run.seconds / 60)} minutes in the run below (the aim: 12)`,
     'npm run bench -- --quick         # the rows a change most often moves, about 3 minutes',
     'npm run bench -- --only token    # some measures; --help lists them and their rows',
     'node bench/tools/performance-doc.ts   # this page, from the latest full run',
@@ -105,12 +107,7 @@ function document(run: RunRecord, file: string): string {
     '',
     ...bounds(run.rows),
     ...(missing.length
-      ? [
-          '',
-          '## Rows without a figure',
-          '',
-          ...missing.map((r) => `- **${r.name}**: ${r.note ?? 'no figure'}`),
-        ]
+      ? ['', '## Rows without a figure', '', ...missing.map((r) => `- ${named(r)}: ${r.note ?? 'no figure'}`)]
       : []),
     '',
   ].join('\n');
