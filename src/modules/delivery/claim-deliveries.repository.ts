@@ -8,9 +8,9 @@
 // next claims: a paced endpoint's extra rows until the claim takes them back when slots are free, an ordered
 // delivery until the end of the one before it releases it (record-outcomes).
 import { sql } from 'kysely';
-import type { Executor } from '../../../db/database.ts';
-import type { Mode } from '../../../lib/credentials.ts';
-import { deliveryBody } from '../delivery-body.ts';
+import type { Executor } from '../../db/database.ts';
+import type { Mode } from '../../lib/credentials.ts';
+import { deliveryBody } from './delivery-body.ts';
 
 export interface ClaimedDelivery {
   id: string;

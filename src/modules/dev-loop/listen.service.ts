@@ -5,22 +5,28 @@
 // --app`, API.md section 11.1) is an app webhook of kind `listener`: the fan-out decides what it receives
 // exactly as for the app's endpoints (installations, scopes, lifecycle), records its deliveries with no due
 // time, and the stream sends those, with the bodies the app's endpoints get.
+// The listener row is the webhooks module's, its deliveries the delivery module's.
 import { createHmac } from 'node:crypto';
 import type { Context } from '../../context.ts';
+import type { Executor } from '../../db/database.ts';
 import { AppError, invalid } from '../../lib/errors.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import { idFloor, newId } from '../../lib/ids.ts';
 import { encryptSecret } from '../../lib/secrets.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
+import * as delivery from '../delivery/index.ts';
 import { EVENT_CATALOG, isEventType } from '../events/index.ts';
 import type { AppsCache } from '../oauth-apps/index.ts';
-import { deliveryBody } from './delivery-body.ts';
-import { eventsAfter, findEvent } from './events.repository.ts';
-import * as repo from './listen.repository.ts';
-import { insertWebhook } from './webhooks.repository.ts';
-import { checkOwnApp } from './webhooks.service.ts';
-import { presentDelivery } from './webhooks.presenters.ts';
-import { signedHeaders, signingKey, type SignedHeaders } from './signing.ts';
+import { eventsAfter, findEvent } from '../outbox/index.ts';
+import * as webhooks from '../webhooks/index.ts';
+import {
+  checkOwnApp,
+  insertWebhook,
+  signedHeaders,
+  signingKey,
+  type SignedHeaders,
+} from '../webhooks/index.ts';
+import { presentDelivery } from './deliveries.presenters.ts';
 
 /** Replay after a reconnect reaches back this far, and no further. */
 export const REPLAY_MS = 3_600_000;
@@ -64,10 +70,16 @@ export function parseEventFilter(raw: string | undefined): string[] | undefined 
   return types;
 }
 
+/** Closes the listeners (webhook rows) and cancels what their streams sent unanswered (their deliveries). */
+async function closeListenerRows(db: Executor, ids: string[], reason: string, now: Date): Promise<void> {
+  await webhooks.closeListeners(db, ids, reason, now);
+  await delivery.cancelListenerDeliveries(db, ids, reason, now);
+}
+
 async function closeStale(ctx: Context): Promise<void> {
   const now = new Date(ctx.clock.now());
-  const stale = await repo.staleListeners(ctx.db, now);
-  await repo.closeListenerRows(ctx.db, stale, 'The listening process stopped.', now);
+  const stale = await webhooks.staleListeners(ctx.db, now);
+  await closeListenerRows(ctx.db, stale, 'The listening process stopped.', now);
 }
 
 /** One event a stream may send: its cursor (an event id, or a delivery id for an app's stream). */
@@ -111,12 +123,12 @@ function appSource(ctx: Context, appId: string, webhookId: string): Source {
   return {
     kind: 'dlv',
     read: async (afterId, since, limit) =>
-      (await repo.listenerDeliveriesAfter(ctx.db, webhookId, afterId, since, limit)).map((d) => ({
+      (await delivery.listenerDeliveriesAfter(ctx.db, webhookId, afterId, since, limit)).map((d) => ({
         cursor: d.id,
         eventId: d.event_id,
         type: d.event_type,
         createdAt: d.created_at,
-        body: deliveryBody(d.payload, { appId, grantId: d.grant_id, storeId: d.store_id }),
+        body: delivery.deliveryBody(d.payload, { appId, grantId: d.grant_id, storeId: d.store_id }),
         deliveryId: d.id,
       })),
   };
@@ -158,7 +170,7 @@ export async function openListener(
   if (lastEventId !== undefined && /^evt_[A-Za-z0-9_-]{1,64}$/.test(lastEventId)) {
     const last = await findEvent(ctx.db, scope, lastEventId);
     if (last) {
-      sessionStart = (await repo.sessionStartOf(ctx.db, scope, last.id)) ?? last.created_at;
+      sessionStart = (await delivery.sessionStartOf(ctx.db, scope, last.id)) ?? last.created_at;
       const from = Math.max(
         last.created_at.getTime() - SETTLE_MS,
         sessionStart.getTime(),
@@ -227,7 +239,7 @@ export async function openListener(
             event_type: e.type,
           }));
         const now = new Date(nowMs);
-        await repo.insertListenerDeliveries(ctx.db, made, now);
+        await delivery.insertListenerDeliveries(ctx.db, made, now);
         const ids = new Map(made.map((d) => [d.event_id, d.id]));
         for (const e of fresh) {
           sent.set(e.cursor, e.createdAt.getTime());
@@ -258,19 +270,14 @@ export async function openListener(
     secret,
     next,
     touch: async () => {
-      await repo.touchListener(ctx.db, webhookId, new Date(ctx.clock.now()));
+      await webhooks.touchListener(ctx.db, webhookId, new Date(ctx.clock.now()));
       await closeStale(ctx);
     },
     close: async () => {
       if (closed) return;
       closed = true;
       await ctx.db.transaction().execute(async (trx) => {
-        await repo.closeListenerRows(
-          trx,
-          [webhookId],
-          'The listen stream closed.',
-          new Date(ctx.clock.now()),
-        );
+        await closeListenerRows(trx, [webhookId], 'The listen stream closed.', new Date(ctx.clock.now()));
         await writeAudit(trx, audit, {
           action: 'webhook.listener_closed',
           entityType: 'webhook',
@@ -297,21 +304,27 @@ export async function reportListenerDelivery(
     response_body?: string | undefined;
   },
 ) {
-  const row = await repo.recordListenerOutcome(
+  const duplicate = input.duplicate === true;
+  const error = input.error ?? (input.status === null ? 'The local endpoint did not answer.' : null);
+  const now = new Date(ctx.clock.now());
+  const row = await delivery.recordListenerOutcome(
     ctx.db,
     { merchantId: audit.merchantId, mode: audit.mode },
     webhookId,
     deliveryId,
     {
-      duplicate: input.duplicate === true,
+      duplicate,
       status: input.status,
       durationMs: input.duration_ms,
-      error: input.error ?? (input.status === null ? 'The local endpoint did not answer.' : null),
+      error,
       responseBody: input.response_body?.slice(0, BODY_KEPT) ?? null,
       requestHeaders: null,
     },
-    new Date(ctx.clock.now()),
+    now,
   );
+  // the listener shows its last attempt, as an endpoint does
+  if (row && !duplicate)
+    await webhooks.noteListenerAttempt(ctx.db, webhookId, { status: input.status, error }, now);
   if (!row) throw new AppError('not_found', 'No delivery of a listener awaits a report under this id.');
   return presentDelivery(row);
 }
