@@ -18,7 +18,7 @@ import { createWebhook, emit, INTERNAL_TOKEN } from '../webhooks/helpers.ts';
 import type { Requests, RequestEntry } from '../../src/modules/requests/index.ts';
 import type { DeliveryModule } from '../../src/modules/delivery/index.ts';
 import type { Outbox } from '../../src/modules/outbox/index.ts';
-import { claimPlainDeliveries } from '../../src/modules/delivery/claim-deliveries.repository.ts';
+import { claimPlainDeliveries } from '../../src/modules/delivery/claim-plain-deliveries.repository.ts';
 import { applyOutcomes, runAttempt } from '../../src/modules/delivery/attempt.ts';
 import { leaseMs, PER_WEBHOOK, workerId } from '../../src/modules/delivery/worker.ts';
 import type { CostPath } from './budgets.ts';

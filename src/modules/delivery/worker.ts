@@ -24,11 +24,11 @@ import type { Signal } from '../outbox/index.ts';
 import { applyOutcomes, runAttempt, type AttemptResult, type Sending, type SigningKeys } from './attempt.ts';
 import {
   claimDeliveries,
-  claimPlainDeliveries,
   type Claim,
   type ClaimedDelivery,
   type ClaimOptions,
 } from './claim-deliveries.repository.ts';
+import { claimPlainDeliveries } from './claim-plain-deliveries.repository.ts';
 import { Holdings, START_LATE_MS } from './holdings.ts';
 import { releaseLeases } from './release-leases.repository.ts';
 
