@@ -2,6 +2,7 @@
 // - no import cycle anywhere, type-only imports included;
 // - lib/ is the bottom layer; db/ and the http/ toolkit never import a feature module;
 // - a module imports another only through its index.ts;
+// - of the four modules of webhooks, a lower one never imports a higher one;
 // - only the composition root (src/app.ts, src/modules.ts, src/server.ts, src/schema.ts, src/main.ts) and
 //   the CLI put modules together.
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -47,6 +48,32 @@ module.exports = {
         path: '^src/modules/[^/]+/',
         pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'],
       },
+    },
+    // The four modules of webhooks import one another in one direction (docs/architecture.md): webhooks
+    // (subscriptions) <- outbox <- delivery <- dev-loop. What a lower one needs of a higher one comes through
+    // deps or hooks that src/modules.ts supplies.
+    {
+      name: 'webhooks-below-their-engine',
+      severity: 'error',
+      comment:
+        'The webhooks module (subscriptions) imports none of outbox, delivery, dev-loop: they read webhooks through it.',
+      from: { path: '^src/modules/webhooks/' },
+      to: { path: '^src/modules/(outbox|delivery|dev-loop)/' },
+    },
+    {
+      name: 'outbox-below-delivery',
+      severity: 'error',
+      comment:
+        'The outbox records events and their deliveries; it imports neither the delivery engine nor dev-loop.',
+      from: { path: '^src/modules/outbox/' },
+      to: { path: '^src/modules/(delivery|dev-loop)/' },
+    },
+    {
+      name: 'delivery-below-dev-loop',
+      severity: 'error',
+      comment: 'The delivery engine never imports dev-loop, the merchant pages and svc listen built over it.',
+      from: { path: '^src/modules/delivery/' },
+      to: { path: '^src/modules/dev-loop/' },
     },
     {
       name: 'modules-below-composition',

@@ -49,7 +49,7 @@ const MUTANTS: Mutant[] = [
   },
   {
     name: '410 not disabling',
-    file: 'src/modules/webhooks/delivery/retry-schedule.ts',
+    file: 'src/modules/delivery/retry-schedule.ts',
     from: "if (status === 410) return { status: 'failed', step, nextAttemptAt: null, gone: true };",
     to: "if (status === 410) return { status: 'failed', step, nextAttemptAt: null, gone: false };",
     tests: ['test/webhooks/retry-schedule.test.ts', 'test/webhooks/lifecycle.test.ts'],

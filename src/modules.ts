@@ -10,7 +10,10 @@ import { createIdentity } from './modules/identity/index.ts';
 import { createAudit } from './modules/audit/index.ts';
 import { createOauthApps } from './modules/oauth-apps/index.ts';
 import { createOauth, recordAllowedScopesChange } from './modules/oauth/index.ts';
-import { createWebhooks, retireAppWebhooks } from './modules/webhooks/index.ts';
+import { createWebhooks, retireAppWebhooks, type DeliveryHooks } from './modules/webhooks/index.ts';
+import { createOutbox } from './modules/outbox/index.ts';
+import { cancelPendingDeliveries, createDelivery, setRateLimit } from './modules/delivery/index.ts';
+import { createDevLoop } from './modules/dev-loop/index.ts';
 import { createApiKeys } from './modules/api-keys/index.ts';
 import { createMembers } from './modules/members/index.ts';
 import { createCarts } from './modules/carts/index.ts';
@@ -27,14 +30,19 @@ export interface Composition {
 
 export function createModules(ctx: Context): Composition {
   const credentials = new CredentialResolvers();
+  // What a change of a subscription does to its deliveries: the delivery module's, which reads webhooks
+  // through the webhooks module and so cannot be imported by it.
+  const deliveries: DeliveryHooks = { cancelPending: cancelPendingDeliveries, setRateLimit };
   const identity = createIdentity(ctx);
   const merchants = createMerchants();
   // An app change reaches the modules that depend on apps through hooks run in its transaction.
   const oauthApps = createOauthApps(ctx, {
     allowedScopesChanged: recordAllowedScopesChange,
-    deleting: retireAppWebhooks,
+    deleting: (trx, appId, at) => retireAppWebhooks(deliveries, trx, appId, at),
   });
   const apiKeys = createApiKeys(ctx);
+  const outbox = createOutbox(ctx);
+  const delivery = createDelivery(ctx, { signal: outbox.state.ingestion.deliveries });
   const modules: Module[] = [
     identity,
     merchants,
@@ -46,7 +54,14 @@ export function createModules(ctx: Context): Composition {
       signIns: identity.signIns,
       firstStores: merchants.firstStores,
     }),
-    createWebhooks(ctx, { signIns: identity.signIns, apps: oauthApps.apps }),
+    createWebhooks({ signIns: identity.signIns, apps: oauthApps.apps, deliveries }),
+    outbox,
+    delivery,
+    createDevLoop({
+      sending: delivery.state.sending,
+      listeners: outbox.state.ingestion.listeners,
+      apps: oauthApps.apps,
+    }),
     apiKeys,
     createMembers(ctx, { signIns: identity.signIns, keys: apiKeys.keys, apps: oauthApps.apps }),
     createCarts(ctx),

@@ -3,13 +3,14 @@
 import type { MerchantsTables } from './modules/merchants/merchants.table.ts';
 import type { IdentityTables } from './modules/identity/identity.table.ts';
 import type { AuditTables } from './modules/audit/audit.table.ts';
-import type { EventsTables } from './modules/webhooks/events.table.ts';
+import type { EventsTables } from './modules/outbox/events.table.ts';
 import type { OAuthAppsTables } from './modules/oauth-apps/oauth-apps.table.ts';
 import type { OAuthTables } from './modules/oauth/oauth.table.ts';
 import type { ApiKeysTables } from './modules/api-keys/api-keys.table.ts';
 import type { CartsTables } from './modules/carts/carts.table.ts';
 import type { IdempotencyTables } from './modules/idempotency/idempotency.table.ts';
 import type { WebhooksTables } from './modules/webhooks/webhooks.table.ts';
+import type { DeliveryTables } from './modules/delivery/delivery.table.ts';
 import type { RequestsTables } from './modules/requests/requests.table.ts';
 import type { MembersTables } from './modules/members/members.table.ts';
 
@@ -23,5 +24,6 @@ export type DB = MerchantsTables &
   OAuthAppsTables &
   OAuthTables &
   WebhooksTables &
+  DeliveryTables &
   RequestsTables &
   MembersTables;

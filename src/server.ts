@@ -16,7 +16,7 @@ import { Metrics } from './lib/metrics.ts';
 import { systemClock, type Clock } from './lib/time.ts';
 import { createModules, type Composition } from './modules.ts';
 import type { Module } from './modules/module.ts';
-import { readQueueDepth } from './modules/webhooks/index.ts';
+import { readQueueDepth } from './modules/delivery/index.ts';
 import { checkMasterKeys } from './master-keys.ts';
 
 export interface Service {

@@ -4,7 +4,7 @@
 // and lease, the same number of attempts in flight, and the same ingestion route taking the same events.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { PER_WEBHOOK } from '../../src/modules/webhooks/delivery/worker.ts';
+import { PER_WEBHOOK } from '../../src/modules/delivery/worker.ts';
 import { startRedis, type RedisServer } from '../../test/support/redis.ts';
 import type { PeerSettings, PeerWebhook } from '../baselines/peers/pipeline.ts';
 import { Api } from './api.ts';

@@ -5,7 +5,7 @@
 // the drain is bound by round trips (a webhook's PER_WEBHOOK slots each wait for a claim), not by CPU, so
 // the CPU row is the cost and the throughput row the rate, each with its own figure.
 import { randomBytes } from 'node:crypto';
-import { PER_WEBHOOK } from '../../src/modules/webhooks/delivery/worker.ts';
+import { PER_WEBHOOK } from '../../src/modules/delivery/worker.ts';
 import { missing, sampled, type Measure, type RowSpec } from '../lib/bench.ts';
 import { processCpuMs } from '../lib/cpu.ts';
 import { inRounds, range } from '../lib/rounds.ts';

@@ -110,17 +110,12 @@ use \`svc trigger\` (test mode, through the server) or POST /internal/v1/events.
       'events emit',
       'Stop the server and run the command again, or record the event through the running server: `svc trigger` (test mode) or POST /internal/v1/events.',
       async (ctx) => {
-        const { createWebhooks } = await import('../modules/webhooks/index.ts');
-        const { createIdentity } = await import('../modules/identity/index.ts');
-        const { createOauthApps } = await import('../modules/oauth-apps/index.ts');
-        const webhooks = createWebhooks(ctx, {
-          signIns: createIdentity(ctx).signIns,
-          apps: createOauthApps(ctx).apps,
-        });
+        const { createOutbox } = await import('../modules/outbox/index.ts');
+        const outbox = createOutbox(ctx);
         try {
-          return await webhooks.ingest(event);
+          return await outbox.ingest(event);
         } finally {
-          await webhooks.stop();
+          await outbox.stop();
         }
       },
     );

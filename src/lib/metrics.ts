@@ -254,7 +254,7 @@ export class Metrics {
 
   readonly authFailure: Record<AuthFailure, Counter.Internal>;
 
-  /** The delivery queue's reader (the webhooks module); read on scrape, cached for 5 s. */
+  /** The delivery queue's reader (the delivery module); read on scrape, cached for 5 s. */
   setQueueProbe(probe: () => Promise<QueueDepth>): void {
     this.queueProbe = probe;
   }

@@ -6,7 +6,7 @@
 // and the peer processes cannot open the pglite project's in-process database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { PER_WEBHOOK } from '../../src/modules/webhooks/delivery/worker.ts';
+import { PER_WEBHOOK } from '../../src/modules/delivery/worker.ts';
 import { mergeData, sampleData } from '../../src/modules/events/index.ts';
 import type { Child } from '../../bench/lib/child.ts';
 import { PEERS, startPeer, type PeerName } from '../../bench/lib/peers.ts';

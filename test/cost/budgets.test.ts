@@ -16,10 +16,11 @@ import { bearer, createKey, type TestKey } from '../api-keys/keys.ts';
 import { basic, createApp, exchange, getCode, refresh, type TestApp } from '../oauth/helpers.ts';
 import { createWebhook, emit, INTERNAL_TOKEN } from '../webhooks/helpers.ts';
 import type { Requests, RequestEntry } from '../../src/modules/requests/index.ts';
-import type { Webhooks } from '../../src/modules/webhooks/index.ts';
-import { claimPlainDeliveries } from '../../src/modules/webhooks/delivery/claim-deliveries.repository.ts';
-import { applyOutcomes, runAttempt } from '../../src/modules/webhooks/delivery/attempt.ts';
-import { leaseMs, PER_WEBHOOK, workerId } from '../../src/modules/webhooks/delivery/worker.ts';
+import type { DeliveryModule } from '../../src/modules/delivery/index.ts';
+import type { Outbox } from '../../src/modules/outbox/index.ts';
+import { claimPlainDeliveries } from '../../src/modules/delivery/claim-plain-deliveries.repository.ts';
+import { applyOutcomes, runAttempt } from '../../src/modules/delivery/attempt.ts';
+import { leaseMs, PER_WEBHOOK, workerId } from '../../src/modules/delivery/worker.ts';
 import type { CostPath } from './budgets.ts';
 import { expectBudget, startMeter, type Meter, type Tally } from './meter.ts';
 
@@ -151,7 +152,8 @@ describe('the token endpoint', () => {
 });
 
 describe('webhooks', () => {
-  const webhooks = () => svc.modules.find((x) => x.name === 'webhooks') as Webhooks;
+  const delivery = () => svc.modules.find((x) => x.name === 'delivery') as DeliveryModule;
+  const outbox = () => svc.modules.find((x) => x.name === 'outbox') as Outbox;
 
   /** One cycle of the delivery worker (worker.ts): a claim, the attempts, their outcomes in one batch. */
   async function cycle(worker: string, expected: number): Promise<void> {
@@ -167,7 +169,7 @@ describe('webhooks', () => {
       horizonMs: 1000,
     });
     expect(claim.rows).toHaveLength(expected);
-    const sending = webhooks().state.sending;
+    const sending = delivery().state.sending;
     const outcomes = await Promise.all(claim.rows.map((row) => runAttempt(ctx, sending, row)));
     expect(outcomes.every((o) => o.ok)).toBe(true);
     await applyOutcomes(ctx, worker, outcomes);
@@ -200,7 +202,7 @@ describe('webhooks', () => {
       // Never sent here (no worker runs): a live webhook takes an https address.
       const url = mode === 'live' ? 'https://hooks.example.com/cost' : receiverUrl;
       for (let i = 0; i < size; i++) await createWebhook(svc, m, url, ['order.created'], mode);
-      const { ingestion } = webhooks().state;
+      const { ingestion } = outbox().state;
       await count(path, async () => {
         const { deliveries } = await emit(svc, m, 'order.created', { id: 'ord_1' }, mode);
         expect(deliveries).toBe(size);

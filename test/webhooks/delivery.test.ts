@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startReceiver, withReceiver, type Answer, type Receiver, type Received } from './receiver.ts';
-import { PER_WEBHOOK } from '../../src/modules/webhooks/delivery/worker.ts';
+import { PER_WEBHOOK } from '../../src/modules/delivery/worker.ts';
 import { INTERNAL_TOKEN, base, createWebhook, deliveries, delivery, emit } from './helpers.ts';
 import { eventually } from '../support/eventually.ts';
 

@@ -8,8 +8,8 @@ import { startReceiver, withReceiver, type Receiver } from './receiver.ts';
 import { eventually } from '../support/eventually.ts';
 import { INTERNAL_TOKEN, base, createWebhook, deliveries, emit } from './helpers.ts';
 import { newId } from '../../src/lib/ids.ts';
-import { purgeExpired } from '../../src/modules/webhooks/delivery/purge-expired.repository.ts';
-import { claimDeliveries } from '../../src/modules/webhooks/delivery/claim-deliveries.repository.ts';
+import { purgeExpired } from '../../src/modules/delivery/purge-expired.repository.ts';
+import { claimDeliveries } from '../../src/modules/delivery/claim-deliveries.repository.ts';
 
 let svc: TestService;
 let m: TestMerchant;

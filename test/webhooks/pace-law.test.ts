@@ -12,7 +12,7 @@ import {
   recordOutcomes,
   slows,
   type OutcomeRow,
-} from '../../src/modules/webhooks/delivery/record-outcomes.repository.ts';
+} from '../../src/modules/delivery/record-outcomes.repository.ts';
 
 const WORKER = 'law-test';
 let svc: TestService;

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { decide } from '../../src/modules/webhooks/delivery/retry-schedule.ts';
+import { decide } from '../../src/modules/delivery/retry-schedule.ts';
 import { newWebhookSecret, signedHeaders, signingKey } from '../../src/modules/webhooks/signing.ts';
 
 const schedule = [5, 300, 1800, 7200, 18000, 36000, 36000];

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { emitEvent } from '../../src/modules/webhooks/index.ts';
+import { emitEvent } from '../../src/modules/outbox/index.ts';
 import { mergeData, sampleData } from '../../src/modules/events/index.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 import { createWebhook, emit, INTERNAL_TOKEN } from './helpers.ts';

@@ -8,7 +8,7 @@
 // before: docs/decisions.md, "A claimed delivery starts only while its lease covers the attempt").
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { leaseMs, PER_WEBHOOK } from '../../src/modules/webhooks/delivery/worker.ts';
+import { leaseMs, PER_WEBHOOK } from '../../src/modules/delivery/worker.ts';
 import { TestClock } from '../support/clock.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startTestService, type TestService } from '../support/service.ts';

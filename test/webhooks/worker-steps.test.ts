@@ -2,9 +2,9 @@
 // per-webhook bound, the queue, the start deadline, the stop) and when a claim counts a webhook as bounded.
 // The worker as a whole is tested end to end in delivery.test.ts, worker-lease.test.ts and worker-stop.test.ts.
 import { describe, expect, it } from 'vitest';
-import type { ClaimedDelivery } from '../../src/modules/webhooks/delivery/claim-deliveries.repository.ts';
-import { Holdings } from '../../src/modules/webhooks/delivery/holdings.ts';
-import { reachesBound } from '../../src/modules/webhooks/delivery/worker.ts';
+import type { ClaimedDelivery } from '../../src/modules/delivery/claim-deliveries.repository.ts';
+import { Holdings } from '../../src/modules/delivery/holdings.ts';
+import { reachesBound } from '../../src/modules/delivery/worker.ts';
 
 const row = (id: string, webhook: string) => ({ id, webhook_id: webhook }) as ClaimedDelivery;
 

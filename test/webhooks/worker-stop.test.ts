@@ -2,9 +2,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant } from '../support/merchants.ts';
-import { startWorker } from '../../src/modules/webhooks/delivery/worker.ts';
-import { SigningKeys } from '../../src/modules/webhooks/delivery/attempt.ts';
-import { DELIVERY_CHANNEL, Signal } from '../../src/modules/webhooks/signal.ts';
+import { startWorker } from '../../src/modules/delivery/worker.ts';
+import { SigningKeys } from '../../src/modules/delivery/attempt.ts';
+import { DELIVERY_CHANNEL, Signal } from '../../src/modules/outbox/signal.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 import { INTERNAL_TOKEN, createWebhook, deliveries, emit } from './helpers.ts';
 

@@ -8,7 +8,7 @@ import { notFound } from '../../lib/errors.ts';
 import { isId, newId } from '../../lib/ids.ts';
 import { iso } from '../../lib/time.ts';
 import type { CartItem } from '../events/index.ts';
-import { emitEvent } from '../webhooks/index.ts';
+import { emitEvent } from '../outbox/index.ts';
 import * as repo from './carts.repository.ts';
 
 export function presentCart(row: repo.CartRow) {

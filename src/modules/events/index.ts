@@ -1,6 +1,7 @@
 // The event catalog: the types of events, the JSON Schema and example of each type's `data`, and the checks
-// against them. Data only, with no table and no state: the events themselves are the webhooks module's
-// outbox (src/modules/webhooks/index.ts), which records, fans out, delivers and purges them.
+// against them. Data only, with no table and no state: the events themselves are the outbox module's
+// (src/modules/outbox/index.ts), which records and fans them out; the delivery module delivers and purges
+// them.
 export {
   EVENT_CATALOG,
   PUBLISHED_CATALOG,

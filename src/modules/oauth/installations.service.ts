@@ -1,5 +1,5 @@
 // Installations (API.md section 11.1): a grant seen as an app installed on a merchant's store. Its lifecycle
-// events are recorded through the webhooks module's outbox in the transaction of the grant change that they
+// events are recorded through the outbox module in the transaction of the grant change that they
 // announce, so an install, a scope change or an uninstall is told once and only if it happened. An uninstall
 // schedules store.redact in the same transaction; a sweep (any process, SKIP LOCKED) records it when due,
 // unless a reinstall deleted it first.
@@ -11,7 +11,7 @@ import { Loop, warnOnFailure } from '../../lib/loop.ts';
 import { mapPage, type PageInput, type Scope } from '../../lib/scope.ts';
 import { iso } from '../../lib/time.ts';
 import { appById, intersect, splitScopes, type AppsCache } from '../oauth-apps/index.ts';
-import { emitEvent, emitEvents, type Installation, type NewEvent } from '../webhooks/index.ts';
+import { emitEvent, emitEvents, type Installation, type NewEvent } from '../outbox/index.ts';
 import * as repo from './installations.repository.ts';
 
 /** A grant as its events describe it. */

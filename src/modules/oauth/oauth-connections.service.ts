@@ -7,7 +7,7 @@ import { iso } from '../../lib/time.ts';
 import { mapPage, type PageInput, type Scope } from '../../lib/scope.ts';
 import { logSecurityChange, writeAudit, type AuditContext } from '../audit/index.ts';
 import { appById, rights, splitScopes, type AppsCache } from '../oauth-apps/index.ts';
-import { eventsOfInstallations } from '../webhooks/index.ts';
+import { eventsOfInstallations } from '../outbox/index.ts';
 import { effectiveScopes, recordUninstall } from './installations.service.ts';
 import { announceGrantRevocation, forgetGrant, type AccessTokens } from './oauth-bearer.service.ts';
 import * as repo from './oauth.repository.ts';

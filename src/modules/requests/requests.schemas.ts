@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { List, Mode, PageQuery, Timestamp } from '../../http/schemas.ts';
 import { AuditEntryObject } from '../audit/index.ts';
-import { Delivery } from '../webhooks/index.ts';
+import { Delivery } from '../dev-loop/index.ts';
 
 const REQUEST_ID = '^[A-Za-z0-9._-]{1,64}$';
 

@@ -5,7 +5,7 @@ import { invalid, notFound } from '../../lib/errors.ts';
 import { mapPage, type PageInput, type Scope } from '../../lib/scope.ts';
 import { iso } from '../../lib/time.ts';
 import { logsOfRequest } from '../audit/index.ts';
-import { deliveriesOfRequest } from '../webhooks/index.ts';
+import { deliveriesOfRequest } from '../dev-loop/index.ts';
 import type { EntryFilter } from './request-entry.ts';
 import { findEntry, listEntries, type EntryRow } from './requests.repository.ts';
 

@@ -1,8 +1,7 @@
-// Rows to API objects (API.md section 7): ISO times, no secret, no queue internals.
+// Webhook rows to API objects (API.md section 7): ISO times, no secret, no queue internals.
 import { iso } from '../../lib/time.ts';
-import type { AttemptRow, DeliveryRow } from './deliveries.repository.ts';
 import type { ShownWebhook, WebhookView } from './webhooks.repository.ts';
-import { FAILING_DAYS } from './delivery/disable-failing.repository.ts';
+import { FAILING_DAYS } from './disable-failing.repository.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -53,35 +52,5 @@ export function presentWebhook(w: ShownWebhook & Partial<WebhookView>) {
     rate_limit: w.rate_limit ?? null,
     ordering: w.ordering,
     health: presentHealth(w),
-  };
-}
-
-export function presentDelivery(d: DeliveryRow) {
-  return {
-    id: d.id,
-    webhook_id: d.webhook_id,
-    event_id: d.event_id,
-    event_type: d.event_type,
-    status: d.status,
-    attempt_count: d.attempt_count,
-    next_attempt_at: d.status === 'pending' ? iso(d.next_attempt_at) : null,
-    last_attempt_at: iso(d.last_attempt_at),
-    last_response_status: d.last_response_status,
-    last_error: d.last_error,
-    test: d.test,
-    created_at: iso(d.created_at),
-  };
-}
-
-export function presentAttempt(a: AttemptRow) {
-  return {
-    number: a.number,
-    started_at: iso(a.started_at),
-    duration_ms: a.duration_ms,
-    response_status: a.response_status,
-    response_body: a.response_body,
-    request_headers: a.request_headers ? (JSON.parse(a.request_headers) as Record<string, string>) : null,
-    response_headers: a.response_headers ? (JSON.parse(a.response_headers) as Record<string, string>) : null,
-    error: a.error,
   };
 }

@@ -1,11 +1,12 @@
 // SQL of webhook subscriptions. Every query is scoped by merchant and mode; deleted webhooks are invisible.
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import { pageById } from '../../db/paging.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import type { Page, PageInput, Scope } from '../../lib/scope.ts';
 import { recentDeliveries, type RecentDeliveries } from './health.repository.ts';
-import type { PaceReason, WebhooksTable } from './webhooks.table.ts';
+import type { DB } from '../../schema.ts';
+import type { WebhooksTable } from './webhooks.table.ts';
 
 export type WebhookRow = Selectable<WebhooksTable>;
 /** What the API shows of a webhook (never its secrets), read with the counts of its recent deliveries. */
@@ -28,11 +29,11 @@ const SHOWN = [
   'updated_at',
 ] as const;
 export type ShownWebhook = Pick<WebhookRow, (typeof SHOWN)[number]>;
-/** Its pace (webhook_paces, migration 0060): null where the endpoint has none. */
+/** Its pace (webhook_paces, the delivery module's, migration 0060): null where the endpoint has none. */
 export interface WebhookPaceView {
   rate_limit: number | null;
   pace: number | null;
-  pace_reason: PaceReason | null;
+  pace_reason: Selectable<DB['webhook_paces']>['pace_reason'];
 }
 export type WebhookView = ShownWebhook & RecentDeliveries & WebhookPaceView;
 
@@ -149,4 +150,20 @@ export async function deleteAppWebhooks(db: Executor, appId: string, at: Date): 
     .returning('id')
     .execute();
   return rows.map((r) => r.id);
+}
+
+/**
+ * Retention (the delivery module's purge): webhooks deleted before `before` whose deliveries are gone, at most
+ * `batch` of them; answers how many.
+ */
+export async function purgeDeletedWebhooks(db: Executor, before: Date, batch: number): Promise<number> {
+  const result = await sql`
+    delete from webhooks where id in (
+      select w.id from webhooks w
+      where w.deleted_at < ${before}::timestamptz
+        and not exists (select 1 from deliveries d where d.webhook_id = w.id)
+      limit ${batch}::int
+    )
+  `.execute(db);
+  return Number(result.numAffectedRows ?? 0);
 }

@@ -7,6 +7,7 @@ import { EmptyBody, errors, pageOf } from '../../http/schemas.ts';
 import { PUBLISHED_CATALOG } from '../events/index.ts';
 import { deviceCookieOf, type SignInLimits } from '../identity/index.ts';
 import type { AppsCache } from '../oauth-apps/index.ts';
+import type { DeliveryHooks } from './webhooks.service.ts';
 import {
   CreateWebhookBody,
   EventCatalog,
@@ -22,10 +23,12 @@ import {
 } from './webhooks.schemas.ts';
 import * as service from './webhooks.service.ts';
 
-export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits; apps: AppsCache }> = async (
-  plugin,
-  { signIns, apps },
-) => {
+/** `deliveries`: what a change does to the webhook's deliveries, the delivery module's (webhooks/index.ts). */
+export const webhookRoutes: FastifyPluginAsync<{
+  signIns: SignInLimits;
+  apps: AppsCache;
+  deliveries: DeliveryHooks;
+}> = async (plugin, { signIns, apps, deliveries }) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
   // Static, so it wins over /webhooks/:webhookID.
   app.get(
@@ -63,7 +66,13 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits; apps: Ap
       },
     },
     async (request, reply) => {
-      const data = await service.createWebhook(app.ctx, apps, auditContext(request), request.body);
+      const data = await service.createWebhook(
+        app.ctx,
+        deliveries,
+        apps,
+        auditContext(request),
+        request.body,
+      );
       return reply.code(201).send({ data });
     },
   );
@@ -122,6 +131,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits; apps: Ap
     async (request) => ({
       data: await service.updateWebhook(
         app.ctx,
+        deliveries,
         auditContext(request),
         request.params.webhookID,
         request.body,
@@ -143,7 +153,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits; apps: Ap
       },
     },
     async (request, reply) => {
-      await service.deleteWebhook(app.ctx, auditContext(request), request.params.webhookID);
+      await service.deleteWebhook(app.ctx, deliveries, auditContext(request), request.params.webhookID);
       return reply.code(204).send(null);
     },
   );
@@ -165,6 +175,7 @@ export const webhookRoutes: FastifyPluginAsync<{ signIns: SignInLimits; apps: Ap
       async (request) => ({
         data: await service.setEnabled(
           app.ctx,
+          deliveries,
           auditContext(request),
           request.params.webhookID,
           action === 'enable',

@@ -155,63 +155,6 @@ export const RotateSecretBody = Body({
     }),
   ),
 });
-export const TestWebhookBody = Body({
-  event: Type.Optional(EventType),
-});
-
-export const DeliveryStatus = Type.Union([
-  Type.Literal('pending'),
-  Type.Literal('succeeded'),
-  Type.Literal('failed'),
-  Type.Literal('cancelled'),
-]);
-export const Delivery = Type.Object(
-  {
-    id: Type.String(),
-    webhook_id: Type.String(),
-    event_id: Type.String(),
-    event_type: Type.String(),
-    status: DeliveryStatus,
-    attempt_count: Type.Integer(),
-    next_attempt_at: NullableTimestamp,
-    last_attempt_at: NullableTimestamp,
-    last_response_status: Type.Union([Type.Integer(), Type.Null()]),
-    last_error: Type.Union([Type.String(), Type.Null()]),
-    test: Type.Boolean(),
-    created_at: Timestamp,
-  },
-  { title: 'Delivery' },
-);
-export const Attempt = Type.Object(
-  {
-    number: Type.Integer(),
-    started_at: Timestamp,
-    duration_ms: Type.Integer(),
-    response_status: Type.Union([Type.Integer(), Type.Null()]),
-    response_body: Type.Union([Type.String(), Type.Null()], { description: 'The first 16 KiB.' }),
-    request_headers: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], {
-      description:
-        'The headers sent: webhook-id, webhook-timestamp, webhook-signature, content-type, user-agent.',
-    }),
-    response_headers: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], {
-      description: "The answer's headers (at most 50, values cut at 1 KiB); null when no answer came.",
-    }),
-    error: Type.Union([Type.String(), Type.Null()]),
-  },
-  { title: 'Attempt' },
-);
-export const DeliveryWithAttempts = Type.Object(
-  {
-    ...Delivery.properties,
-    payload: Type.Union([Type.String(), Type.Null()], {
-      description: 'The exact request body every attempt sent and signed; null once the event is purged.',
-    }),
-    attempts: Type.Array(Attempt),
-  },
-  { title: 'DeliveryWithAttempts' },
-);
-
-export const DeliveriesQuery = Type.Object({ ...PageQuery, status: Type.Optional(DeliveryStatus) });
 
 export const EventDefinition = Type.Object(
   {
@@ -237,158 +180,15 @@ export const EventDefinition = Type.Object(
 );
 
 export const WebhookParams = Type.Object({ webhookID: Type.String({ minLength: 1, maxLength: 64 }) });
-export const DeliveryParams = Type.Object({
-  webhookID: Type.String({ minLength: 1, maxLength: 64 }),
-  deliveryID: Type.String({ minLength: 1, maxLength: 64 }),
-});
 
 export const WebhookData = Data(Webhook);
 export const WebhookSecretData = Data(WebhookWithSecret);
 export const WebhookPage = List(Webhook);
-export const DeliveryData = Data(Delivery);
-export const DeliveryAttemptsData = Data(DeliveryWithAttempts);
-export const DeliveryPage = List(Delivery);
 export const EventCatalog = List(EventDefinition);
 
-export const RecoverBody = Body({
-  since: Type.String({ format: 'date-time', description: 'Failed deliveries created at or after this.' }),
-  preview: Type.Optional(Type.Boolean({ default: false, description: 'Only count what would be sent.' })),
-});
-export const RecoverData = Data(
-  Type.Object({
-    count: Type.Integer({ description: 'Deliveries enqueued again (or that would be, with preview).' }),
-    has_more: Type.Boolean({ description: 'More than 10,000 matched: call again for the rest.' }),
-  }),
-);
 export const RevealSecretBody = Body({
   password: Type.String({ minLength: 1, maxLength: 1024, description: "The signed-in user's password." }),
 });
 export const RevealSecretData = Data(
   Type.Object({ secret: Type.String({ description: 'whsec_ + base64.' }) }),
 );
-
-export const ResendBody = Body({ webhook_id: Type.String({ minLength: 1, maxLength: 64 }) });
-export const EventParams = Type.Object({ eventID: Type.String({ minLength: 1, maxLength: 100 }) });
-export const EventsQuery = Type.Object({
-  ...PageQuery,
-  type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-  since: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive.' })),
-  until: Type.Optional(Type.String({ format: 'date-time', description: 'Exclusive.' })),
-  q: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 200,
-      description: 'An event id, or the `data.id` of its object.',
-    }),
-  ),
-  after_sequence: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      maximum: Number.MAX_SAFE_INTEGER,
-      description:
-        'Only the events after this sequence, oldest first: a receiver that sees a gap in `sequence` fills it ' +
-        'with the sequence it saw last before the gap.',
-    }),
-  ),
-});
-const EventFields = {
-  id: Type.String(),
-  type: Type.String(),
-  timestamp: Timestamp,
-  api_version: Type.String(),
-  mode: Mode,
-  merchant_id: Type.String(),
-  sequence: Type.Integer({
-    description: '1, 2, 3, ... per merchant and mode, in the order events were committed, with no gaps.',
-  }),
-  ordering_key: Type.Union([Type.String(), Type.Null()], {
-    description:
-      'What orders its deliveries to `per_object` webhooks: the `ordering_key` given at ingestion, else ' +
-      '`data.id`.',
-  }),
-  data: Type.Unknown({ description: 'The object the event is about, as delivered.' }),
-  created_at: Timestamp,
-};
-export const EventSummary = Type.Object(
-  {
-    ...EventFields,
-    deliveries: Type.Array(
-      Type.Object({
-        id: Type.String(),
-        webhook_id: Type.String(),
-        status: DeliveryStatus,
-        attempt_count: Type.Integer({
-          description: 'Attempts made: a pending delivery tried already is retrying.',
-        }),
-      }),
-    ),
-  },
-  { title: 'Event' },
-);
-export const EventPage = List(EventSummary);
-export const EventWithDeliveries = Data(Type.Object({ ...EventFields, deliveries: Type.Array(Delivery) }));
-
-export const ListenQuery = Type.Object({
-  events: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 2000,
-      description: 'Comma-separated event types of the catalog; default every event.',
-    }),
-  ),
-  forward_to: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 2048,
-      description: "Where the client forwards the events: shown as the listener's url, never called.",
-    }),
-  ),
-  app_id: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 64,
-      description:
-        "A test-mode app of this account: stream what its webhooks receive from its installations (bodies with app_id, grant_id, store_id) rather than the account's own events. Last-Event-ID does not replay for an app's stream.",
-    }),
-  ),
-});
-export const ListenReportBody = Body({
-  duplicate: Type.Optional(
-    Type.Boolean({
-      description:
-        'The client had forwarded this event already (a replay after a reconnect): the delivery is cancelled, no attempt is recorded.',
-    }),
-  ),
-  status: Type.Union([Type.Integer({ minimum: 100, maximum: 599 }), Type.Null()], {
-    description: "The local endpoint's HTTP status; null when it did not answer.",
-  }),
-  duration_ms: Type.Integer({ minimum: 0, maximum: 3_600_000 }),
-  error: Type.Optional(Type.String({ maxLength: 1000, description: 'Why no answer came.' })),
-  response_body: Type.Optional(
-    Type.String({ maxLength: 1_000_000, description: 'The answer; its first 16 KiB are kept.' }),
-  ),
-});
-
-export const TriggerBody = Body({
-  type: EventType,
-  data: Type.Optional(
-    Type.Object(
-      {},
-      {
-        additionalProperties: true,
-        description:
-          'Merged over the sample, field by field (objects merge, anything else replaces); a field the ' +
-          "type's schema does not name is refused with its path, and the result must match the schema.",
-      },
-    ),
-  ),
-  object: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 64,
-      description:
-        'The id of the object the event is about (`data.id`), e.g. the `ord_...` of an earlier order.created: ' +
-        'the event continues that object (its ids, lines and creation time) when an earlier event names it.',
-    }),
-  ),
-});

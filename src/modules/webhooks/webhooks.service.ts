@@ -8,8 +8,6 @@ import type { Page, PageInput, Scope } from '../../lib/scope.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
 import { confirmPassword, type PasswordCheck, type SignInLimits } from '../identity/index.ts';
 import { appById, type AppsCache } from '../oauth-apps/index.ts';
-import { cancelPendingDeliveries } from './deliveries.repository.ts';
-import { setRateLimit } from './delivery/rate-limit.repository.ts';
 import type { WebhookOrdering } from './webhooks.table.ts';
 import { presentWebhook } from './webhooks.presenters.ts';
 import * as repo from './webhooks.repository.ts';
@@ -17,6 +15,18 @@ import { checkEvents, checkUrl } from './webhook-rules.ts';
 import { newWebhookSecret } from './signing.ts';
 
 export type Webhook = ReturnType<typeof presentWebhook>;
+
+/**
+ * What a change of a subscription does to its deliveries, in the change's transaction: the delivery module's
+ * functions, which src/modules.ts supplies (that module reads webhooks through this one, so this one does not
+ * import it).
+ */
+export interface DeliveryHooks {
+  /** Pending deliveries of the webhook that no worker holds at `now` are cancelled; answers how many. */
+  cancelPending(trx: Executor, webhookId: string, now: Date): Promise<number>;
+  /** Sets or clears the webhook's rate_limit (its pace row). */
+  setRateLimit(trx: Executor, webhookId: string, limit: number | null): Promise<void>;
+}
 
 /** URLs go to the audit log without userinfo or query, where endpoints sometimes carry a token. */
 function loggableUrl(raw: string): string {
@@ -88,6 +98,7 @@ interface DeliveryRules {
 
 export async function createWebhook(
   ctx: Context,
+  deliveries: DeliveryHooks,
   apps: AppsCache,
   audit: AuditContext,
   input: {
@@ -122,7 +133,7 @@ export async function createWebhook(
       ordering: input.ordering ?? 'none',
     });
     const rateLimit = input.rate_limit ?? null;
-    if (rateLimit !== null) await setRateLimit(trx, row.id, rateLimit);
+    if (rateLimit !== null) await deliveries.setRateLimit(trx, row.id, rateLimit);
     await audited(trx, audit, 'webhook.created', row.id, {
       url: loggableUrl(url),
       events,
@@ -149,6 +160,7 @@ export async function listWebhooks(
 
 export async function updateWebhook(
   ctx: Context,
+  deliveries: DeliveryHooks,
   audit: AuditContext,
   id: string,
   input: {
@@ -169,7 +181,7 @@ export async function updateWebhook(
       ...(input.ordering !== undefined ? { ordering: input.ordering } : {}),
     };
     await repo.updateWebhook(trx, scopeOf(audit), id, changes, now);
-    if (input.rate_limit !== undefined) await setRateLimit(trx, id, input.rate_limit);
+    if (input.rate_limit !== undefined) await deliveries.setRateLimit(trx, id, input.rate_limit);
     const limit = input.rate_limit !== undefined ? { rate_limit: input.rate_limit } : {};
     await audited(trx, audit, 'webhook.updated', id, {
       changed: [...Object.keys(changes), ...Object.keys(limit)],
@@ -183,6 +195,7 @@ export async function updateWebhook(
 
 export async function setEnabled(
   ctx: Context,
+  deliveries: DeliveryHooks,
   audit: AuditContext,
   id: string,
   enabled: boolean,
@@ -201,7 +214,7 @@ export async function setEnabled(
       now,
     );
     // Disabled means nothing more is sent: pending retries are cancelled with it.
-    if (!enabled) await cancelPendingDeliveries(trx, id, now);
+    if (!enabled) await deliveries.cancelPending(trx, id, now);
     await audited(trx, audit, enabled ? 'webhook.enabled' : 'webhook.disabled', id);
     return presentOne(trx, scopeOf(audit), id, now);
   });
@@ -257,12 +270,17 @@ export async function revealSecret(
   return { secret: decryptSecret(ctx.config.masterKeys, row.secret_sealed) };
 }
 
-export async function deleteWebhook(ctx: Context, audit: AuditContext, id: string): Promise<void> {
+export async function deleteWebhook(
+  ctx: Context,
+  deliveries: DeliveryHooks,
+  audit: AuditContext,
+  id: string,
+): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const now = new Date(ctx.clock.now());
     await locked(trx, audit, id);
     await repo.updateWebhook(trx, scopeOf(audit), id, { status: 'disabled', deleted_at: now }, now);
-    const cancelled = await cancelPendingDeliveries(trx, id, now);
+    const cancelled = await deliveries.cancelPending(trx, id, now);
     await audited(trx, audit, 'webhook.deleted', id, { cancelled_deliveries: cancelled });
   });
 }
@@ -271,13 +289,18 @@ export async function deleteWebhook(ctx: Context, audit: AuditContext, id: strin
  * The app is being deleted (in the caller's transaction): its webhooks, listeners included, are deleted with
  * it and their pending deliveries cancelled, as a merchant's deletion of each would. Answers how many.
  */
-export async function retireAppWebhooks(trx: Executor, appId: string, at: Date): Promise<number> {
+export async function retireAppWebhooks(
+  deliveries: DeliveryHooks,
+  trx: Executor,
+  appId: string,
+  at: Date,
+): Promise<number> {
   const ids = await repo.deleteAppWebhooks(trx, appId, at);
-  for (const id of ids) await cancelPendingDeliveries(trx, id, at);
+  for (const id of ids) await deliveries.cancelPending(trx, id, at);
   return ids.length;
 }
 
-/** For the delivery routes: the webhook row, within the caller's merchant and mode. */
+/** For the delivery routes (dev-loop module): the webhook row, within the caller's merchant and mode. */
 export async function findOwnWebhook(db: Executor, scope: Scope, id: string): Promise<repo.WebhookRow> {
   const row = await repo.findWebhook(db, scopeOf(scope), id);
   if (!row) throw notFound('webhook');

@@ -1,7 +1,8 @@
 // Disabling webhooks that fail: at once after a 410 Gone, or after five days in which every attempt failed.
+// The delivery module decides when (its outcomes, delivery/attempt.ts) and calls this in its transaction.
 import { sql } from 'kysely';
-import type { Executor } from '../../../db/database.ts';
-import type { Mode } from '../../../lib/credentials.ts';
+import type { Executor } from '../../db/database.ts';
+import type { Mode } from '../../lib/credentials.ts';
 
 export const FAILING_DAYS = 5;
 

@@ -1,9 +1,9 @@
-// Retention as a background loop of the webhooks module: every 10 minutes (the first run 5 s after start, so
+// Retention as a background loop of the delivery module: every 10 minutes (the first run 5 s after start, so
 // a starting process does its other work first), deliveries, events and deleted webhooks older than the
 // retention period go, in bounded batches until none is left (purge-expired.repository.ts).
-import type { Context } from '../../../context.ts';
-import { Loop, warnOnFailure } from '../../../lib/loop.ts';
-import type { Background } from '../../module.ts';
+import type { Context } from '../../context.ts';
+import { Loop, warnOnFailure } from '../../lib/loop.ts';
+import type { Background } from '../module.ts';
 import { purgeExpired } from './purge-expired.repository.ts';
 
 const PURGE_MS = 10 * 60_000;

@@ -1,35 +1,29 @@
-// Deliveries as merchants see them: list, read with attempts, retry by hand, and the test route.
+// Deliveries as merchants see them: list, read with attempts, retry by hand, recover, and the test route. The
+// rows are the delivery module's: each change here is its function, called in this use case's transaction.
 import { randomBytes } from 'node:crypto';
 import type { Context } from '../../context.ts';
-import type { Executor } from '../../db/database.ts';
 import { notify } from '../../db/bus.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { writeAudit, type AuditContext } from '../audit/index.ts';
-import { isEventType } from '../events/index.ts';
-import { iso } from '../../lib/time.ts';
 import { mapPage, type PageInput, type Scope } from '../../lib/scope.ts';
-import type { Mode } from '../../lib/credentials.ts';
-import { RECOVER_MAX, countRecoverable, recoverDeliveries } from './recover.repository.ts';
-import * as repo from './deliveries.repository.ts';
-import { applyOutcomes, runAttempt, type Sending } from './delivery/attempt.ts';
-import { leaseMs } from './delivery/worker.ts';
-import { deliveryBody, type DeliveryTarget } from './delivery-body.ts';
+import { writeAudit, type AuditContext } from '../audit/index.ts';
 import {
-  deliveredPayload,
-  eventIdsOfRequest,
-  findEvent,
-  lastSequence,
-  listEvents,
-  type EventFilter,
-  type StoredEvent,
-} from './events.repository.ts';
-import { recordEvent } from './outbox.service.ts';
-import { sampleEvent } from './sample-event.service.ts';
-import { DELIVERY_CHANNEL } from './signal.ts';
-import { presentAttempt, presentDelivery } from './webhooks.presenters.ts';
-import { findOwnEndpoint, findOwnWebhook } from './webhooks.service.ts';
-import type { DeliveryStatus } from './webhooks.table.ts';
+  applyOutcomes,
+  countRecoverable,
+  deliveryBody,
+  leaseMs,
+  RECOVER_MAX,
+  recoverDeliveries,
+  runAttempt,
+  type DeliveryStatus,
+  type DeliveryTarget,
+  type Sending,
+} from '../delivery/index.ts';
+import * as repo from '../delivery/index.ts';
+import { isEventType } from '../events/index.ts';
+import { deliveredPayload, DELIVERY_CHANNEL, recordEvent, sampleEvent } from '../outbox/index.ts';
+import { findOwnEndpoint, findOwnWebhook } from '../webhooks/index.ts';
+import { presentAttempt, presentDelivery } from './deliveries.presenters.ts';
 
 /** The installation a delivery was made for, when its webhook is an app's. */
 const targetOf = (
@@ -196,128 +190,4 @@ export async function recoverFailed(ctx: Context, audit: AuditContext, webhookId
     if (count > 0) await notify(trx, DELIVERY_CHANNEL, '');
     return { count, has_more: left > 0 };
   });
-}
-
-/**
- * The ordering of a new delivery of `event` to `webhook` made now: for a per_object endpoint, the event's key,
- * placed after the deliveries of every event recorded so far and before those of any later one (migration
- * 0060): a resend is recorded now, so it waits for the pending deliveries of its key recorded before it.
- */
-async function orderingOf(trx: Executor, scope: Scope, event: StoredEvent, webhook: { ordering: string }) {
-  if (webhook.ordering !== 'per_object') return {};
-  const key = (JSON.parse(event.payload) as EventPayload).ordering_key ?? null;
-  if (key === null) return {};
-  return { ordering_key: key, ordering_seq: 2 * (await lastSequence(trx, scope)) + 1 };
-}
-
-/** A new delivery of one of the merchant's events to one of its endpoints, due now. */
-export async function resendEvent(ctx: Context, audit: AuditContext, eventId: string, webhookId: string) {
-  return ctx.db.transaction().execute(async (trx) => {
-    const event = await findEvent(trx, audit, eventId);
-    if (!event) throw notFound('event');
-    const webhook = await findOwnEndpoint(trx, audit, webhookId);
-    if (webhook.status !== 'enabled') throw new AppError('conflict', 'Enable the webhook before resending.');
-    // An app webhook hears an event through an installation: a resend goes out for the same one.
-    const installation = webhook.app_id ? await repo.installationOf(trx, webhook.id, event.id) : null;
-    if (webhook.app_id && !installation) {
-      throw new AppError(
-        'conflict',
-        "This event never reached the app's webhook: no installation to resend it for.",
-      );
-    }
-    const ordering = await orderingOf(trx, audit, event, webhook);
-    const now = ctx.clock.now();
-    const delivery = await repo.insertDelivery(
-      trx,
-      {
-        id: newId('dlv', now),
-        webhook_id: webhook.id,
-        merchant_id: audit.merchantId,
-        mode: audit.mode,
-        event_id: event.id,
-        event_type: event.type,
-        ...installation,
-        next_attempt_at: new Date(now),
-        ...ordering,
-      },
-      new Date(now),
-    );
-    await writeAudit(trx, audit, {
-      action: 'webhook.event_resent',
-      entityType: 'webhook_delivery',
-      entityId: delivery.id,
-      fields: { webhook_id: webhook.id, event_id: event.id, event_type: event.type },
-    });
-    await notify(trx, DELIVERY_CHANNEL, '');
-    return presentDelivery(delivery);
-  });
-}
-
-/** The body every delivery of an event sends (API.md sections 7 and 11.4). */
-interface EventPayload {
-  id: string;
-  type: string;
-  timestamp: string;
-  api_version: string;
-  mode: Mode;
-  merchant_id: string;
-  /** Absent from the bodies of events recorded before sequences (migration 0060). */
-  ordering_key?: string | null;
-  data: unknown;
-}
-
-/**
- * An event as it was delivered (the exact payload), with when it was recorded; its sequence from the row, which
- * events recorded before sequences have too.
- */
-function presentEvent(e: StoredEvent) {
-  const body = JSON.parse(e.payload) as EventPayload;
-  return {
-    ...body,
-    ordering_key: body.ordering_key ?? null,
-    sequence: e.sequence,
-    created_at: iso(e.created_at),
-  };
-}
-
-export interface EventsInput extends PageInput, EventFilter {}
-
-export async function listMerchantEvents(ctx: Context, scope: Scope, input: EventsInput) {
-  const { limit, startingAfter, ...filter } = input;
-  const events = await listEvents(ctx.db, scope, filter, { limit, startingAfter });
-  const byEvent = Map.groupBy(
-    await repo.deliveriesOfEvents(
-      ctx.db,
-      scope,
-      events.items.map((e) => e.id),
-    ),
-    (d) => d.event_id,
-  );
-  return mapPage(events, (e) => ({
-    ...presentEvent(e),
-    deliveries: (byEvent.get(e.id) ?? []).map((d) => ({
-      id: d.id,
-      webhook_id: d.webhook_id,
-      status: d.status,
-      attempt_count: d.attempt_count,
-    })),
-  }));
-}
-
-export async function getMerchantEvent(ctx: Context, audit: AuditContext, eventId: string) {
-  const event = await findEvent(ctx.db, audit, eventId);
-  if (!event) throw notFound('event');
-  const deliveries = await repo.deliveriesOfEvents(ctx.db, audit, [event.id]);
-  return { ...presentEvent(event), deliveries: deliveries.map(presentDelivery) };
-}
-
-/** The deliveries a request caused: those of the events recorded during it (the request log's detail). */
-export async function deliveriesOfRequest(
-  ctx: Context,
-  scope: Scope,
-  requestId: string,
-  window: { from: Date; to: Date },
-) {
-  const eventIds = await eventIdsOfRequest(ctx.db, scope, requestId, window);
-  return (await repo.deliveriesOfEvents(ctx.db, scope, eventIds)).map(presentDelivery);
 }

@@ -1,6 +1,6 @@
 // On a clean stop, leases of claims this worker will not send are given back at once instead of waiting
 // for them to run out.
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../db/database.ts';
 
 /** `now`: the service's time, the rows' `updated_at`. */
 export async function releaseLeases(db: Executor, worker: string, ids: string[], now: Date): Promise<void> {

@@ -1,4 +1,4 @@
-// The event outbox of the webhooks module: an event is recorded in the caller's transaction together with one
+// The event outbox: an event is recorded in the caller's transaction together with one
 // delivery per receiving endpoint (the merchant's own enabled webhooks subscribed to its type, and those of
 // the apps installed on the merchant, API.md section 11.1), so nothing is announced that did not happen and
 // nothing that happened goes unannounced. The commit wakes the delivery workers of every process.
@@ -15,7 +15,7 @@ import {
   isServiceRecorded,
   reachesAnyScope,
 } from '../events/index.ts';
-import { appSubscriptions } from './webhooks.repository.ts';
+import { appSubscriptions } from '../webhooks/index.ts';
 import { DELIVERY_CHANNEL, type Signal } from './signal.ts';
 import {
   CONCURRENT_ID,
@@ -186,7 +186,7 @@ export async function recordBatch(db: Executor, rows: readonly EventRow[]): Prom
 
 /** What ingestion needs of the module's state: the group commit, and the two wake-ups. */
 export interface Ingestion {
-  /** Concurrent ingestions, written by one autocommitted statement (webhooks/index.ts). */
+  /** Concurrent ingestions, written by one autocommitted statement (outbox/index.ts). */
   readonly batch: Batcher<EventRow, RecordedEvent>;
   /** The delivery workers' wake-up. */
   readonly deliveries: Signal;

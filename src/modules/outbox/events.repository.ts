@@ -1,5 +1,6 @@
-// The events table (the outbox of the webhooks module): events and their deliveries, written together in
-// the caller's transaction, and the reads of the merchant interface and of `svc listen`.
+// The events table (the outbox): events and their deliveries, written together in the caller's transaction
+// (the fan-out function inserts the delivery module's rows in the same statement), and the reads of the
+// merchant interface, of `svc listen` and of the test route.
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { Mode } from '../../lib/credentials.ts';
@@ -275,4 +276,17 @@ export async function eventIdsOfRequest(
     .limit(100)
     .execute();
   return rows.map((r) => r.id);
+}
+
+/**
+ * Retention (the delivery module's purge, which runs it after the deliveries'): events made before `before`,
+ * at most `batch` of them; answers how many.
+ */
+export async function purgeEvents(db: Executor, before: Date, batch: number): Promise<number> {
+  const result = await sql`
+    delete from events where id in (
+      select id from events where created_at < ${before}::timestamptz limit ${batch}::int
+    )
+  `.execute(db);
+  return Number(result.numAffectedRows ?? 0);
 }

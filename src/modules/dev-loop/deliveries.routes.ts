@@ -4,6 +4,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { auditContext, merchantScope } from '../../http/request.ts';
 import { EmptyBody, errors, pageOf } from '../../http/schemas.ts';
+import type { Sending } from '../delivery/index.ts';
+import { WebhookParams } from '../webhooks/index.ts';
 import {
   DeliveriesQuery,
   DeliveryAttemptsData,
@@ -13,9 +15,7 @@ import {
   RecoverBody,
   RecoverData,
   TestWebhookBody,
-  WebhookParams,
-} from './webhooks.schemas.ts';
-import type { Sending } from './delivery/attempt.ts';
+} from './deliveries.schemas.ts';
 import * as service from './deliveries.service.ts';
 
 export const deliveryRoutes =

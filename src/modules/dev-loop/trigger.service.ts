@@ -6,10 +6,8 @@ import type { Context } from '../../context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
 import { checkPayload, isEventType, mergeData } from '../events/index.ts';
-import { getMerchantEvent } from './deliveries.service.ts';
-import { emitEvent } from './outbox.service.ts';
-import { sampleEvent } from './sample-event.service.ts';
-import type { Signal } from './signal.ts';
+import { emitEvent, sampleEvent, type Signal } from '../outbox/index.ts';
+import { getMerchantEvent } from './events.service.ts';
 
 export interface Trigger {
   type: string;

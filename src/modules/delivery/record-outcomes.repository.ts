@@ -1,9 +1,10 @@
 // Recording a batch of attempt outcomes in ONE statement: the attempts, the deliveries' new state and the
-// webhooks' failure streaks, from one JSON parameter. Per delivery that replaces an INSERT and an UPDATE
-// (two round trips and two commits) with 1/n of one; at a batch of 50 the recording cost per delivery fell
-// from about 0.5 ms to under 0.05 ms on PostgreSQL here.
+// webhooks' failure streaks (a step the webhooks module writes, recordHealth), from one JSON parameter. Per
+// delivery that replaces an INSERT and an UPDATE (two round trips and two commits) with 1/n of one; at a batch
+// of 50 the recording cost per delivery fell from about 0.5 ms to under 0.05 ms on PostgreSQL here.
 import { sql } from 'kysely';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../db/database.ts';
+import { recordHealth } from '../webhooks/index.ts';
 import type { Outcome } from './retry-schedule.ts';
 
 export interface OutcomeRow {
@@ -70,8 +71,6 @@ export async function recordOutcomes(
   now: Date,
   { plain = false }: { plain?: boolean } = {},
 ): Promise<number> {
-  // The webhook's second of successes has ended: a new one begins now.
-  const rolls = sql`(w.ok_second is null or w.ok_second <= ${now}::timestamptz - interval '1 second')`;
   const { rows } = await sql<{ released: number }>`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb) as x(
@@ -119,21 +118,7 @@ export async function recordOutcomes(
       from real
       window w as (partition by webhook_id)
       order by webhook_id, started_at desc
-    ), webhooks_updated as (
-      update webhooks w
-      set failing_since = case when s.ok then null else coalesce(w.failing_since, s.failed_at) end,
-          last_attempt_at = s.last_at,
-          last_response_status = s.last_status,
-          last_error = s.last_error,
-          ok_second = case when ${rolls} then ${now}::timestamptz else w.ok_second end,
-          ok_second_before = case when not ${rolls} then w.ok_second_before
-                                  when w.ok_second > ${now}::timestamptz - interval '2 seconds' then w.ok_in_second
-                                  else 0 end,
-          ok_in_second = case when ${rolls} then s.oks else w.ok_in_second + s.oks end
-      from streaks s
-      where w.id = any (array(select webhook_id from streaks)) and w.id = s.webhook_id
-        and (w.last_attempt_at is null or w.last_attempt_at <= s.last_at)
-    )
+    ), ${recordHealth(now)}
     ${plain ? sql`select 0 as released` : paceAndOrder(now)}
   `.execute(db);
   return rows[0]?.released ?? 0;

@@ -15,20 +15,20 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Dispatcher } from 'undici';
-import type { Context } from '../../../context.ts';
-import { Batcher } from '../../../lib/batcher.ts';
-import { Loop, warnOnFailure } from '../../../lib/loop.ts';
-import { Backoff, isConnectionLoss } from '../../../db/connection-loss.ts';
-import { createAgent, WriteDeadlineError } from '../sender.ts';
-import type { Signal } from '../signal.ts';
+import type { Context } from '../../context.ts';
+import { Batcher } from '../../lib/batcher.ts';
+import { Loop, warnOnFailure } from '../../lib/loop.ts';
+import { Backoff, isConnectionLoss } from '../../db/connection-loss.ts';
+import { createAgent, WriteDeadlineError } from './sender.ts';
+import type { Signal } from '../outbox/index.ts';
 import { applyOutcomes, runAttempt, type AttemptResult, type Sending, type SigningKeys } from './attempt.ts';
 import {
   claimDeliveries,
-  claimPlainDeliveries,
   type Claim,
   type ClaimedDelivery,
   type ClaimOptions,
 } from './claim-deliveries.repository.ts';
+import { claimPlainDeliveries } from './claim-plain-deliveries.repository.ts';
 import { Holdings, START_LATE_MS } from './holdings.ts';
 import { releaseLeases } from './release-leases.repository.ts';
 

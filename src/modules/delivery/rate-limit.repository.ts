@@ -1,7 +1,7 @@
 // A webhook's rate_limit lives in its pace row (webhook_paces, migration 0060), the one row of the endpoint
 // that the claim reads and updates, beside the adaptive pace and the next free slot.
 import { sql } from 'kysely';
-import type { Executor } from '../../../db/database.ts';
+import type { Executor } from '../../db/database.ts';
 
 /** Sets or clears the limit in the caller's transaction; a webhook without a pace row needs none to clear. */
 export async function setRateLimit(db: Executor, webhookId: string, limit: number | null): Promise<void> {

@@ -1,18 +1,17 @@
 // One attempt of one claimed delivery, and what it leaves behind: shared by the workers and by the test
 // route, which sends its delivery's first attempt itself and answers with the outcome.
 import type { Dispatcher } from 'undici';
-import type { Context } from '../../../context.ts';
-import { decryptSecret } from '../../../lib/secrets.ts';
-import { idTime } from '../../../lib/ids.ts';
-import { attemptOutcome } from '../../../lib/metrics.ts';
-import type { SendResult } from '../sender.ts';
-import { systemContext, writeAudit } from '../../audit/index.ts';
-import { cancelPendingDeliveries } from '../deliveries.repository.ts';
-import { sendOnce } from '../sender.ts';
-import { signedHeaders, signingKey } from '../signing.ts';
+import type { Context } from '../../context.ts';
+import { decryptSecret } from '../../lib/secrets.ts';
+import { idTime } from '../../lib/ids.ts';
+import { attemptOutcome } from '../../lib/metrics.ts';
+import type { SendResult } from './sender.ts';
+import { systemContext, writeAudit } from '../audit/index.ts';
+import { disableFailing, signedHeaders, signingKey } from '../webhooks/index.ts';
+import { cancelPendingDeliveries } from './deliveries.repository.ts';
+import { sendOnce } from './sender.ts';
 import type { ClaimedDelivery } from './claim-deliveries.repository.ts';
 import { START_LATE_MS } from './holdings.ts';
-import { disableFailing } from './disable-failing.repository.ts';
 import { recordOutcomes, slows, type OutcomeRow } from './record-outcomes.repository.ts';
 import { decide } from './retry-schedule.ts';
 

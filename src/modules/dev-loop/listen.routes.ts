@@ -12,9 +12,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { auditContext, merchantOf } from '../../http/request.ts';
 import { errors } from '../../http/schemas.ts';
 import { openListener, parseEventFilter, reportListenerDelivery } from './listen.service.ts';
-import type { Signal } from './signal.ts';
 import type { AppsCache } from '../oauth-apps/index.ts';
-import { DeliveryData, DeliveryParams, ListenQuery, ListenReportBody } from './webhooks.schemas.ts';
+import type { Signal } from '../outbox/index.ts';
+import { DeliveryData, DeliveryParams } from './deliveries.schemas.ts';
+import { ListenQuery, ListenReportBody } from './events.schemas.ts';
 
 const POLL_MS = 1000;
 const KEEPALIVE_MS = 15_000;

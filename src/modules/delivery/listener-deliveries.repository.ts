@@ -1,48 +1,25 @@
-// SQL of `svc listen` listeners (webhook rows of kind `listener`) and of the deliveries their streams record.
+// SQL of the deliveries of `svc listen` streams: one recorded per event a merchant's stream sends, the fan-out's
+// for an app's stream, and the client's report as the attempt (the listener rows are the webhooks module's).
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { DeliveryRow } from './deliveries.repository.ts';
 import type { Scope } from '../../lib/scope.ts';
 import { idFloor } from '../../lib/ids.ts';
 
-/**
- * A stream touches its listener every 15 s (its keep-alive); a listener untouched for 2 minutes belongs to a
- * process that died with its stream open, and is closed by the next stream that looks (any process).
- */
-export const LISTENER_STALE_MS = 120_000;
-
-export async function touchListener(db: Executor, id: string, now: Date): Promise<void> {
-  await db
-    .updateTable('webhooks')
-    .set({ updated_at: now })
-    .where('id', '=', id)
-    .where('kind', '=', 'listener')
-    .where('deleted_at', 'is', null)
-    .execute();
-}
-
-/** Soft-deletes the listener (it leaves the webhooks list) and cancels what its stream sent unanswered. */
-export async function closeListenerRows(
+/** Cancels what the listeners' streams sent unanswered, once the listeners are closed (webhooks module). */
+export async function cancelListenerDeliveries(
   db: Executor,
   ids: string[],
   reason: string,
   now: Date,
-): Promise<number> {
-  if (ids.length === 0) return 0;
-  const { numUpdatedRows } = await db
-    .updateTable('webhooks')
-    .set({ status: 'disabled', disabled_reason: reason, deleted_at: now, updated_at: now })
-    .where('id', 'in', ids)
-    .where('kind', '=', 'listener')
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+): Promise<void> {
+  if (ids.length === 0) return;
   await db
     .updateTable('deliveries')
     .set({ status: 'cancelled', last_error: reason, updated_at: now })
     .where('webhook_id', 'in', ids)
     .where('status', '=', 'pending')
     .execute();
-  return Number(numUpdatedRows);
 }
 
 /**
@@ -63,19 +40,6 @@ export async function sessionStartOf(db: Executor, scope: Scope, eventId: string
     .limit(1)
     .executeTakeFirst();
   return row?.listen_from ?? undefined;
-}
-
-/** Listeners of any merchant whose stream stopped touching them. */
-export async function staleListeners(db: Executor, now: Date): Promise<string[]> {
-  const rows = await db
-    .selectFrom('webhooks')
-    .select('id')
-    .where('kind', '=', 'listener')
-    .where('deleted_at', 'is', null)
-    .where('updated_at', '<', new Date(now.getTime() - LISTENER_STALE_MS))
-    .limit(100)
-    .execute();
-  return rows.map((r) => r.id);
 }
 
 /**
@@ -113,7 +77,8 @@ export interface ReportedOutcome {
 
 /**
  * The client's answer as the delivery's one attempt: succeeded on 2xx, failed otherwise. Only a pending
- * delivery of a listener of the scope takes it; undefined otherwise (unknown, not a listener's, or done).
+ * delivery of a listener of the scope takes it; undefined otherwise (unknown, not a listener's, or done). The
+ * caller then notes the attempt on the listener (noteListenerAttempt, webhooks module), unless a duplicate.
  */
 export async function recordListenerOutcome(
   db: Executor,
@@ -170,11 +135,6 @@ export async function recordListenerOutcome(
       response_headers: null,
       error: o.error,
     })
-    .execute();
-  await db
-    .updateTable('webhooks')
-    .set({ last_attempt_at: now, last_response_status: o.status, last_error: o.error })
-    .where('id', '=', webhookId)
     .execute();
   return row;
 }

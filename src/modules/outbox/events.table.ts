@@ -1,4 +1,4 @@
-// Row type of the events table, the webhooks module's outbox (src/db/migrations/0001_foundation.sql).
+// Row types of the outbox: the events table (src/db/migrations/0001_foundation.sql) and its sequences.
 import type { Mode } from '../../lib/credentials.ts';
 
 export interface EventsTable {

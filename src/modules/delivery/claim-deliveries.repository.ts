@@ -7,10 +7,10 @@
 // may not start leaves the due index (`parked`), so that it never hides other endpoints' due work from the
 // next claims: a paced endpoint's extra rows until the claim takes them back when slots are free, an ordered
 // delivery until the end of the one before it releases it (record-outcomes).
-import { sql } from 'kysely';
-import type { Executor } from '../../../db/database.ts';
-import type { Mode } from '../../../lib/credentials.ts';
-import { deliveryBody } from '../delivery-body.ts';
+import { sql, type RawBuilder } from 'kysely';
+import type { Executor } from '../../db/database.ts';
+import type { Mode } from '../../lib/credentials.ts';
+import { deliveryBody } from './delivery-body.ts';
 
 export interface ClaimedDelivery {
   id: string;
@@ -75,7 +75,7 @@ export interface Claim {
 // answers showed it takes, not a promise made to it, and the margin would hold it 10% under that.
 export const SPACING_MARGIN_MS = 100;
 
-type Row = ClaimedDelivery & {
+export type Row = ClaimedDelivery & {
   app_id: string | null;
   grant_id: string | null;
   store_id: string | null;
@@ -85,11 +85,13 @@ type Row = ClaimedDelivery & {
   special: boolean | null;
 };
 
+type Held = (webhook: ReturnType<typeof sql.ref>) => RawBuilder<unknown>;
+
 /**
  * What this process holds of a webhook (`held`, by its id column), and the filter that skips the webhooks
  * already at their bound when the claim is told to (`skip`).
  */
-function heldHere(o: ClaimOptions) {
+export function heldHere(o: ClaimOptions): { held: Held; skip: RawBuilder<unknown> } {
   const inFlight = JSON.stringify(o.inFlight);
   const held = (webhook: ReturnType<typeof sql.ref>) =>
     sql`coalesce((${inFlight}::jsonb ->> ${webhook})::int, 0)`;
@@ -125,6 +127,7 @@ export async function claimDeliveries(db: Executor, o: ClaimOptions): Promise<Cl
   // made a claim and a recording cost 4-8 ms each at a few thousand rows.
   // 5. The lease is `locked_until` alone, a column no index covers, so the claim is a HOT update that
   //    touches no index; leased rows stay in the due index, where the next claims step over them.
+  const steps = [paceAllowance(o, held), choice(o, held), orderAndParking(now), lease(o), paceUpdates()];
   const { rows } = await sql<Row>`
     with candidates as (
       select d.id, d.webhook_id, d.next_attempt_at, d.ordering_key, d.ordering_seq
@@ -132,7 +135,36 @@ export async function claimDeliveries(db: Executor, o: ClaimOptions): Promise<Cl
       where d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz
         and (d.locked_until is null or d.locked_until <= ${now}::timestamptz) ${skip}
       limit ${o.limit * 2}::int
-    ), seen as (
+    ), ${sql.join(steps)}
+    select c.*, e.payload, w.app_id, w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at,
+           (w.status = 'enabled' and w.deleted_at is null) as deliverable, s.start_ms as start_at,
+           false as summary, null::int as parked_count, null::float8 as wake_ms, null::boolean as special
+    from claimed c
+    cross join lateral (select payload from events where id = c.event_id offset 0) e
+    cross join lateral (select * from webhooks where id = c.webhook_id offset 0) w
+    left join slotted s on s.id = c.id
+    union all
+    -- what the worker needs beyond the rows: how many it parked, and when a paced endpoint that has work left
+    -- (parked now, or parked before and its slots all used) can take its next slot; at once (the worker
+    -- waits its least) when another transaction held a paced endpoint's row, most often a recording of its
+    -- outcomes: no other claim may have given its slots
+    select null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+           null, null, null, true,
+           (select count(*)::int from parked),
+           least(
+             (select min(x.first + x.slots_used * x.spacing) - ${o.horizonMs}::float8 from paced x
+              where x.time_bound and (x.parked_now > 0 or (x.parked and x.found >= x.wanted))),
+             (select ${nowMs}::float8 from seen s
+              where s.webhook_id <> all (array(select webhook_id from paces)) limit 1)),
+           exists (select 1 from seen) or exists (select 1 from candidates where ordering_key is not null)
+  `.execute(db);
+  return claimOf(rows);
+}
+
+/** Step 2 of the claim, its pace: the pace rows it sees, those it locks, and the slots each endpoint has. */
+function paceAllowance(o: ClaimOptions, held: Held): RawBuilder<unknown> {
+  const nowMs = o.now.getTime();
+  return sql`seen as (
       select p.webhook_id, p.parks from webhook_paces p
       where p.webhook_id = any (array(select distinct webhook_id from candidates))
         and (p.rate_limit is not null or p.pace is not null or p.parked)
@@ -159,7 +191,12 @@ export async function claimDeliveries(db: Executor, o: ClaimOptions): Promise<Cl
       cross join lateral (
         select greatest(coalesce(extract(epoch from p.next_slot)::float8 * 1000, 0), ${nowMs}::float8) as first
       ) f
-    ), ranked as (
+    )`;
+}
+
+/** Steps 1 and 2, the choice: the candidates ranked per webhook, those picked, and parked rows taken back. */
+function choice(o: ClaimOptions, held: Held): RawBuilder<unknown> {
+  return sql`ranked as (
       select c.*, a.rate, a.slots, s.webhook_id is not null and a.webhook_id is null as held_elsewhere,
              row_number() over (partition by c.webhook_id order by c.next_attempt_at) as n,
              ${held(sql.ref('c.webhook_id'))} as held
@@ -190,7 +227,12 @@ export async function claimDeliveries(db: Executor, o: ClaimOptions): Promise<Cl
       union all
       (select id, webhook_id, next_attempt_at, ordering_key, ordering_seq from pulled where id is not null
        order by id limit greatest(0, ${o.limit}::int - (select count(*) from picked)))
-    ), waiting as (
+    )`;
+}
+
+/** Step 3, order, and the parking of what may not start: waiting for its key, or beyond its endpoint's slots. */
+function orderAndParking(now: Date): RawBuilder<unknown> {
+  return sql`waiting as (
       select ch.id from chosen ch
       where ch.ordering_key is not null and exists (
         select 1 from deliveries h
@@ -221,7 +263,13 @@ export async function claimDeliveries(db: Executor, o: ClaimOptions): Promise<Cl
       from to_park t
       where d.id = any (array(select id from parking)) and d.id = t.id
       returning d.id, d.webhook_id, d.parked
-    ), locked as (
+    )`;
+}
+
+/** Step 4 and 5: the chosen rows locked, slotted when paced, and leased. */
+function lease(o: ClaimOptions): RawBuilder<unknown> {
+  const { now } = o;
+  return sql`locked as (
       select d.id from deliveries d
       where d.id = any (array(select id from chosen where id <> all (array(select id from waiting))))
         and d.status = 'pending'
@@ -245,7 +293,12 @@ export async function claimDeliveries(db: Executor, o: ClaimOptions): Promise<Cl
       where d.id = any (array(select id from locked))
       returning d.id, d.webhook_id, d.merchant_id, d.mode, d.event_id, d.attempt_count, d.step, d.test,
                 d.grant_id, d.store_id, d.ordering_key is not null as ordered
-    ), paced as (
+    )`;
+}
+
+/** What the claim leaves on each pace row: its next free slot, and whether it has parked rows. */
+function paceUpdates(): RawBuilder<unknown> {
+  return sql`paced as (
       select a.webhook_id, a.first, a.spacing, a.unchanged, a.rate is not null and a.slots < a.free as time_bound,
              (select count(*) from slotted s where s.webhook_id = a.webhook_id) as slots_used,
              (select count(*) from parked k where k.webhook_id = a.webhook_id and k.parked = 'pace') as parked_now,
@@ -267,34 +320,11 @@ export async function claimDeliveries(db: Executor, o: ClaimOptions): Promise<Cl
         and p.webhook_id = x.webhook_id
         and (x.slots_used > 0 or x.parked_now > 0 or (x.parked and x.found < x.wanted and x.unchanged))
       returning p.webhook_id
-    )
-    select c.*, e.payload, w.app_id, w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at,
-           (w.status = 'enabled' and w.deleted_at is null) as deliverable, s.start_ms as start_at,
-           false as summary, null::int as parked_count, null::float8 as wake_ms, null::boolean as special
-    from claimed c
-    cross join lateral (select payload from events where id = c.event_id offset 0) e
-    cross join lateral (select * from webhooks where id = c.webhook_id offset 0) w
-    left join slotted s on s.id = c.id
-    union all
-    -- what the worker needs beyond the rows: how many it parked, and when a paced endpoint that has work left
-    -- (parked now, or parked before and its slots all used) can take its next slot; at once (the worker
-    -- waits its least) when another transaction held a paced endpoint's row, most often a recording of its
-    -- outcomes: no other claim may have given its slots
-    select null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-           null, null, null, true,
-           (select count(*)::int from parked),
-           least(
-             (select min(x.first + x.slots_used * x.spacing) - ${o.horizonMs}::float8 from paced x
-              where x.time_bound and (x.parked_now > 0 or (x.parked and x.found >= x.wanted))),
-             (select ${nowMs}::float8 from seen s
-              where s.webhook_id <> all (array(select webhook_id from paces)) limit 1)),
-           exists (select 1 from seen) or exists (select 1 from candidates where ordering_key is not null)
-  `.execute(db);
-  return claimOf(rows);
+    )`;
 }
 
 /** The claimed rows and the summary row of a claim statement. */
-function claimOf(rows: Row[]): Claim {
+export function claimOf(rows: Row[]): Claim {
   const summary = rows.find((r) => r.summary)!;
   return {
     rows: rows
@@ -318,63 +348,4 @@ function claimOf(rows: Row[]): Claim {
     wakeAt: summary.wake_ms,
     special: summary.special ?? false,
   };
-}
-
-/**
- * The claim of deliveries that neither pace nor order concerns, which is most of them: the due candidates
- * without an ordering key whose endpoint has no pace row that paces or parks, ranked per webhook, locked
- * and leased, as claimDeliveries does with none of its pace and order steps. Those steps made the full
- * statement cost about 2 ms of planning per claim against 0.3 ms for this one (docs/performance-history.md, tenth
- * pass). It takes nothing the full claim would have treated otherwise, and says when it met work it left
- * (`special`): the worker then claims with the full statement until a claim of it meets none.
- */
-export async function claimPlainDeliveries(db: Executor, o: ClaimOptions): Promise<Claim> {
-  const { now } = o;
-  const { held, skip } = heldHere(o);
-  const { rows } = await sql<Row>`
-    with candidates as (
-      select d.id, d.webhook_id, d.next_attempt_at, d.ordering_key
-      from deliveries d
-      where d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz
-        and (d.locked_until is null or d.locked_until <= ${now}::timestamptz) ${skip}
-      limit ${o.limit * 2}::int
-    ), paced as (
-      select p.webhook_id from webhook_paces p
-      where p.webhook_id = any (array(select distinct webhook_id from candidates))
-        and (p.rate_limit is not null or p.pace is not null or p.parked)
-    ), ranked as (
-      select c.id, c.next_attempt_at,
-             row_number() over (partition by c.webhook_id order by c.next_attempt_at)
-               + ${held(sql.ref('c.webhook_id'))} as slot
-      from candidates c
-      where c.ordering_key is null and c.webhook_id <> all (array(select webhook_id from paced))
-    ), chosen as (
-      select id from ranked where slot <= ${o.perWebhook}::int order by next_attempt_at limit ${o.limit}::int
-    ), locked as (
-      select d.id from deliveries d
-      where d.id = any (array(select id from chosen))
-        and d.status = 'pending' and d.next_attempt_at + interval '0 s' <= ${now}::timestamptz
-        and (d.locked_until is null or d.locked_until <= ${now}::timestamptz)
-      for update skip locked
-    ), claimed as (
-      update deliveries d
-      set locked_until = ${now}::timestamptz + ${o.leaseMs}::int * interval '1 millisecond',
-          locked_by = ${o.worker}::text
-      where d.id = any (array(select id from locked))
-      returning d.id, d.webhook_id, d.merchant_id, d.mode, d.event_id, d.attempt_count, d.step, d.test,
-                d.grant_id, d.store_id, d.ordering_key is not null as ordered
-    )
-    select c.*, e.payload, w.app_id, w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at,
-           (w.status = 'enabled' and w.deleted_at is null) as deliverable, null::float8 as start_at,
-           false as summary, null::int as parked_count, null::float8 as wake_ms, null::boolean as special
-    from claimed c
-    cross join lateral (select payload from events where id = c.event_id offset 0) e
-    cross join lateral (select * from webhooks where id = c.webhook_id offset 0) w
-    union all
-    select null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-           null, null, null, true, 0, null,
-           exists (select 1 from paced) or exists (select 1 from candidates where ordering_key is not null)
-             or exists (select 1 from webhook_paces where parked)
-  `.execute(db);
-  return claimOf(rows);
 }

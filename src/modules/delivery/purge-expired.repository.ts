@@ -1,10 +1,13 @@
-// Retention: deliveries (their attempts go with them), then events, then webhooks deleted before the period,
-// in bounded batches so a purge never holds long locks or one huge transaction.
+// Retention: deliveries (their attempts go with them), then events (the outbox module's statement), then
+// webhooks deleted before the period (the webhooks module's), in bounded batches so a purge never holds long
+// locks or one huge transaction.
 // Deliveries and attempts have no foreign keys (migration 0004): each delivery goes with its attempts in
 // one statement, and before its event and webhook.
 import { sql, type RawBuilder } from 'kysely';
-import type { Executor } from '../../../db/database.ts';
-import { idFloor } from '../../../lib/ids.ts';
+import type { Executor } from '../../db/database.ts';
+import { idFloor } from '../../lib/ids.ts';
+import { purgeEvents } from '../outbox/index.ts';
+import { purgeDeletedWebhooks } from '../webhooks/index.ts';
 
 const BATCH = 1000;
 
@@ -28,24 +31,9 @@ export async function purgeExpired(db: Executor, before: Date): Promise<number> 
         limit ${BATCH}::int`,
   );
   // Events a day after their deliveries, whose purge is then complete: no index on deliveries.event_id needed.
-  const events = await sql`
-    delete from events where id in (
-      select id from events where created_at < ${late}::timestamptz limit ${BATCH}::int
-    )
-  `.execute(db);
-  const webhooks = await sql`
-    delete from webhooks where id in (
-      select w.id from webhooks w
-      where w.deleted_at < ${before}::timestamptz
-        and not exists (select 1 from deliveries d where d.webhook_id = w.id)
-      limit ${BATCH}::int
-    )
-  `.execute(db);
-  return (
-    deliveries +
-    ofDeletedWebhooks +
-    [events, webhooks].reduce((n, r) => n + Number(r.numAffectedRows ?? 0), 0)
-  );
+  const events = await purgeEvents(db, late, BATCH);
+  const webhooks = await purgeDeletedWebhooks(db, before, BATCH);
+  return deliveries + ofDeletedWebhooks + events + webhooks;
 }
 
 async function deleteDeliveries(db: Executor, ids: RawBuilder<unknown>): Promise<number> {

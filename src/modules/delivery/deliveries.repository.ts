@@ -1,9 +1,10 @@
-// SQL of deliveries as merchants see them (the queue's own queries are in delivery/).
+// SQL of deliveries as merchants see them, and of the changes the dev-loop and webhooks modules make to them
+// (the queue's own statements are claim-deliveries, record-outcomes and release-leases).
 import type { Insertable, Selectable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import { pageById } from '../../db/paging.ts';
 import type { Page, PageInput } from '../../lib/scope.ts';
-import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryStatus } from './webhooks.table.ts';
+import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryStatus } from './delivery.table.ts';
 
 export type DeliveryRow = Selectable<DeliveriesTable>;
 export type AttemptRow = Selectable<DeliveryAttemptsTable>;

@@ -1,20 +1,20 @@
 // Merchant interface, the events of the account (API.md section 10): what was recorded, where each went, and
-// resending one to a chosen endpoint. Mounted by the webhooks module, which joins events to deliveries.
+// resending one to a chosen endpoint. Mounted by the dev-loop module, which joins events to deliveries.
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { auditContext, merchantScope } from '../../http/request.ts';
 import { errors, pageOf } from '../../http/schemas.ts';
+import type { Signal } from '../outbox/index.ts';
+import { DeliveryData } from './deliveries.schemas.ts';
 import {
-  DeliveryData,
   EventPage,
   EventParams,
   EventWithDeliveries,
   EventsQuery,
   ResendBody,
   TriggerBody,
-} from './webhooks.schemas.ts';
-import * as service from './deliveries.service.ts';
-import type { Signal } from './signal.ts';
+} from './events.schemas.ts';
+import * as service from './events.service.ts';
 import { triggerEvent } from './trigger.service.ts';
 
 /** `listeners`: the wake-up of `svc listen` streams, raised by a triggered event. */
