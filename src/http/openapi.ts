@@ -1,8 +1,9 @@
 // The OpenAPI 3.1 document as a product: generated from the route schemas by @fastify/swagger, then given
 // what generation cannot know, in one place:
-// - each route's security, from the mount it is under (its operationId, summary, tags and description are in
-//   its own schema, next to the route), the role it needs (`x-svc-role` and a sentence of its description)
-//   and its step-up (`x-svc-step-up`, the same);
+// - each route's security, from the interface it is under or, for a root route, as it declares it
+//   (route-security.ts; its operationId, summary, tags and description are in its own schema, next to the
+//   route), the role it needs (`x-svc-role` and a sentence of its description) and its step-up
+//   (`x-svc-step-up`, the same); the `oauth2` scheme's URLs from the routes that declare their step of the flow;
 // - named component schemas: every schema with a `title` is hoisted to components.schemas and referenced;
 // - the shared header parameters (X-Svc-Mode, Idempotency-Key, X-Request-Id) and response headers;
 // - every operation's error answers, and optional bodies marked as such;
@@ -15,31 +16,37 @@ import { ERROR_STATUS } from '../lib/errors.ts';
 import { neededScope } from '../lib/scopes.ts';
 import { methodsOf } from './route-hooks.ts';
 import { rolesFrom, type Role } from './roles.ts';
+import { SECURITY, type RouteSecurity } from './route-security.ts';
 
 type Json = Record<string, unknown>;
 type Operation = Json & { parameters?: Json[]; responses?: Record<string, Json>; requestBody?: Json };
 
 const MERCHANT = '/api/v1/merchant';
 const PUBLIC = '/api/public/v1';
-const OAUTH = `${PUBLIC}/oauth`;
+const INTERNAL = '/internal/';
 const GUIDES = '/guides';
 
-const session = [{ merchantSession: [] }, { merchantCookie: [] }];
+/** What onRoute gathers of the routes for the document's finishing, which sees paths only. */
+interface Gathered {
+  /** The routes whose body may be left out: their requestBody is not required. */
+  readonly optionalBodies: Set<string>;
+  /** The routes that authenticate their caller themselves (`config.security`): not the public interface's. */
+  readonly ownSecurity: Set<string>;
+  /** The paths of the authorization-code flow's endpoints (`config.oauthFlow`). */
+  readonly oauthFlow: Map<'authorization' | 'token', string>;
+}
 
-/** Who may call a route, by mount; anonymous routes say so with an empty list. */
-function securityOf(route: RouteOptions, method: string): Json[] {
+/** Who may call a route: as it declares, else by its interface; anonymous routes say so with an empty list. */
+function securityOf(route: RouteOptions, method: string): RouteSecurity {
   const url = route.url;
-  if (url.startsWith(MERCHANT)) return route.config?.anonymous ? [] : session;
-  if (url === `${OAUTH}/authorize/consent`) return session;
-  if (url.startsWith(`${OAUTH}/authorize`)) return [];
-  // client_secret_basic, or client_secret_post (the credentials in the body: no header scheme)
-  if (url === `${OAUTH}/introspect`) return [{ clientSecretBasic: [] }, { internalToken: [] }, {}];
-  if (url.startsWith(OAUTH)) return [{ clientSecretBasic: [] }, {}];
+  if (url.startsWith(MERCHANT)) return route.config?.anonymous ? SECURITY.none : SECURITY.session;
+  if (route.config?.security) return route.config.security;
   if (url.startsWith(PUBLIC)) {
     return [{ publicBearer: [] }, { oauth2: [neededScope(method)] }];
   }
-  if (url.startsWith('/internal/')) return [{ internalToken: [] }];
-  return [];
+  // The internal interface: the platform's own services, with the internal token.
+  if (url.startsWith(INTERNAL)) return [{ internalToken: [] }];
+  return SECURITY.none;
 }
 
 /** Fastify's `/a/:id` as OpenAPI's `/a/{id}`. */
@@ -66,23 +73,22 @@ function describeStepUp(schema: Json, stepUp: 'always' | 'live'): void {
   schema.description = `${typeof schema.description === 'string' ? schema.description : ''}\n\n${sentence}`;
 }
 
-/**
- * onRoute: each route's security and role, before @fastify/swagger reads them. `optionalBodies` gathers the routes whose
- * body may be left out: their requestBody is not required.
- */
-function describeRoutes(app: FastifyInstance, optionalBodies: Set<string>): void {
+/** onRoute: each route's security and role, before @fastify/swagger reads them; and what `Gathered` holds. */
+function describeRoutes(app: FastifyInstance, gathered: Gathered): void {
   app.addHook('onRoute', (route) => {
     // Routes may share one schema object (the two well-known paths): give each its own.
     const schema = (route.schema = { ...route.schema }) as Json;
     if (schema.hide) return;
     if (route.config?.role) describeRole(schema, route.config.role);
     if (route.config?.stepUp) describeStepUp(schema, route.config.stepUp);
+    if (route.config?.oauthFlow) gathered.oauthFlow.set(route.config.oauthFlow, openApiPath(route.url));
     const methods = methodsOf(route).filter((m) => m !== 'HEAD');
     for (const method of methods) {
       const key = `${method} ${openApiPath(route.url)}`;
       schema.security = securityOf(route, method);
+      if (route.config?.security) gathered.ownSecurity.add(key);
       const body = schema.body as { '~optional'?: boolean } | undefined;
-      if (body?.['~optional']) optionalBodies.add(key);
+      if (body?.['~optional']) gathered.optionalBodies.add(key);
     }
   });
 }
@@ -146,11 +152,11 @@ function finishOperation(
   path: string,
   method: string,
   op: Operation,
-  optionalBodies: ReadonlySet<string>,
+  gathered: Gathered,
 ): void {
   const key = `${method.toUpperCase()} ${path}`;
   const merchant = path.startsWith(MERCHANT);
-  const publicApi = path.startsWith(PUBLIC) && !path.startsWith(OAUTH);
+  const publicApi = path.startsWith(PUBLIC) && !gathered.ownSecurity.has(key);
   const secured = Array.isArray(op.security) && op.security.length > 0;
 
   const params = (op.parameters ??= []);
@@ -159,7 +165,7 @@ function finishOperation(
   const idempotent = method === 'post' && (merchant || publicApi) && !path.startsWith(`${MERCHANT}/auth/`);
   if (idempotent) params.push({ $ref: '#/components/parameters/IdempotencyKey' });
 
-  if (op.requestBody && optionalBodies.has(key)) op.requestBody.required = false;
+  if (op.requestBody && gathered.optionalBodies.has(key)) op.requestBody.required = false;
 
   const responses = (op.responses ??= {});
   for (const [status, response] of Object.entries(responses)) {
@@ -230,9 +236,10 @@ function components(publicUrl: string): Json {
         description: 'Authorization code with PKCE (S256 required); refresh tokens rotate on every use.',
         flows: {
           authorizationCode: {
-            authorizationUrl: `${publicUrl}${OAUTH}/authorize`,
-            tokenUrl: `${publicUrl}${OAUTH}/token`,
-            refreshUrl: `${publicUrl}${OAUTH}/token`,
+            // the routes that declare their step of the flow give these (oauthUrls)
+            authorizationUrl: publicUrl,
+            tokenUrl: publicUrl,
+            refreshUrl: publicUrl,
             scopes: {
               'public:read': 'Read store data (GET requests)',
               'public:write': 'Change store data (POST, PUT, PATCH, DELETE)',
@@ -301,7 +308,21 @@ function errorEnvelope(existing: Json | undefined): Json {
   return envelope;
 }
 
-function finishDocument(doc: Json, webhooks: Json, optionalBodies: ReadonlySet<string>): Json {
+/** The `oauth2` scheme's URLs: the endpoints of the authorization-code flow, as their routes declare them. */
+function oauthUrls(components: Json | undefined, publicUrl: string, gathered: Gathered): void {
+  const flow = (components?.securitySchemes as { oauth2?: { flows: { authorizationCode: Json } } } | undefined)
+    ?.oauth2?.flows.authorizationCode;
+  const authorization = gathered.oauthFlow.get('authorization');
+  const token = gathered.oauthFlow.get('token');
+  if (!flow || authorization === undefined || token === undefined) {
+    throw new Error('the oauth2 scheme needs a route with config.oauthFlow authorization and one with token');
+  }
+  flow.authorizationUrl = `${publicUrl}${authorization}`;
+  flow.tokenUrl = `${publicUrl}${token}`;
+  flow.refreshUrl = `${publicUrl}${token}`;
+}
+
+function finishDocument(doc: Json, webhooks: Json, publicUrl: string, gathered: Gathered): Json {
   const schemas: Record<string, unknown> = {};
   // What endpoints receive, one entry per event type; its titled schemas are hoisted like the routes'.
   const out = hoistTitled({ ...doc, webhooks }, schemas, true) as Json & {
@@ -310,8 +331,9 @@ function finishDocument(doc: Json, webhooks: Json, optionalBodies: ReadonlySet<s
     webhooks?: Json;
   };
   for (const [path, item] of Object.entries(out.paths ?? {})) {
-    for (const [method, op] of Object.entries(item)) finishOperation(path, method, op, optionalBodies);
+    for (const [method, op] of Object.entries(item)) finishOperation(path, method, op, gathered);
   }
+  oauthUrls(out.components, publicUrl, gathered);
   // Event ids are checked by the services, which name an unknown one: the route schemas say string, and
   // the document lists the catalog's ids, which are the `webhooks` section's keys, so clients can type them.
   if (schemas.EventType) schemas.EventType = { ...(schemas.EventType as Json), enum: Object.keys(webhooks) };
@@ -329,8 +351,8 @@ function finishDocument(doc: Json, webhooks: Json, optionalBodies: ReadonlySet<s
 
 /** `webhooks`: what endpoints receive, one entry per event type (the events module's). */
 export async function registerOpenApi(app: FastifyInstance, ctx: Context, webhooks: Json): Promise<void> {
-  const optionalBodies = new Set<string>();
-  describeRoutes(app, optionalBodies);
+  const gathered: Gathered = { optionalBodies: new Set(), ownSecurity: new Set(), oauthFlow: new Map() };
+  describeRoutes(app, gathered);
   const publicUrl = ctx.config.publicUrl;
   await app.register(swagger, {
     openapi: {
@@ -387,7 +409,8 @@ export async function registerOpenApi(app: FastifyInstance, ctx: Context, webhoo
       finishDocument(
         (documentObject as { openapiObject: Json }).openapiObject,
         webhooks,
-        optionalBodies,
+        publicUrl,
+        gathered,
       ) as never,
   });
 }

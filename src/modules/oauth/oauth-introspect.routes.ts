@@ -9,6 +9,7 @@ import type { Context } from '../../context.ts';
 import type { OauthState } from './oauth.state.ts';
 import type { CredentialResolvers } from '../../http/public-auth.ts';
 import { bearerToken } from '../../http/merchant-auth.ts';
+import { SECURITY } from '../../http/route-security.ts';
 import {
   authenticateClient,
   failedCaller,
@@ -62,6 +63,7 @@ export const introspectRoutes =
     app.post(
       '/api/public/v1/oauth/introspect',
       {
+        config: { security: SECURITY.clientOrInternal },
         schema: {
           operationId: 'introspectToken',
           summary: 'Whether a credential is active, and what it opens (RFC 7662)',

@@ -3,6 +3,7 @@
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requestMeta } from '../../http/request.ts';
+import { SECURITY } from '../../http/route-security.ts';
 import { AppError } from '../../lib/errors.ts';
 import { isConnectionLoss, RETRY_AFTER_SECONDS } from '../../db/connection-loss.ts';
 import { authenticateClient, param } from './oauth-client-auth.ts';
@@ -72,6 +73,7 @@ export const tokenRoutes =
     app.post(
       '/api/public/v1/oauth/token',
       {
+        config: { security: SECURITY.client, oauthFlow: 'token' },
         schema: {
           operationId: 'requestToken',
           summary: 'Exchange a code or a refresh token for tokens (RFC 6749)',
@@ -124,6 +126,7 @@ export const tokenRoutes =
     app.post(
       '/api/public/v1/oauth/revoke',
       {
+        config: { security: SECURITY.client },
         schema: {
           operationId: 'revokeToken',
           summary: 'Revoke an access or refresh token (RFC 7009)',
