@@ -8,6 +8,7 @@ import { checkRole } from '../../http/roles.ts';
 import { checkSecondFactor } from '../../http/second-factor.ts';
 import { merchantOf, requestMeta, type MerchantPrincipal } from '../../http/request.ts';
 import { SECURITY } from '../../http/route-security.ts';
+import { acceptForms, isForm } from '../../http/forms.ts';
 import { errors } from '../../http/schemas.ts';
 import { sendError, toLoggedAppError } from '../../http/error-handler.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -22,12 +23,11 @@ import {
   decideConsent,
   openConsent,
   type AuthorizationRequest,
-} from './oauth-authorize.service.ts';
-import { acceptForms, isForm } from './oauth-forms.ts';
-import type { OauthState } from './oauth.state.ts';
-import { consentPage, describeScopes, errorPage, signInPage } from './oauth.pages.ts';
-import type { ConsentForm, ConsentJson } from './oauth.schemas.ts';
-import { AuthorizeQuery, ConsentAnswer, ConsentBody, ConsentInfo } from './oauth.schemas.ts';
+} from './authorize.service.ts';
+import type { AuthorizeState } from './authorize.state.ts';
+import { consentPage, describeScopes, errorPage, signInPage } from './authorize.pages.ts';
+import type { ConsentForm, ConsentJson } from './authorize.schemas.ts';
+import { AuthorizeQuery, ConsentAnswer, ConsentBody, ConsentInfo } from './authorize.schemas.ts';
 
 export const AUTHORIZE_PATH = '/api/public/v1/oauth/authorize';
 const CONSENT_PATH = `${AUTHORIZE_PATH}/consent`;
@@ -74,7 +74,7 @@ async function signedIn(request: FastifyRequest): Promise<MerchantPrincipal | nu
 }
 
 export const authorizeRoutes =
-  (state: OauthState): FastifyPluginAsync =>
+  (state: AuthorizeState): FastifyPluginAsync =>
   async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     acceptForms(app);

@@ -1,4 +1,4 @@
-// Client authentication at the token and revocation endpoints (RFC 6749 2.3): `client_secret_basic` (id and
+// Client authentication at the token, revocation and introspection endpoints (RFC 6749 2.3): `client_secret_basic` (id and
 // secret form-encoded, then base64) or `client_secret_post`, never both. Apps are confidential clients.
 import type { FastifyRequest } from 'fastify';
 import type { Context } from '../../context.ts';

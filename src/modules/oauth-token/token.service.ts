@@ -1,140 +1,31 @@
-// The token and revocation endpoints (RFC 6749 4.1.3 and 6, RFC 7636 4.6, RFC 7009, RFC 9700 2.2.2 and
-// 4.14). Protocol failures are OAuthError values; where a failure must also revoke something (a code or a
+// The token endpoint's two grants (RFC 6749 4.1.3 and 6, RFC 7636 4.6, RFC 9700 2.2.2 and 4.14): each one's
+// common case in a shared statement, and what the statement did not take (refuseCode, refresh-slow-path.ts).
+// Protocol failures are OAuthError values; where a failure must also revoke something (a code or a
 // refresh token used twice), the revocation commits and the error is returned, not thrown, so that the
 // transaction does not roll it back.
 import { createHash } from 'node:crypto';
 import type { Context } from '../../context.ts';
-import { hashCredential, makeCredential, parseCredential } from '../../lib/credentials.ts';
-import type { Tx } from '../../db/database.ts';
+import { hashCredential, parseCredential } from '../../lib/credentials.ts';
 import type { RequestMeta } from '../../http/request.ts';
-import { prepareAudit, writeAudit, type AuditContext } from '../audit/index.ts';
-import {
-  intersect,
-  isScope,
-  joinScopes,
-  rights,
-  splitScopes,
-  within,
-  type ClientApp,
-} from '../oauth-apps/index.ts';
-import { announceGrantRevocation, forgetGrant, noteGrantUse } from './oauth-bearer.service.ts';
+import { prepareAudit } from '../audit/index.ts';
+import { isScope, joinScopes, splitScopes, within, type ClientApp } from '../oauth-apps/index.ts';
+import * as oauth from '../oauth/index.ts';
 import { OAuthError } from './oauth.errors.ts';
-import { param, type Params } from './oauth-client-auth.ts';
-import type { OauthState } from './oauth.state.ts';
-import * as repo from './oauth.repository.ts';
+import { param, type Params } from './client-auth.ts';
+import { refreshSlowPath } from './refresh-slow-path.ts';
+import type { TokenState } from './token.state.ts';
+import {
+  answer,
+  appAudit,
+  effectiveScope,
+  invalidGrant,
+  newPair,
+  revokeLeakedFamily,
+  type Outcome,
+  type TokenAnswer,
+} from './token-outcome.ts';
 
-/** A rotated refresh token presented again this soon is taken for a lost response, not theft. */
-export const REFRESH_GRACE_MS = 60_000;
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
-
-export interface TokenAnswer {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  refresh_token: string;
-  scope: string;
-  /** The installation (API.md section 5); the route adds `store_id` and `mode`. */
-  merchant_id: string;
-}
-
-type Outcome =
-  | { ok: TokenAnswer; revokedGrant?: string; reuse?: undefined; appId?: undefined }
-  | { error: OAuthError; revokedGrant?: string; reuse?: 'code' | 'refresh'; appId?: string };
-
-function appAudit(ctx: Context, client: ClientApp, merchantId: string, meta: RequestMeta): AuditContext {
-  return { merchantId, mode: client.mode, actor: { type: 'app', id: client.id }, ...meta, clock: ctx.clock };
-}
-
-function newPair(ctx: Context) {
-  const access = makeCredential('access_token');
-  const refresh = makeCredential('refresh_token');
-  return {
-    access,
-    refresh,
-    pair: {
-      accessHash: access.hash,
-      refreshHash: refresh.hash,
-      accessTtl: ctx.config.oauth.accessTokenTtl,
-      refreshTtl: ctx.config.oauth.refreshTokenTtl,
-      issuedAt: new Date(ctx.clock.now()),
-    },
-  };
-}
-
-function answer(
-  ctx: Context,
-  tokens: ReturnType<typeof newPair>,
-  scopes: string,
-  merchantId: string,
-): TokenAnswer {
-  return {
-    access_token: tokens.access.token,
-    token_type: 'Bearer',
-    expires_in: ctx.config.oauth.accessTokenTtl,
-    refresh_token: tokens.refresh.token,
-    scope: scopes,
-    merchant_id: merchantId,
-  };
-}
-
-const invalidGrant = (why: string) => new OAuthError('invalid_grant', why);
-
-/**
- * What a token may do (API.md sections 5 and 6): its own scopes within the grant's current scopes and the
- * app's current allowed scopes. Reported as written when nothing was cut (`public:*` stays `public:*`).
- */
-export function effectiveScope(
-  own: string,
-  grantScopes: string | null | undefined,
-  allowed: readonly string[],
-): string {
-  const mine = splitScopes(own);
-  const kept = intersect(intersect(mine, splitScopes(grantScopes ?? '')), allowed);
-  return kept.length === rights(mine).size ? own : joinScopes(kept);
-}
-
-/** A reused code or refresh token: its whole family is revoked, audited and announced to every process. */
-async function revokeLeakedFamily(
-  trx: Tx,
-  audit: AuditContext,
-  row: { family_id: string; grant_id: string },
-  reuse: 'code' | 'refresh',
-  appId: string,
-  what: { action: string; fields: Record<string, unknown>; message: string },
-): Promise<Outcome> {
-  await repo.deleteFamily(trx, row.family_id);
-  await writeAudit(trx, audit, {
-    action: what.action,
-    entityType: 'oauth_grant',
-    entityId: row.grant_id,
-    fields: what.fields,
-  });
-  await announceGrantRevocation(trx, row.grant_id);
-  return { error: invalidGrant(what.message), revokedGrant: row.grant_id, reuse, appId };
-}
-
-/** Who a new pair belongs to: the family, grant and merchant of the code or token it comes from. */
-function pairOwner(
-  row: {
-    family_id: string;
-    grant_id: string;
-    merchant_id: string;
-    mode: repo.PairOwner['mode'];
-    scopes: string;
-  },
-  appId: string,
-  accessScopes: string,
-): repo.PairOwner {
-  return {
-    familyId: row.family_id,
-    grantId: row.grant_id,
-    appId,
-    merchantId: row.merchant_id,
-    mode: row.mode,
-    scopes: row.scopes,
-    accessScopes,
-  };
-}
 
 function pkceMatches(verifier: string, challenge: string): boolean {
   return createHash('sha256').update(verifier).digest('base64url') === challenge;
@@ -142,12 +33,12 @@ function pkceMatches(verifier: string, challenge: string): boolean {
 
 async function settle(
   ctx: Context,
-  state: OauthState,
+  state: TokenState,
   run: () => Promise<Outcome>,
   meta: RequestMeta,
 ): Promise<TokenAnswer> {
   const outcome = await run();
-  if (outcome.revokedGrant) forgetGrant(state.tokens, outcome.revokedGrant);
+  if (outcome.revokedGrant) oauth.forgetGrant(state.tokens, outcome.revokedGrant);
   if (outcome.reuse) {
     // After the commit: the revocation happened. The grant id and app identify it; no token is logged.
     (outcome.reuse === 'code' ? ctx.metrics.codeReuse : ctx.metrics.refreshReuse).inc();
@@ -168,7 +59,7 @@ const unknownCode = () => invalidGrant('The code is unknown, expired or was issu
 function codeProblem(
   ctx: Context,
   client: ClientApp,
-  row: repo.CodeRow,
+  row: oauth.CodeRow,
   redirectUri: string,
   verifier: string | undefined,
 ): OAuthError | undefined {
@@ -186,7 +77,7 @@ function codeProblem(
 
 export async function exchangeCode(
   ctx: Context,
-  state: OauthState,
+  state: TokenState,
   client: ClientApp,
   params: Params,
   meta: RequestMeta,
@@ -200,8 +91,8 @@ export async function exchangeCode(
   const hash = hashCredential(code);
 
   // The common case in two statements: the code read and checked here, then issued from in one statement
-  // that also marks it used, if it still is unused (repo.issueFromCodes, shared by concurrent exchanges).
-  const row = await repo.findCode(ctx.db, hash);
+  // that also marks it used, if it still is unused (oauth.issueFromCodes, shared by concurrent exchanges).
+  const row = await oauth.findCode(ctx.db, hash);
   if (
     row &&
     !row.used_at &&
@@ -219,7 +110,7 @@ export async function exchangeCode(
     });
     if (await state.exchange.submit({ ...tokens.pair, hash, audit })) {
       // last_used_at in the batched write, not here: every install's exchanges would queue on the grant row
-      noteGrantUse(ctx, state.tokens, row.grant_id);
+      oauth.noteGrantUse(ctx, state.tokens, row.grant_id);
       return answer(ctx, tokens, scope, row.merchant_id);
     }
   }
@@ -239,7 +130,7 @@ async function refuseCode(
   meta: RequestMeta,
 ): Promise<Outcome> {
   return ctx.db.transaction().execute(async (trx): Promise<Outcome> => {
-    const row = await repo.lockCode(trx, hash);
+    const row = await oauth.lockCode(trx, hash);
     if (!row || row.app_id !== client.id || row.mode !== client.mode) return { error: unknownCode() };
     if (row.used_at) {
       // RFC 6749 4.1.2 and RFC 9700 4.5: a second use means the code leaked; what it issued is revoked.
@@ -272,7 +163,7 @@ function refreshAudit(ctx: Context, client: ClientApp, meta: RequestMeta, scope:
 
 export async function refreshTokens(
   ctx: Context,
-  state: OauthState,
+  state: TokenState,
   client: ClientApp,
   params: Params,
   meta: RequestMeta,
@@ -289,7 +180,7 @@ export async function refreshTokens(
     if (requested.length === 0 || !requested.every(isScope)) {
       throw new OAuthError('invalid_scope', 'scope holds an unknown scope.');
     }
-    const row = await repo.findRefreshWithGrant(ctx.db, hash);
+    const row = await oauth.findRefreshWithGrant(ctx.db, hash);
     if (!row || row.kind !== 'refresh' || row.app_id !== client.id) {
       throw invalidGrant('The refresh token is unknown, expired, revoked or was issued to another client.');
     }
@@ -301,7 +192,7 @@ export async function refreshTokens(
   }
 
   const tokens = newPair(ctx);
-  const input: repo.RotateInput = {
+  const input: oauth.RotateInput = {
     ...tokens.pair,
     hash,
     appId: client.id,
@@ -315,181 +206,4 @@ export async function refreshTokens(
     return answer(ctx, tokens, scope, rotated.merchant_id);
   }
   return settle(ctx, state, () => refreshSlowPath(ctx, client, hash, tokens, accessScopes, meta), meta);
-}
-
-const unknownRefresh = () =>
-  invalidGrant('The refresh token is unknown, expired, revoked or was issued to another client.');
-
-/** A refresh token on the slow path, locked in its transaction, with what its checks and answers need. */
-interface Presented {
-  readonly ctx: Context;
-  readonly trx: Tx;
-  readonly client: ClientApp;
-  readonly hash: Buffer;
-  readonly row: repo.TokenRow;
-  readonly audit: AuditContext;
-  /** The pair to issue, and the narrower scope asked for its access token (null: the grant's). */
-  readonly tokens: ReturnType<typeof newPair>;
-  readonly accessScopes: string | null;
-}
-
-/** A rule of the refresh: the refusal when the token breaks it, nothing when it holds. */
-type Check = (p: Presented) => Outcome | Promise<Outcome> | undefined;
-
-/**
- * The token was not live, unrotated and unbranched: a sibling branch used for the first time, a replay in
- * the grace (a lost response, two racing refreshes: a sibling is issued), a tombstone or a replay after the
- * grace (reuse), or just invalid. Rare, so it may take a transaction and several statements. The rules come
- * in the order of RFC 6749 section 6 and API.md section 5: the token is the client's, then it is not a
- * tombstone, not expired, not replayed past the grace; then, unrotated, it is a branch's first use, and
- * rotated, a replay in the grace.
- */
-async function refreshSlowPath(
-  ctx: Context,
-  client: ClientApp,
-  hash: Buffer,
-  tokens: ReturnType<typeof newPair>,
-  accessScopes: string | null,
-  meta: RequestMeta,
-): Promise<Outcome> {
-  return ctx.db.transaction().execute(async (trx): Promise<Outcome> => {
-    const row = await lockClientsToken(trx, client, hash);
-    if (!row) return { error: unknownRefresh() };
-    const audit = appAudit(ctx, client, row.merchant_id, meta);
-    const p: Presented = { ctx, trx, client, hash, row, audit, tokens, accessScopes };
-    const refusal = refuseTombstone(p) ?? refuseExpired(p) ?? refuseAfterGrace(p);
-    if (refusal) return refusal;
-    return row.rotated_at ? replayInGrace(p) : firstUseOfBranch(p);
-  });
-}
-
-/**
- * The presented token, locked, if it is a refresh token of this client: another client's is refused and
- * left alone (RFC 6749 section 6: bound to the client it was issued to). Locks go parent first, then its
- * children, on every path: a replay of the parent and the first use of one of its branches are serialised
- * on the parent and cannot deadlock.
- */
-async function lockClientsToken(trx: Tx, client: ClientApp, hash: Buffer) {
-  const peek = await repo.findToken(trx, hash);
-  if (!peek || peek.kind !== 'refresh' || peek.app_id !== client.id) return undefined;
-  if (peek.branch_of && !peek.rotated_at && !peek.revoked_at) await repo.lockToken(trx, peek.branch_of);
-  return repo.lockToken(trx, hash);
-}
-
-/** RFC 9700 4.14.2: a revoked sibling presented again means one of two parties holds a stolen copy. */
-const refuseTombstone: Check = (p) => (p.row.revoked_at ? reuse(p, 'revoked_sibling') : undefined);
-
-/** Expired, or issued before the app's tokens were cut off (a secret rotation without overlap). */
-const refuseExpired: Check = ({ ctx, client, row }) =>
-  row.expires_at.getTime() <= ctx.clock.now() || row.created_at.getTime() < client.tokensValidAfter
-    ? { error: unknownRefresh() }
-    : undefined;
-
-/** API.md section 5: a rotated token presented again more than 60 s after its rotation is reuse. */
-const refuseAfterGrace: Check = (p) =>
-  p.row.rotated_at && p.ctx.clock.now() - p.row.rotated_at.getTime() > REFRESH_GRACE_MS
-    ? reuse(p, 'after_grace')
-    : undefined;
-
-/** The first sibling to be refreshed wins: the others become tombstones and their access tokens go. */
-async function firstUseOfBranch(p: Presented): Promise<Outcome> {
-  const { trx, hash, row, tokens } = p;
-  // Unreachable unless branched: the fast path rotates every other live token.
-  if (!row.branch_of) return { error: unknownRefresh() };
-  const siblings = await repo.lockSiblings(trx, row.branch_of);
-  // PGlite returns bytea as a Uint8Array, PostgreSQL as a Buffer: compare as Buffers.
-  const others = siblings.filter((s) => !Buffer.from(s.hash).equals(hash) && !s.revoked_at);
-  if (others.some((s) => s.rotated_at)) return reuse(p, 'sibling_already_used'); // defensive
-  await repo.tombstone(
-    trx,
-    others.map((s) => s.hash),
-  );
-  await repo.deleteTokens(
-    trx,
-    others.map((s) => s.twin_access).filter((h) => h !== null),
-  );
-  await repo.markRotated(trx, hash, tokens.pair);
-  await repo.insertPair(trx, pairOwner(row, p.client.id, p.accessScopes ?? row.scopes), tokens.pair);
-  const ok = await issue(p, { siblings_revoked: others.length });
-  if (others.length === 0) return { ok };
-  await announceGrantRevocation(trx, row.grant_id);
-  return { ok, revokedGrant: row.grant_id };
-}
-
-/**
- * API.md section 5: a rotated token presented again within the grace (a lost response, two racing
- * refreshes) gets a fresh sibling pair, and the pair issued before it stays valid until one of them is
- * refreshed; unless the branch issued from it was already used, when the other party is replaying it.
- */
-async function replayInGrace(p: Presented): Promise<Outcome> {
-  const { trx, hash, row, tokens } = p;
-  const child = row.child_refresh ? await repo.lockToken(trx, row.child_refresh) : undefined;
-  if (!child || child.rotated_at || child.revoked_at) return reuse(p, 'branch_already_used');
-  await repo.markBranch(trx, child.hash, hash, row.child_access);
-  const owner = pairOwner(row, p.client.id, p.accessScopes ?? row.scopes);
-  await repo.insertPair(trx, { ...owner, branchOf: hash }, tokens.pair);
-  await repo.setChildren(trx, hash, tokens.pair);
-  return { ok: await issue(p, { grace: true }) };
-}
-
-/** A reused refresh token: its whole family is revoked (API.md section 5). */
-function reuse(p: Presented, reason: string): Promise<Outcome> {
-  const { client } = p;
-  return revokeLeakedFamily(p.trx, p.audit, p.row, 'refresh', client.id, {
-    action: 'oauth.refresh_reuse_detected',
-    fields: { app_id: client.id, client_id: client.clientId, family_revoked: true, reason },
-    message: 'The refresh token was already used; every token of its family is revoked.',
-  });
-}
-
-/** The audit entry of the new pair, and the answer with the scope that holds now. */
-async function issue(p: Presented, fields: Record<string, unknown>): Promise<TokenAnswer> {
-  const { ctx, trx, client, row, accessScopes } = p;
-  await writeAudit(trx, p.audit, {
-    action: 'oauth.token_refreshed',
-    entityType: 'oauth_grant',
-    entityId: row.grant_id,
-    fields: {
-      app_id: client.id,
-      client_id: client.clientId,
-      grant_type: 'refresh_token',
-      ...(accessScopes ? { scope: accessScopes } : {}),
-      ...fields,
-    },
-  });
-  const grantScopes = await repo.findGrantScopes(trx, row.grant_id);
-  const scope = effectiveScope(accessScopes ?? row.scopes, grantScopes, client.allowedScopes);
-  return answer(ctx, p.tokens, scope, row.merchant_id);
-}
-
-/** RFC 7009: the answer is the same whether or not the token existed or belonged to the client. */
-export async function revokeToken(
-  ctx: Context,
-  state: OauthState,
-  client: ClientApp,
-  params: Params,
-  meta: RequestMeta,
-): Promise<void> {
-  const token = param(params, 'token');
-  param(params, 'token_type_hint'); // a hint only (RFC 7009 2.1): checked for repetition, then ignored
-  if (!token) throw new OAuthError('invalid_request', 'token is required.');
-  const kind = parseCredential(token)?.kind;
-  if (kind !== 'access_token' && kind !== 'refresh_token') return;
-  const hash = hashCredential(token);
-  const grantId = await ctx.db.transaction().execute(async (trx) => {
-    const row = await repo.lockToken(trx, hash);
-    if (!row || row.app_id !== client.id) return undefined;
-    // Revoking a refresh token revokes its whole family, access tokens included (RFC 7009 2.1).
-    if (row.kind === 'refresh') await repo.deleteFamily(trx, row.family_id);
-    else await repo.deleteTokens(trx, [hash]);
-    await writeAudit(trx, appAudit(ctx, client, row.merchant_id, meta), {
-      action: 'oauth.token_revoked',
-      entityType: 'oauth_grant',
-      entityId: row.grant_id,
-      fields: { app_id: client.id, client_id: client.clientId, token_type: `${row.kind}_token` },
-    });
-    await announceGrantRevocation(trx, row.grant_id);
-    return row.grant_id;
-  });
-  if (grantId) forgetGrant(state.tokens, grantId);
 }
