@@ -7,9 +7,13 @@ import type { SessionResolver } from './http/merchant-auth.ts';
 import type { Module } from './modules/module.ts';
 import { createMerchants } from './modules/merchants/index.ts';
 import { createIdentity } from './modules/identity/index.ts';
+import { createSecondFactors } from './modules/second-factors/index.ts';
 import { createAudit } from './modules/audit/index.ts';
 import { createOauthApps } from './modules/oauth-apps/index.ts';
 import { createOauth, recordAllowedScopesChange } from './modules/oauth/index.ts';
+import { createOauthAuthorize } from './modules/oauth-authorize/index.ts';
+import { createOauthToken } from './modules/oauth-token/index.ts';
+import { createOauthIntrospect } from './modules/oauth-introspect/index.ts';
 import { createWebhooks, retireAppWebhooks } from './modules/webhooks/index.ts';
 import { createApiKeys } from './modules/api-keys/index.ts';
 import { createMembers } from './modules/members/index.ts';
@@ -29,23 +33,29 @@ export function createModules(ctx: Context): Composition {
   const credentials = new CredentialResolvers();
   const identity = createIdentity(ctx);
   const merchants = createMerchants();
+  const audit = createAudit(ctx);
   // An app change reaches the modules that depend on apps through hooks run in its transaction.
   const oauthApps = createOauthApps(ctx, {
     allowedScopesChanged: recordAllowedScopesChange,
     deleting: retireAppWebhooks,
   });
   const apiKeys = createApiKeys(ctx);
+  // The authorization server: its grants and tokens, then the protocol's endpoints over them.
+  const apps = oauthApps.apps;
+  const { firstStores } = merchants;
+  const oauth = createOauth(ctx, { apps });
+  const { tokens } = oauth;
+  const oauthToken = createOauthToken(ctx, { apps, tokens, firstStores });
   const modules: Module[] = [
     identity,
+    createSecondFactors(ctx, { signIns: identity.signIns }),
     merchants,
-    createAudit(ctx),
+    audit,
     oauthApps,
-    createOauth(ctx, {
-      credentials,
-      apps: oauthApps.apps,
-      signIns: identity.signIns,
-      firstStores: merchants.firstStores,
-    }),
+    oauth,
+    createOauthAuthorize(ctx, { tokens, apps, signIns: identity.signIns, firstStores }),
+    oauthToken,
+    createOauthIntrospect(ctx, { credentials, tokens, limits: oauthToken.limits, apps, firstStores }),
     createWebhooks(ctx, { signIns: identity.signIns, apps: oauthApps.apps }),
     apiKeys,
     createMembers(ctx, { signIns: identity.signIns, keys: apiKeys.keys, apps: oauthApps.apps }),
