@@ -3,7 +3,10 @@
 // - lib/ is the bottom layer; db/ and the http/ toolkit never import a feature module;
 // - a module imports another only through its index.ts;
 // - only the composition root (src/app.ts, src/modules.ts, src/server.ts, src/schema.ts, src/main.ts) and
-//   the CLI put modules together.
+//   the CLI put modules together;
+// - a module split along its seams (issue 43) keeps its direction: the owner of the tables below the modules
+//   whose routes write them through it (oauth below oauth-authorize, oauth-token, oauth-introspect; identity
+//   below second-factors).
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -47,6 +50,22 @@ module.exports = {
         path: '^src/modules/[^/]+/',
         pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'],
       },
+    },
+    {
+      name: 'oauth-below-its-endpoints',
+      severity: 'error',
+      comment:
+        'The oauth module (grants, codes, tokens and their SQL) knows nothing of the protocol endpoints built over it: oauth-authorize, oauth-token and oauth-introspect write through its index.ts.',
+      from: { path: '^src/modules/oauth/' },
+      to: { path: '^src/modules/oauth-(authorize|token|introspect)/' },
+    },
+    {
+      name: 'identity-below-second-factors',
+      severity: 'error',
+      comment:
+        'The identity module (users, sessions, factors and their checks) knows nothing of the second-factors routes, which call its services.',
+      from: { path: '^src/modules/identity/' },
+      to: { path: '^src/modules/second-factors/' },
     },
     {
       name: 'modules-below-composition',

@@ -61,7 +61,7 @@ function parseBasic(header: string | undefined): Basic | undefined {
 const PER_CLIENT = { free: 20, baseMs: 1000, maxMs: 5 * 60_000, forgetMs: 10 * 60_000 };
 const PER_ADDRESS = { free: 50, baseMs: 1000, maxMs: 5 * 60_000, forgetMs: 10 * 60_000 };
 
-/** The failure budgets of one process, made by createOauth. */
+/** The failure budgets of one process, made by createOauthToken. */
 /** What client authentication keeps: its failure budgets, and the oauth-apps module's client cache. */
 export interface ClientAuthLimits {
   readonly clients: FailureLimiter;
