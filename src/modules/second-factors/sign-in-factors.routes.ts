@@ -1,5 +1,5 @@
 // The second step of a sign-in, and a sign-in with a passkey alone (API.md section 11.3). Every check of a
-// code or a recovery code draws on the sign-in failure budgets (sign-in.service.ts).
+// code or a recovery code draws on the sign-in failure budgets (the identity module's sign-in.service.ts).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
