@@ -149,12 +149,7 @@ function errorResponse(status: string): Json {
 }
 
 /** The answers and headers every operation of a mount shares. */
-function finishOperation(
-  path: string,
-  method: string,
-  op: Operation,
-  gathered: Gathered,
-): void {
+function finishOperation(path: string, method: string, op: Operation, gathered: Gathered): void {
   const key = `${method.toUpperCase()} ${path}`;
   const merchant = path.startsWith(MERCHANT);
   const publicApi = path.startsWith(PUBLIC) && !gathered.ownSecurity.has(key);
@@ -215,8 +210,9 @@ function errorEnvelope(existing: Json | undefined): Json {
 
 /** The `oauth2` scheme's URLs: the endpoints of the authorization-code flow, as their routes declare them. */
 function oauthUrls(components: Json | undefined, publicUrl: string, gathered: Gathered): void {
-  const flow = (components?.securitySchemes as { oauth2?: { flows: { authorizationCode: Json } } } | undefined)
-    ?.oauth2?.flows.authorizationCode;
+  const flow = (
+    components?.securitySchemes as { oauth2?: { flows: { authorizationCode: Json } } } | undefined
+  )?.oauth2?.flows.authorizationCode;
   const authorization = gathered.oauthFlow.get('authorization');
   const token = gathered.oauthFlow.get('token');
   if (!flow || authorization === undefined || token === undefined) {

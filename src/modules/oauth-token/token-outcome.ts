@@ -24,7 +24,12 @@ export type Outcome =
   | { ok: TokenAnswer; revokedGrant?: string; reuse?: undefined; appId?: undefined }
   | { error: OAuthError; revokedGrant?: string; reuse?: 'code' | 'refresh'; appId?: string };
 
-export function appAudit(ctx: Context, client: ClientApp, merchantId: string, meta: RequestMeta): AuditContext {
+export function appAudit(
+  ctx: Context,
+  client: ClientApp,
+  merchantId: string,
+  meta: RequestMeta,
+): AuditContext {
   return { merchantId, mode: client.mode, actor: { type: 'app', id: client.id }, ...meta, clock: ctx.clock };
 }
 
@@ -46,12 +51,7 @@ export function newPair(ctx: Context) {
 
 export type NewTokens = ReturnType<typeof newPair>;
 
-export function answer(
-  ctx: Context,
-  tokens: NewTokens,
-  scopes: string,
-  merchantId: string,
-): TokenAnswer {
+export function answer(ctx: Context, tokens: NewTokens, scopes: string, merchantId: string): TokenAnswer {
   return {
     access_token: tokens.access.token,
     token_type: 'Bearer',
