@@ -4,7 +4,10 @@
 // - a module imports another only through its index.ts;
 // - of the four modules of webhooks, a lower one never imports a higher one;
 // - only the composition root (src/app.ts, src/modules.ts, src/server.ts, src/schema.ts, src/main.ts) and
-//   the CLI put modules together.
+//   the CLI put modules together;
+// - a module split along its seams (issue 43) keeps its direction: the owner of the tables below the modules
+//   whose routes write them through it (oauth below oauth-authorize, oauth-token, oauth-introspect; identity
+//   below second-factors).
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -74,6 +77,22 @@ module.exports = {
       comment: 'The delivery engine never imports dev-loop, the merchant pages and svc listen built over it.',
       from: { path: '^src/modules/delivery/' },
       to: { path: '^src/modules/dev-loop/' },
+    },
+    {
+      name: 'oauth-below-its-endpoints',
+      severity: 'error',
+      comment:
+        'The oauth module (grants, codes, tokens and their SQL) knows nothing of the protocol endpoints built over it: oauth-authorize, oauth-token and oauth-introspect write through its index.ts.',
+      from: { path: '^src/modules/oauth/' },
+      to: { path: '^src/modules/oauth-(authorize|token|introspect)/' },
+    },
+    {
+      name: 'identity-below-second-factors',
+      severity: 'error',
+      comment:
+        'The identity module (users, sessions, factors and their checks) knows nothing of the second-factors routes, which call its services.',
+      from: { path: '^src/modules/identity/' },
+      to: { path: '^src/modules/second-factors/' },
     },
     {
       name: 'modules-below-composition',

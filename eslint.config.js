@@ -45,6 +45,56 @@ const noSleep = [
   },
 ];
 
+// Small files and small functions (issue 43): no file of src/ over 400 lines but data (the event payload
+// schemas and their examples), and no function over 120 lines but a route plugin's list of routes. Counted as
+// `wc -l` counts, blank lines and comments included. A route plugin is a function that registers routes as
+// statements of its own body (`app.get(path, …)`, `app.post(…)`, `app.route(…)`), or returns such a function
+// (`(state) => async (plugin) => {…}`); a long handler inside one is still a function of its own, and counted.
+const MAX_FILE_LINES = 400;
+const MAX_FUNCTION_LINES = 120;
+const ROUTE_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'all', 'route']);
+
+function isRoutePlugin(fn) {
+  if (fn.body.type === 'ArrowFunctionExpression' || fn.body.type === 'FunctionExpression') {
+    return isRoutePlugin(fn.body);
+  }
+  if (fn.body.type !== 'BlockStatement') return false;
+  return fn.body.body.some(
+    (st) =>
+      st.type === 'ExpressionStatement' &&
+      st.expression.type === 'CallExpression' &&
+      st.expression.callee.type === 'MemberExpression' &&
+      st.expression.callee.property.type === 'Identifier' &&
+      ROUTE_METHODS.has(st.expression.callee.property.name) &&
+      st.expression.arguments.length >= (st.expression.callee.property.name === 'route' ? 1 : 2),
+  );
+}
+
+const sizes = {
+  rules: {
+    'max-function-lines': {
+      meta: {
+        type: 'suggestion',
+        docs: {
+          description: `No function over ${MAX_FUNCTION_LINES} lines but a route plugin's list of routes.`,
+        },
+        schema: [],
+      },
+      create(context) {
+        const check = (fn) => {
+          const lines = fn.loc.end.line - fn.loc.start.line + 1;
+          if (lines <= MAX_FUNCTION_LINES || isRoutePlugin(fn)) return;
+          context.report({
+            node: fn,
+            message: `A function of ${lines} lines, over ${MAX_FUNCTION_LINES} (issue 43): split it into named steps.`,
+          });
+        };
+        return { FunctionDeclaration: check, FunctionExpression: check, ArrowFunctionExpression: check };
+      },
+    },
+  },
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -82,6 +132,20 @@ export default tseslint.config(
     // No module-level mutable state in src/ (issue 11), and one clock (issue 26): the selectors above.
     files: ['src/**/*.ts'],
     rules: { 'no-restricted-syntax': ['error', ...moduleState, ...oneClock] },
+  },
+  {
+    // Small files and small functions (issue 43): the limits above.
+    files: ['src/**/*.ts'],
+    plugins: { sizes },
+    rules: {
+      'max-lines': ['error', { max: MAX_FILE_LINES, skipBlankLines: false, skipComments: false }],
+      'sizes/max-function-lines': 'error',
+    },
+  },
+  {
+    // Data, not code: every event type's payload schema and its example, one after another.
+    files: ['src/modules/events/event-payloads.ts'],
+    rules: { 'max-lines': 'off' },
   },
   {
     // The command-line entry points take the time from the clock too.

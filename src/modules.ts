@@ -7,9 +7,13 @@ import type { SessionResolver } from './http/merchant-auth.ts';
 import type { Module } from './modules/module.ts';
 import { createMerchants } from './modules/merchants/index.ts';
 import { createIdentity } from './modules/identity/index.ts';
+import { createSecondFactors } from './modules/second-factors/index.ts';
 import { createAudit } from './modules/audit/index.ts';
 import { createOauthApps } from './modules/oauth-apps/index.ts';
 import { createOauth, recordAllowedScopesChange } from './modules/oauth/index.ts';
+import { createOauthAuthorize } from './modules/oauth-authorize/index.ts';
+import { createOauthToken } from './modules/oauth-token/index.ts';
+import { createOauthIntrospect } from './modules/oauth-introspect/index.ts';
 import { createWebhooks, retireAppWebhooks, type DeliveryHooks } from './modules/webhooks/index.ts';
 import { createOutbox } from './modules/outbox/index.ts';
 import { cancelPendingDeliveries, createDelivery, setRateLimit } from './modules/delivery/index.ts';
@@ -35,6 +39,7 @@ export function createModules(ctx: Context): Composition {
   const deliveries: DeliveryHooks = { cancelPending: cancelPendingDeliveries, setRateLimit };
   const identity = createIdentity(ctx);
   const merchants = createMerchants();
+  const audit = createAudit(ctx);
   // An app change reaches the modules that depend on apps through hooks run in its transaction.
   const oauthApps = createOauthApps(ctx, {
     allowedScopesChanged: recordAllowedScopesChange,
@@ -43,17 +48,22 @@ export function createModules(ctx: Context): Composition {
   const apiKeys = createApiKeys(ctx);
   const outbox = createOutbox(ctx);
   const delivery = createDelivery(ctx, { signal: outbox.state.ingestion.deliveries });
+  // The authorization server: its grants and tokens, then the protocol's endpoints over them.
+  const apps = oauthApps.apps;
+  const { firstStores } = merchants;
+  const oauth = createOauth(ctx, { apps });
+  const { tokens } = oauth;
+  const oauthToken = createOauthToken(ctx, { apps, tokens, firstStores });
   const modules: Module[] = [
     identity,
+    createSecondFactors(ctx, { signIns: identity.signIns }),
     merchants,
-    createAudit(ctx),
+    audit,
     oauthApps,
-    createOauth(ctx, {
-      credentials,
-      apps: oauthApps.apps,
-      signIns: identity.signIns,
-      firstStores: merchants.firstStores,
-    }),
+    oauth,
+    createOauthAuthorize(ctx, { tokens, apps, signIns: identity.signIns, firstStores }),
+    oauthToken,
+    createOauthIntrospect(ctx, { credentials, tokens, limits: oauthToken.limits, apps, firstStores }),
     createWebhooks({ signIns: identity.signIns, apps: oauthApps.apps, deliveries }),
     outbox,
     delivery,

@@ -42,7 +42,7 @@ try {
   await db.query(`insert into merchants (id, name) values ($1, 'Probe')`, [MERCHANT]);
   await seedAudit(db, MERCHANT, 1_000_000);
   const backend = (await db.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
-  // As the exchange's statements run on the oauth module's pool (src/modules/oauth/oauth.pool.ts): named,
+  // As the exchange's statements run on the oauth-token module's pool (src/modules/oauth-token/pool.ts): named,
   // planned with their values at each execution.
   await db.query(`set plan_cache_mode = force_custom_plan`);
   const write = (name: string, text: string) => {

@@ -4,7 +4,7 @@
 //
 // Counted at the drivers rather than through Kysely's `log` option, which wraps the connections Kysely makes
 // (and so does see BEGIN and COMMIT, which its drivers send through the same `executeQuery`), but not what
-// goes around Kysely: the oauth module's pool of named prepared statements (oauth.pool.ts), the request log's
+// goes around Kysely: the oauth-token module's pool of named prepared statements (its pool.ts), the request log's
 // COPY on a pool of its own (record.repository.ts), the bus's LISTEN on its own connection (bus.ts). Every
 // one of those is a `pg.Client`, and on PGlite everything goes through the one instance's `query` and `exec`
 // (`listen` too): wrapping `pg.Client.prototype.query` and PGlite's `query` and `exec` sees all of it, the

@@ -1,8 +1,9 @@
 // The OpenAPI 3.1 document as a product: generated from the route schemas by @fastify/swagger, then given
 // what generation cannot know, in one place:
-// - each route's security, from the mount it is under (its operationId, summary, tags and description are in
-//   its own schema, next to the route), the role it needs (`x-svc-role` and a sentence of its description)
-//   and its step-up (`x-svc-step-up`, the same);
+// - each route's security, from the interface it is under or, for a root route, as it declares it
+//   (route-security.ts; its operationId, summary, tags and description are in its own schema, next to the
+//   route), the role it needs (`x-svc-role` and a sentence of its description) and its step-up
+//   (`x-svc-step-up`, the same); the `oauth2` scheme's URLs from the routes that declare their step of the flow;
 // - named component schemas: every schema with a `title` is hoisted to components.schemas and referenced;
 // - the shared header parameters (X-Svc-Mode, Idempotency-Key, X-Request-Id) and response headers;
 // - every operation's error answers, and optional bodies marked as such;
@@ -15,31 +16,38 @@ import { ERROR_STATUS } from '../lib/errors.ts';
 import { neededScope } from '../lib/scopes.ts';
 import { methodsOf } from './route-hooks.ts';
 import { rolesFrom, type Role } from './roles.ts';
+import { components } from './openapi-components.ts';
+import { SECURITY, type RouteSecurity } from './route-security.ts';
 
 type Json = Record<string, unknown>;
 type Operation = Json & { parameters?: Json[]; responses?: Record<string, Json>; requestBody?: Json };
 
 const MERCHANT = '/api/v1/merchant';
 const PUBLIC = '/api/public/v1';
-const OAUTH = `${PUBLIC}/oauth`;
+const INTERNAL = '/internal/';
 const GUIDES = '/guides';
 
-const session = [{ merchantSession: [] }, { merchantCookie: [] }];
+/** What onRoute gathers of the routes for the document's finishing, which sees paths only. */
+interface Gathered {
+  /** The routes whose body may be left out: their requestBody is not required. */
+  readonly optionalBodies: Set<string>;
+  /** The routes that authenticate their caller themselves (`config.security`): not the public interface's. */
+  readonly ownSecurity: Set<string>;
+  /** The paths of the authorization-code flow's endpoints (`config.oauthFlow`). */
+  readonly oauthFlow: Map<'authorization' | 'token', string>;
+}
 
-/** Who may call a route, by mount; anonymous routes say so with an empty list. */
-function securityOf(route: RouteOptions, method: string): Json[] {
+/** Who may call a route: as it declares, else by its interface; anonymous routes say so with an empty list. */
+function securityOf(route: RouteOptions, method: string): RouteSecurity {
   const url = route.url;
-  if (url.startsWith(MERCHANT)) return route.config?.anonymous ? [] : session;
-  if (url === `${OAUTH}/authorize/consent`) return session;
-  if (url.startsWith(`${OAUTH}/authorize`)) return [];
-  // client_secret_basic, or client_secret_post (the credentials in the body: no header scheme)
-  if (url === `${OAUTH}/introspect`) return [{ clientSecretBasic: [] }, { internalToken: [] }, {}];
-  if (url.startsWith(OAUTH)) return [{ clientSecretBasic: [] }, {}];
+  if (url.startsWith(MERCHANT)) return route.config?.anonymous ? SECURITY.none : SECURITY.session;
+  if (route.config?.security) return route.config.security;
   if (url.startsWith(PUBLIC)) {
     return [{ publicBearer: [] }, { oauth2: [neededScope(method)] }];
   }
-  if (url.startsWith('/internal/')) return [{ internalToken: [] }];
-  return [];
+  // The internal interface: the platform's own services, with the internal token.
+  if (url.startsWith(INTERNAL)) return [{ internalToken: [] }];
+  return SECURITY.none;
 }
 
 /** Fastify's `/a/:id` as OpenAPI's `/a/{id}`. */
@@ -66,23 +74,22 @@ function describeStepUp(schema: Json, stepUp: 'always' | 'live'): void {
   schema.description = `${typeof schema.description === 'string' ? schema.description : ''}\n\n${sentence}`;
 }
 
-/**
- * onRoute: each route's security and role, before @fastify/swagger reads them. `optionalBodies` gathers the routes whose
- * body may be left out: their requestBody is not required.
- */
-function describeRoutes(app: FastifyInstance, optionalBodies: Set<string>): void {
+/** onRoute: each route's security and role, before @fastify/swagger reads them; and what `Gathered` holds. */
+function describeRoutes(app: FastifyInstance, gathered: Gathered): void {
   app.addHook('onRoute', (route) => {
     // Routes may share one schema object (the two well-known paths): give each its own.
     const schema = (route.schema = { ...route.schema }) as Json;
     if (schema.hide) return;
     if (route.config?.role) describeRole(schema, route.config.role);
     if (route.config?.stepUp) describeStepUp(schema, route.config.stepUp);
+    if (route.config?.oauthFlow) gathered.oauthFlow.set(route.config.oauthFlow, openApiPath(route.url));
     const methods = methodsOf(route).filter((m) => m !== 'HEAD');
     for (const method of methods) {
       const key = `${method} ${openApiPath(route.url)}`;
       schema.security = securityOf(route, method);
+      if (route.config?.security) gathered.ownSecurity.add(key);
       const body = schema.body as { '~optional'?: boolean } | undefined;
-      if (body?.['~optional']) optionalBodies.add(key);
+      if (body?.['~optional']) gathered.optionalBodies.add(key);
     }
   });
 }
@@ -142,15 +149,10 @@ function errorResponse(status: string): Json {
 }
 
 /** The answers and headers every operation of a mount shares. */
-function finishOperation(
-  path: string,
-  method: string,
-  op: Operation,
-  optionalBodies: ReadonlySet<string>,
-): void {
+function finishOperation(path: string, method: string, op: Operation, gathered: Gathered): void {
   const key = `${method.toUpperCase()} ${path}`;
   const merchant = path.startsWith(MERCHANT);
-  const publicApi = path.startsWith(PUBLIC) && !path.startsWith(OAUTH);
+  const publicApi = path.startsWith(PUBLIC) && !gathered.ownSecurity.has(key);
   const secured = Array.isArray(op.security) && op.security.length > 0;
 
   const params = (op.parameters ??= []);
@@ -159,7 +161,7 @@ function finishOperation(
   const idempotent = method === 'post' && (merchant || publicApi) && !path.startsWith(`${MERCHANT}/auth/`);
   if (idempotent) params.push({ $ref: '#/components/parameters/IdempotencyKey' });
 
-  if (op.requestBody && optionalBodies.has(key)) op.requestBody.required = false;
+  if (op.requestBody && gathered.optionalBodies.has(key)) op.requestBody.required = false;
 
   const responses = (op.responses ??= {});
   for (const [status, response] of Object.entries(responses)) {
@@ -193,101 +195,6 @@ function finishOperation(
   }
 }
 
-function components(publicUrl: string): Json {
-  return {
-    securitySchemes: {
-      merchantSession: {
-        type: 'http',
-        scheme: 'bearer',
-        description: 'A merchant session token (`svc_mst_...`) from POST /api/v1/merchant/auth/login.',
-      },
-      merchantCookie: {
-        type: 'apiKey',
-        in: 'cookie',
-        name: 'svc_session',
-        description: 'The session cookie the dashboard uses; writes must come from the service’s own origin.',
-      },
-      publicBearer: {
-        type: 'http',
-        scheme: 'bearer',
-        description:
-          'A secret key (`svc_test_sk_...`, `svc_live_sk_...`, servers only), a publishable key (`..._pk_...`, ' +
-          'read-only, safe in browsers) or an OAuth access token (`svc_oat_...`). The credential decides the mode.',
-      },
-      internalToken: {
-        type: 'http',
-        scheme: 'bearer',
-        description: 'The service’s internal token (SVC_INTERNAL_TOKEN), for the platform’s own services.',
-      },
-      clientSecretBasic: {
-        type: 'http',
-        scheme: 'basic',
-        description:
-          'client_secret_basic: the client id and secret; client_secret_post sends them in the body.',
-      },
-      oauth2: {
-        type: 'oauth2',
-        description: 'Authorization code with PKCE (S256 required); refresh tokens rotate on every use.',
-        flows: {
-          authorizationCode: {
-            authorizationUrl: `${publicUrl}${OAUTH}/authorize`,
-            tokenUrl: `${publicUrl}${OAUTH}/token`,
-            refreshUrl: `${publicUrl}${OAUTH}/token`,
-            scopes: {
-              'public:read': 'Read store data (GET requests)',
-              'public:write': 'Change store data (POST, PUT, PATCH, DELETE)',
-              'public:*': 'Read and change store data',
-            },
-          },
-        },
-      },
-    },
-    parameters: {
-      XSvcMode: {
-        name: 'X-Svc-Mode',
-        in: 'header',
-        required: false,
-        description:
-          'Merchant interface: the mode whose resources are read or created (default test). Public interface: ' +
-          'the credential decides; a header that disagrees answers 400 mode_mismatch.',
-        schema: { type: 'string', enum: ['test', 'live'] },
-      },
-      IdempotencyKey: {
-        name: 'Idempotency-Key',
-        in: 'header',
-        required: false,
-        description:
-          'Makes the POST safe to retry: the first answer is kept 24 h per principal and replayed for the same ' +
-          'request; another request with the same key answers 409 idempotency_conflict.',
-        schema: { type: 'string', minLength: 1, maxLength: 255 },
-      },
-      XRequestId: {
-        name: 'X-Request-Id',
-        in: 'header',
-        required: false,
-        description: 'Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made.',
-        schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' },
-      },
-    },
-    headers: {
-      XRequestId: { description: 'The id of this request: quote it to support.', schema: { type: 'string' } },
-      IdempotentReplayed: {
-        description: '`true` when this answer is the stored answer of an earlier request with the same key.',
-        schema: { type: 'string', enum: ['true'] },
-      },
-      RetryAfter: { description: 'Seconds to wait before trying again.', schema: { type: 'integer' } },
-      RateLimit: {
-        description: 'The remaining quota and when it resets (IETF RateLimit header fields draft).',
-        schema: { type: 'string' },
-      },
-      RateLimitPolicy: {
-        description: 'The quota policy of the caller (IETF RateLimit header fields draft).',
-        schema: { type: 'string' },
-      },
-    },
-  };
-}
-
 /** The ErrorEnvelope, with every code of the contract enumerated. */
 function errorEnvelope(existing: Json | undefined): Json {
   const envelope = structuredClone(existing ?? {}) as {
@@ -301,7 +208,22 @@ function errorEnvelope(existing: Json | undefined): Json {
   return envelope;
 }
 
-function finishDocument(doc: Json, webhooks: Json, optionalBodies: ReadonlySet<string>): Json {
+/** The `oauth2` scheme's URLs: the endpoints of the authorization-code flow, as their routes declare them. */
+function oauthUrls(components: Json | undefined, publicUrl: string, gathered: Gathered): void {
+  const flow = (
+    components?.securitySchemes as { oauth2?: { flows: { authorizationCode: Json } } } | undefined
+  )?.oauth2?.flows.authorizationCode;
+  const authorization = gathered.oauthFlow.get('authorization');
+  const token = gathered.oauthFlow.get('token');
+  if (!flow || authorization === undefined || token === undefined) {
+    throw new Error('the oauth2 scheme needs a route with config.oauthFlow authorization and one with token');
+  }
+  flow.authorizationUrl = `${publicUrl}${authorization}`;
+  flow.tokenUrl = `${publicUrl}${token}`;
+  flow.refreshUrl = `${publicUrl}${token}`;
+}
+
+function finishDocument(doc: Json, webhooks: Json, publicUrl: string, gathered: Gathered): Json {
   const schemas: Record<string, unknown> = {};
   // What endpoints receive, one entry per event type; its titled schemas are hoisted like the routes'.
   const out = hoistTitled({ ...doc, webhooks }, schemas, true) as Json & {
@@ -310,8 +232,9 @@ function finishDocument(doc: Json, webhooks: Json, optionalBodies: ReadonlySet<s
     webhooks?: Json;
   };
   for (const [path, item] of Object.entries(out.paths ?? {})) {
-    for (const [method, op] of Object.entries(item)) finishOperation(path, method, op, optionalBodies);
+    for (const [method, op] of Object.entries(item)) finishOperation(path, method, op, gathered);
   }
+  oauthUrls(out.components, publicUrl, gathered);
   // Event ids are checked by the services, which name an unknown one: the route schemas say string, and
   // the document lists the catalog's ids, which are the `webhooks` section's keys, so clients can type them.
   if (schemas.EventType) schemas.EventType = { ...(schemas.EventType as Json), enum: Object.keys(webhooks) };
@@ -329,8 +252,8 @@ function finishDocument(doc: Json, webhooks: Json, optionalBodies: ReadonlySet<s
 
 /** `webhooks`: what endpoints receive, one entry per event type (the events module's). */
 export async function registerOpenApi(app: FastifyInstance, ctx: Context, webhooks: Json): Promise<void> {
-  const optionalBodies = new Set<string>();
-  describeRoutes(app, optionalBodies);
+  const gathered: Gathered = { optionalBodies: new Set(), ownSecurity: new Set(), oauthFlow: new Map() };
+  describeRoutes(app, gathered);
   const publicUrl = ctx.config.publicUrl;
   await app.register(swagger, {
     openapi: {
@@ -377,7 +300,7 @@ export async function registerOpenApi(app: FastifyInstance, ctx: Context, webhoo
         },
         { name: 'Health', description: 'Liveness, readiness, this document and the guides.' },
       ],
-      components: components(publicUrl),
+      components: components(),
     },
     refResolver: {
       buildLocalReference: (json, _base, _fragment, i) =>
@@ -387,7 +310,8 @@ export async function registerOpenApi(app: FastifyInstance, ctx: Context, webhoo
       finishDocument(
         (documentObject as { openapiObject: Json }).openapiObject,
         webhooks,
-        optionalBodies,
+        publicUrl,
+        gathered,
       ) as never,
   });
 }

@@ -97,7 +97,7 @@ const BUDGETS = {
   },
   refresh: {
     counts:
-      'refresh_token grant, client_secret_basic: 1 autocommitted statement (oauth.repository.ts ROTATE_SQL, ' +
+      'refresh_token grant, client_secret_basic: 1 autocommitted statement (token-statements.repository.ts ROTATE_SQL, ' +
       'on pg a named prepared statement on the oauth pool) that marks the token rotated, inserts the new pair ' +
       'and the audit entry, its sealing queue row and counters; no BEGIN/COMMIT. Crypto: the client secret ' +
       '(hash, compare), the presented token hashed, the new pair made (2 x 38 random bytes) and hashed',

@@ -1,11 +1,11 @@
-// The hot statements' pool (oauth.pool.ts) keeps one generic plan per statement and connection, and that plan
+// The hot statements' pool (src/modules/oauth-token/pool.ts) keeps one generic plan per statement and connection, and that plan
 // looks each batch's rows up by key: on a new database whose tables were never analyzed, and once the tables
 // have grown and been analyzed. A connection is replaced after MAX_USES statements, and its plans with it.
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_KIND, startTestService, type TestService } from '../support/service.ts';
-import { hotPool, MAX_USES } from '../../src/modules/oauth/oauth.pool.ts';
-import { ISSUE_SQL, ROTATE_SQL } from '../../src/modules/oauth/oauth.repository.ts';
+import { hotPool, MAX_USES } from '../../src/modules/oauth-token/pool.ts';
+import { ISSUE_SQL, ROTATE_SQL } from '../../src/modules/oauth/token-statements.repository.ts';
 
 interface PlanNode {
   'Node Type': string;

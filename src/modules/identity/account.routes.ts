@@ -7,13 +7,13 @@ import type { LastUses } from '../../lib/last-uses.ts';
 import {
   LoginBody,
   Me,
+  SecondStep,
   Session,
   SessionList,
   SessionParams,
   SignupBody,
   SwitchBody,
 } from './account.schemas.ts';
-import { SecondStep } from './factors.schemas.ts';
 import * as service from './account.service.ts';
 import { endSession, sessionsOfUser, switchMerchant } from './sessions.service.ts';
 import { signIn } from './sign-in.service.ts';

@@ -69,3 +69,21 @@ export const SessionInfo = Type.Object(
 );
 export const SessionList = List(SessionInfo);
 export const SessionParams = Type.Object({ sessionID: Type.String({ maxLength: 64 }) });
+
+/** A way to give the second factor. */
+export const Method = Type.Union(
+  [Type.Literal('totp'), Type.Literal('passkey'), Type.Literal('recovery_code')],
+  { description: 'A way to give the second factor.' },
+);
+
+/** The answer of a sign-in whose user has a second factor: the second step (the second-factors module's routes). */
+export const SecondStep = Data(
+  Type.Object(
+    {
+      mfa_required: Type.Literal(true),
+      mfa_token: Type.String({ description: 'For POST /auth/login/mfa, within 5 minutes.' }),
+      methods: Type.Array(Method),
+    },
+    { title: 'SecondStep' },
+  ),
+);

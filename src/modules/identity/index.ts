@@ -1,6 +1,7 @@
 // Who acts for a merchant, and how they prove it (API.md sections 2, 11.2 and 11.3): users, their memberships,
 // passwords and the sign-in failure budgets, sessions, second factors (TOTP, recovery codes, passkeys) and
-// step-up. Merchants and stores are the merchants module's.
+// step-up, with all their tables and SQL. The routes of second factors are the second-factors module's, over
+// the services exported here. Merchants and stores are the merchants module's.
 import type { Context } from '../../context.ts';
 import type { SessionResolver } from '../../http/merchant-auth.ts';
 import type { LastUses } from '../../lib/last-uses.ts';
@@ -8,10 +9,6 @@ import { Loop, warnOnFailure } from '../../lib/loop.ts';
 import type { Module } from '../module.ts';
 import { accountRoutes } from './account.routes.ts';
 import { purgeExpiredSessions } from './account.service.ts';
-import { passkeyRoutes } from './passkeys.routes.ts';
-import { signInFactorRoutes } from './sign-in-factors.routes.ts';
-import { stepUpRoutes } from './step-up.routes.ts';
-import { totpRoutes } from './totp.routes.ts';
 import { createSessionUses, sessionResolver } from './sessions.service.ts';
 import { createSignInLimits, type SignInLimits } from './sign-in-limits.ts';
 
@@ -38,12 +35,18 @@ export {
   type Member,
   type MemberRow,
 } from './memberships.service.ts';
-export { Email, Role, Session } from './account.schemas.ts';
-export { resetFactors } from './factors.service.ts';
-export { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE, type SignInLimits } from './sign-in-limits.ts';
+export { Email, Method, Role, Session } from './account.schemas.ts';
+export { resetFactors, type FactorProof } from './factors.service.ts';
+// Second factors' enrolment, passkeys and step-up, which the second-factors module's routes call.
+export * as factors from './factors.service.ts';
+export * as passkeys from './passkeys.service.ts';
+export { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE, readMfaUser, type SignInLimits } from './sign-in-limits.ts';
 export {
+  confirmFactor,
   confirmPassword,
   signIn,
+  signInWithFactor,
+  signInWithPasskey,
   type AuthCheck,
   type PasswordCheck,
   type SignInAttempt,
@@ -79,9 +82,6 @@ export function createIdentity(ctx: Context): IdentityModule {
     sessionUses: uses,
     merchantRoutes: async (app) => {
       await app.register(accountRoutes, { signIns, uses });
-      for (const routes of [signInFactorRoutes, totpRoutes, passkeyRoutes, stepUpRoutes]) {
-        await app.register(routes, { signIns });
-      }
     },
     background: [purge],
     // Session uses gathered since the last write reach the database before the process ends.

@@ -1,65 +1,89 @@
-import type { FastifyPluginAsync } from 'fastify';
+// The authorization server's grants and tokens (API.md sections 3 and 5): the tables of grants, consents, codes,
+// token families, tokens and redactions, and all their SQL; the `access_token` resolver and its cache;
+// connections and installations with their lifecycle events; the purges; the RFC 8414 metadata. The protocol's
+// endpoints are modules of their own over this one: oauth-authorize (authorize and consent), oauth-token (the
+// token endpoint and its grants) and oauth-introspect (introspection and revocation).
 import type { Context } from '../../context.ts';
-import type { CredentialResolvers } from '../../http/public-auth.ts';
 import type { Module } from '../module.ts';
-import type { FirstStores } from '../merchants/index.ts';
-import type { SignInLimits } from '../identity/index.ts';
 import type { AppsCache } from '../oauth-apps/index.ts';
-import { authorizeRoutes } from './oauth-authorize.routes.ts';
-import { accessTokens, resolveAccessToken } from './oauth-bearer.service.ts';
-import { clientAuthLimits } from './oauth-client-auth.ts';
+import { accessTokens, resolveAccessToken, type AccessTokens } from './oauth-bearer.service.ts';
 import { connectionsRoutes } from './oauth-connections.routes.ts';
 import { housekeeping } from './oauth-housekeeping.ts';
 import { redactionLoop } from './installations.service.ts';
 import { metadataRoutes } from './oauth-metadata.routes.ts';
-import { hotPool } from './oauth.pool.ts';
-import { exchangeBatcher, refreshBatcher } from './oauth-batches.ts';
 import type { OauthState } from './oauth.state.ts';
-import { tokenRoutes } from './oauth-token.routes.ts';
 
 export { authorizationServerMetadata } from './oauth-metadata.routes.ts';
 export { sweepExpired } from './oauth-housekeeping.ts';
-export { recordAllowedScopesChange, sweepRedactions } from './installations.service.ts';
+export {
+  effectiveScopes,
+  recordAllowedScopesChange,
+  recordConsent,
+  sweepRedactions,
+} from './installations.service.ts';
+export {
+  announceGrantChange,
+  announceGrantRevocation,
+  forgetGrant,
+  noteGrantUse,
+  type AccessTokens,
+} from './oauth-bearer.service.ts';
+// The statements other modules run on these tables, in their own transactions (one owner, docs/architecture.md).
+export { findGrantScopes, writeGrant, type GrantWrite, type GrantWritten } from './grants.repository.ts';
+export {
+  findCode,
+  findConsent,
+  insertCode,
+  insertConsent,
+  lockCode,
+  takeConsent,
+  type CodeRow,
+} from './codes.repository.ts';
+export {
+  deleteFamily,
+  deleteTokens,
+  findRefreshWithGrant,
+  findToken,
+  insertPair,
+  lockSiblings,
+  lockToken,
+  markBranch,
+  markRotated,
+  setChildren,
+  tombstone,
+  type NewPair,
+  type PairOwner,
+  type TokenRow,
+} from './tokens.repository.ts';
+export {
+  issueFromCodes,
+  rotateRefresh,
+  type HotOn,
+  type IssueInput,
+  type RotateInput,
+  type Rotated,
+} from './token-statements.repository.ts';
 
 export interface OauthDeps {
-  readonly credentials: CredentialResolvers;
   readonly apps: AppsCache;
-  readonly signIns: SignInLimits;
-  readonly firstStores: FirstStores;
 }
 
-export function createOauth(ctx: Context, deps: OauthDeps): Module {
-  const pool = hotPool(ctx.config);
-  const hot = pool ? { pool } : { db: ctx.db };
-  const state: OauthState = {
-    tokens: accessTokens(ctx, deps.apps),
-    limits: clientAuthLimits(deps.apps, ctx.clock),
-    refresh: refreshBatcher(ctx, hot),
-    exchange: exchangeBatcher(ctx, hot),
-    apps: deps.apps,
-    signIns: deps.signIns,
-    firstStores: deps.firstStores,
-  };
-  const routes: FastifyPluginAsync = async (app) => {
-    await app.register(metadataRoutes);
-    await app.register(authorizeRoutes(state));
-    await app.register(tokenRoutes(state, deps.credentials));
-  };
+export interface OauthModule extends Module {
+  /** The access-token cache and the grants' last uses, which the protocol's endpoints use and evict. */
+  readonly tokens: AccessTokens;
+}
+
+export function createOauth(ctx: Context, deps: OauthDeps): OauthModule {
+  const state: OauthState = { tokens: accessTokens(ctx, deps.apps), apps: deps.apps };
   return {
     name: 'oauth',
+    tokens: state.tokens,
     merchantRoutes: connectionsRoutes(state),
-    routes,
+    routes: metadataRoutes,
     credentials: { access_token: (c, token) => resolveAccessToken(c, state.tokens, token) },
     background: [housekeeping(ctx), redactionLoop(ctx)],
-    // After HTTP drained: the rotations and exchanges in flight finish, the grants' last uses gathered since
-    // the loop's last run reach the database, then the pool closes.
-    async stop() {
-      await Promise.all([state.refresh.drained(), state.exchange.drained()]);
-      try {
-        await state.tokens.uses.stop();
-      } finally {
-        await pool?.end();
-      }
-    },
+    // After HTTP drained and the endpoints' modules stopped (their rotations and exchanges finished): the
+    // grants' last uses gathered since the loop's last run reach the database.
+    stop: () => state.tokens.uses.stop(),
   };
 }

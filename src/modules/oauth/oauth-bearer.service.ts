@@ -14,7 +14,8 @@ import { LastUses } from '../../lib/last-uses.ts';
 import { warnOnFailure } from '../../lib/loop.ts';
 import type { PublicPrincipal } from '../../http/request.ts';
 import { APPS_CHANNEL, appById, intersect, splitScopes, type AppsCache } from '../oauth-apps/index.ts';
-import { findAccessToken, recordGrantUses } from './oauth.repository.ts';
+import { recordGrantUses } from './grants.repository.ts';
+import { findAccessToken } from './tokens.repository.ts';
 
 export const GRANTS_CHANNEL = 'svc_oauth_grants';
 const MAX_ENTRIES = 100_000;

@@ -10,7 +10,7 @@ import { appById, rights, splitScopes, type AppsCache } from '../oauth-apps/inde
 import { eventsOfInstallations } from '../outbox/index.ts';
 import { effectiveScopes, recordUninstall } from './installations.service.ts';
 import { announceGrantRevocation, forgetGrant, type AccessTokens } from './oauth-bearer.service.ts';
-import * as repo from './oauth.repository.ts';
+import * as repo from './grants.repository.ts';
 
 /** Each connection with `events`: what its app receives from this merchant now, never where it goes. */
 export async function listConnections(ctx: Context, scope: Scope, input: PageInput) {

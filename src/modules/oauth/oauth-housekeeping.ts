@@ -2,7 +2,7 @@
 // size of what is live and one sweep never holds locks for long. Expiry alone already refuses them.
 import type { Context } from '../../context.ts';
 import { Loop, warnOnFailure } from '../../lib/loop.ts';
-import { purgeExpired, purgeOrphanFamilies, purgeTombstones } from './oauth.repository.ts';
+import { purgeExpired, purgeOrphanFamilies, purgeTombstones } from './housekeeping.repository.ts';
 
 const SWEEP_EVERY_MS = 60_000;
 const BATCH = 1000;

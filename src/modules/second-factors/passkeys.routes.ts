@@ -12,10 +12,8 @@ import {
   TurnOffBody,
   WebAuthnOptions,
 } from './factors.schemas.ts';
-import * as factors from './factors.service.ts';
-import * as passkeys from './passkeys.service.ts';
 import { ACCOUNT, SIGNED_IN, checkTurnOff } from './factor-request.ts';
-import { type SignInLimits } from './sign-in-limits.ts';
+import { factors, passkeys, type SignInLimits } from '../identity/index.ts';
 
 export const passkeyRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = async (plugin, { signIns }) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();

@@ -1,5 +1,5 @@
 // The second step of a sign-in, and a sign-in with a passkey alone (API.md section 11.3). Every check of a
-// code or a recovery code draws on the sign-in failure budgets (sign-in.service.ts).
+// code or a recovery code draws on the sign-in failure budgets (the identity module's sign-in.service.ts).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
@@ -7,12 +7,16 @@ import { requestMeta } from '../../http/request.ts';
 import { errors } from '../../http/schemas.ts';
 import { AppError } from '../../lib/errors.ts';
 import { AssertionOptionsBody, LoginMfaBody, LoginPasskeyBody, WebAuthnOptions } from './factors.schemas.ts';
-import * as passkeys from './passkeys.service.ts';
-import { Session } from './account.schemas.ts';
 import { ACCOUNT, oneFactor, origin } from './factor-request.ts';
-import { setSignInCookies } from './sign-in.cookies.ts';
-import { signInWithFactor, signInWithPasskey } from './sign-in.service.ts';
-import { readMfaUser, type SignInLimits } from './sign-in-limits.ts';
+import {
+  passkeys,
+  readMfaUser,
+  Session,
+  setSignInCookies,
+  signInWithFactor,
+  signInWithPasskey,
+  type SignInLimits,
+} from '../identity/index.ts';
 
 export const signInFactorRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = async (
   plugin,

@@ -1,4 +1,4 @@
-// Client authentication at the token and revocation endpoints (RFC 6749 2.3): `client_secret_basic` (id and
+// Client authentication at the token, revocation and introspection endpoints (RFC 6749 2.3): `client_secret_basic` (id and
 // secret form-encoded, then base64) or `client_secret_post`, never both. Apps are confidential clients.
 import type { FastifyRequest } from 'fastify';
 import type { Context } from '../../context.ts';
@@ -61,7 +61,7 @@ function parseBasic(header: string | undefined): Basic | undefined {
 const PER_CLIENT = { free: 20, baseMs: 1000, maxMs: 5 * 60_000, forgetMs: 10 * 60_000 };
 const PER_ADDRESS = { free: 50, baseMs: 1000, maxMs: 5 * 60_000, forgetMs: 10 * 60_000 };
 
-/** The failure budgets of one process, made by createOauth. */
+/** The failure budgets of one process, made by createOauthToken. */
 /** What client authentication keeps: its failure budgets, and the oauth-apps module's client cache. */
 export interface ClientAuthLimits {
   readonly clients: FailureLimiter;

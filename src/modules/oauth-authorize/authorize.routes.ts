@@ -7,6 +7,8 @@ import { checkOrigin, fromOwnOrigin, resolveMerchant } from '../../http/merchant
 import { checkRole } from '../../http/roles.ts';
 import { checkSecondFactor } from '../../http/second-factor.ts';
 import { merchantOf, requestMeta, type MerchantPrincipal } from '../../http/request.ts';
+import { SECURITY } from '../../http/route-security.ts';
+import { acceptForms, isForm } from '../../http/forms.ts';
 import { errors } from '../../http/schemas.ts';
 import { sendError, toLoggedAppError } from '../../http/error-handler.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -21,12 +23,11 @@ import {
   decideConsent,
   openConsent,
   type AuthorizationRequest,
-} from './oauth-authorize.service.ts';
-import { acceptForms, isForm } from './oauth-forms.ts';
-import type { OauthState } from './oauth.state.ts';
-import { consentPage, describeScopes, errorPage, signInPage } from './oauth.pages.ts';
-import type { ConsentForm, ConsentJson } from './oauth.schemas.ts';
-import { AuthorizeQuery, ConsentAnswer, ConsentBody, ConsentInfo } from './oauth.schemas.ts';
+} from './authorize.service.ts';
+import type { AuthorizeState } from './authorize.state.ts';
+import { consentPage, describeScopes, errorPage, signInPage } from './authorize.pages.ts';
+import type { ConsentForm, ConsentJson } from './authorize.schemas.ts';
+import { AuthorizeQuery, ConsentAnswer, ConsentBody, ConsentInfo } from './authorize.schemas.ts';
 
 export const AUTHORIZE_PATH = '/api/public/v1/oauth/authorize';
 const CONSENT_PATH = `${AUTHORIZE_PATH}/consent`;
@@ -73,7 +74,7 @@ async function signedIn(request: FastifyRequest): Promise<MerchantPrincipal | nu
 }
 
 export const authorizeRoutes =
-  (state: OauthState): FastifyPluginAsync =>
+  (state: AuthorizeState): FastifyPluginAsync =>
   async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     acceptForms(app);
@@ -122,7 +123,8 @@ export const authorizeRoutes =
       AUTHORIZE_PATH,
       {
         // Installing an app on the store is an admin's (API.md section 11.2): a member below sees why here.
-        config: { role: 'admin' },
+        // The page signs the merchant in itself: open to anyone.
+        config: { role: 'admin', security: SECURITY.none, oauthFlow: 'authorization' },
         schema: {
           operationId: 'authorize',
           summary: 'Start an install: sign-in and consent (RFC 6749 4.1.1)',
@@ -194,6 +196,7 @@ export const authorizeRoutes =
     app.post(
       LOGIN_PATH,
       {
+        config: { security: SECURITY.none },
         schema: {
           operationId: 'signInToAuthorize',
           summary: 'The sign-in form of the authorize page',
@@ -261,7 +264,7 @@ export const authorizeRoutes =
     app.post(
       CONSENT_PATH,
       {
-        config: { role: 'admin' },
+        config: { role: 'admin', security: SECURITY.session },
         schema: {
           operationId: 'submitConsent',
           summary: 'Approve or deny a consent',

@@ -8,11 +8,8 @@ import { STEP_UP_WINDOW_MS } from '../../http/second-factor.ts';
 import { AppError } from '../../lib/errors.ts';
 import { iso } from '../../lib/time.ts';
 import { StepUp, StepUpBody, WebAuthnOptions } from './factors.schemas.ts';
-import * as factors from './factors.service.ts';
-import * as passkeys from './passkeys.service.ts';
 import { ACCOUNT, oneFactor, origin } from './factor-request.ts';
-import { confirmFactor } from './sign-in.service.ts';
-import { type SignInLimits } from './sign-in-limits.ts';
+import { confirmFactor, factors, passkeys, type SignInLimits } from '../identity/index.ts';
 
 export const stepUpRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = async (plugin, { signIns }) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();

@@ -18,11 +18,9 @@ import {
   type ClientApp,
 } from '../oauth-apps/index.ts';
 import { installedStoreId } from '../merchants/index.ts';
-import { announceGrantChange, forgetGrant } from './oauth-bearer.service.ts';
-import { effectiveScopes, recordConsent } from './installations.service.ts';
-import type { OauthState } from './oauth.state.ts';
+import * as oauth from '../oauth/index.ts';
+import type { AuthorizeState } from './authorize.state.ts';
 import { userActor, type RequestMeta } from '../../http/request.ts';
-import * as repo from './oauth.repository.ts';
 
 const CONSENT_TTL_MS = 10 * 60_000;
 // RFC 7636 4.2: the S256 challenge is base64url(SHA-256) without padding, 43 characters.
@@ -130,7 +128,7 @@ export async function openConsent(
 ): Promise<string> {
   const now = ctx.clock.now();
   const id = newId('consent', now);
-  await repo.insertConsent(ctx.db, {
+  await oauth.insertConsent(ctx.db, {
     id,
     app_id: request.app.id,
     merchant_id: merchantId,
@@ -169,7 +167,7 @@ export interface Decider {
  * records the grant and its lifecycle event (app.installed, or app.scopes_updated) in one transaction.
  */
 export async function decideConsent(
-  state: Pick<OauthState, 'apps' | 'tokens' | 'firstStores'>,
+  state: Pick<AuthorizeState, 'apps' | 'tokens' | 'firstStores'>,
   ctx: Context,
   who: Decider,
   consentId: string,
@@ -178,7 +176,7 @@ export async function decideConsent(
 ): Promise<string | undefined> {
   // The app and the store are read before the transaction: the app cache and the store memo read through
   // the root connection, which on PGlite would wait for the transaction that holds it.
-  const pending = await repo.findConsent(ctx.db, who.merchantId, consentId);
+  const pending = await oauth.findConsent(ctx.db, who.merchantId, consentId);
   // Nothing is consumed or written unless the answer's redirect can be sent.
   if (!pending || uriTextIssue(pending.redirect_uri)) return undefined;
   const app = await appById(state.apps, ctx, pending.app_id);
@@ -187,7 +185,7 @@ export async function decideConsent(
   let changedGrant: string | undefined;
   const now = ctx.clock.now();
   const location = await ctx.db.transaction().execute(async (trx) => {
-    const consent = await repo.takeConsent(trx, who.merchantId, consentId, new Date(now));
+    const consent = await oauth.takeConsent(trx, who.merchantId, consentId, new Date(now));
     if (!consent || consent.app_id !== app.id) return undefined;
     const audit: AuditContext = {
       merchantId: who.merchantId,
@@ -212,7 +210,7 @@ export async function decideConsent(
         iss,
       });
     }
-    const grant = await repo.writeGrant(trx, {
+    const grant = await oauth.writeGrant(trx, {
       id: newId('grant', now),
       app_id: app.id,
       merchant_id: who.merchantId,
@@ -221,7 +219,7 @@ export async function decideConsent(
       store_id: storeId,
     });
     const grantId = grant.id;
-    await recordConsent(
+    await oauth.recordConsent(
       trx,
       {
         grantId,
@@ -229,15 +227,15 @@ export async function decideConsent(
         merchantId: who.merchantId,
         mode: app.mode,
         storeId,
-        scopes: effectiveScopes(consent.scopes, app.allowedScopes),
+        scopes: oauth.effectiveScopes(consent.scopes, app.allowedScopes),
       },
       grant.previousScopes === null
         ? null
-        : { scopes: effectiveScopes(grant.previousScopes, app.allowedScopes) },
+        : { scopes: oauth.effectiveScopes(grant.previousScopes, app.allowedScopes) },
       new Date(now),
     );
     const code = makeCredential('authorization_code');
-    await repo.insertCode(trx, {
+    await oauth.insertCode(trx, {
       hash: code.hash,
       grant_id: grantId,
       app_id: app.id,
@@ -259,10 +257,10 @@ export async function decideConsent(
     });
     // A new consent replaces the grant's scopes: every token of the grant is bound by them at once, on
     // every process (API.md section 5).
-    await announceGrantChange(trx, grantId);
+    await oauth.announceGrantChange(trx, grantId);
     changedGrant = grantId;
     return withParams(consent.redirect_uri, { code: code.token, state: returned, iss });
   });
-  if (changedGrant) forgetGrant(state.tokens, changedGrant);
+  if (changedGrant) oauth.forgetGrant(state.tokens, changedGrant);
   return location;
 }

@@ -14,7 +14,7 @@ import {
   type IssueInput,
   type RotateInput,
   type Rotated,
-} from './oauth.repository.ts';
+} from '../oauth/index.ts';
 
 // Two cores: four statements in flight keep PostgreSQL busy while Node prepares the next batch. PGlite
 // serves one statement at a time: a second in flight would only wait in its driver, and grow no batch.

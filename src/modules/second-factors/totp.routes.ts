@@ -7,9 +7,8 @@ import { EmptyBody, errors } from '../../http/schemas.ts';
 import { STEP_UP_WINDOW_MS, steppedUp } from '../../http/second-factor.ts';
 import { iso } from '../../lib/time.ts';
 import { ConfirmTotpBody, Factors, RecoveryCodes, TotpEnrolment, TurnOffBody } from './factors.schemas.ts';
-import * as factors from './factors.service.ts';
 import { ACCOUNT, SIGNED_IN, checkTurnOff, noStore } from './factor-request.ts';
-import { type SignInLimits } from './sign-in-limits.ts';
+import { factors, type SignInLimits } from '../identity/index.ts';
 
 export const totpRoutes: FastifyPluginAsync<{ signIns: SignInLimits }> = async (plugin, { signIns }) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();

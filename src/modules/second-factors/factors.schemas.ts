@@ -1,6 +1,7 @@
 // Second factors, two-step sign-in, step-up and the team's requirement (API.md section 11.3).
 import { Type } from 'typebox';
 import { Body, Data, List, PlainText, Timestamp } from '../../http/schemas.ts';
+import { Method } from '../identity/index.ts';
 
 const Code = Type.String({ pattern: '^[0-9]{6}$', description: 'A 6-digit TOTP code.' });
 const RecoveryCode = Type.String({ minLength: 1, maxLength: 64, description: 'One of the recovery codes.' });
@@ -68,22 +69,6 @@ const Factor = {
   recovery_code: Type.Optional(RecoveryCode),
   passkey: Type.Optional(PasskeyAssertion),
 };
-
-export const Method = Type.Union(
-  [Type.Literal('totp'), Type.Literal('passkey'), Type.Literal('recovery_code')],
-  { description: 'A way to give the second factor.' },
-);
-
-export const SecondStep = Data(
-  Type.Object(
-    {
-      mfa_required: Type.Literal(true),
-      mfa_token: Type.String({ description: 'For POST /auth/login/mfa, within 5 minutes.' }),
-      methods: Type.Array(Method),
-    },
-    { title: 'SecondStep' },
-  ),
-);
 
 export const LoginMfaBody = Body({ mfa_token: Type.String({ minLength: 1, maxLength: 512 }), ...Factor });
 export const StepUpBody = Body(Factor);

@@ -5,10 +5,13 @@ import type { Context } from '../../context.ts';
 import { auditContext, merchantOf } from '../../http/request.ts';
 import { steppedUp } from '../../http/second-factor.ts';
 import { AppError, invalid } from '../../lib/errors.ts';
-import type { FactorProof } from './factors.service.ts';
-import { deviceCookieOf } from './sign-in.cookies.ts';
-import { confirmFactor, confirmPassword } from './sign-in.service.ts';
-import { type SignInLimits } from './sign-in-limits.ts';
+import {
+  confirmFactor,
+  confirmPassword,
+  deviceCookieOf,
+  type FactorProof,
+  type SignInLimits,
+} from '../identity/index.ts';
 
 export const ACCOUNT = ['Merchant account'];
 export const SIGNED_IN = { role: 'viewer', enrolment: true } as const;

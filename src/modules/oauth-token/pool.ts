@@ -1,5 +1,5 @@
 // A small pg pool of the module's own, on PostgreSQL only, for the statements that run as named prepared
-// statements (Kysely cannot name them). Made by createOauth, ended by its stop.
+// statements (Kysely cannot name them). Made by createOauthToken, ended by its stop.
 import type pg from 'pg';
 import type { Config } from '../../config.ts';
 import { createPool } from '../../db/pg-pool.ts';

@@ -1,0 +1,42 @@
+import { Type } from 'typebox';
+
+const param = (description: string) => Type.Optional(Type.String({ description }));
+
+/** Form or JSON, the same fields; unknown parameters are ignored (RFC 6749 3.2). */
+export const TokenBody = Type.Object(
+  {
+    grant_type: param('authorization_code or refresh_token'),
+    code: param('The authorization code (svc_oac_...).'),
+    redirect_uri: param('The redirect URI of the authorization request.'),
+    code_verifier: param('The PKCE verifier.'),
+    refresh_token: param('The refresh token (svc_ort_...).'),
+    scope: param('refresh_token grant: a subset of the granted scopes.'),
+    client_id: param('client_secret_post: the client id.'),
+    client_secret: param('client_secret_post: the client secret.'),
+  },
+  { additionalProperties: true },
+);
+
+export const TokenResponse = Type.Object(
+  {
+    access_token: Type.String(),
+    token_type: Type.Literal('Bearer'),
+    expires_in: Type.Integer(),
+    refresh_token: Type.String(),
+    scope: Type.String({ description: "The effective scope: granted, within the app's allowed scopes." }),
+    merchant_id: Type.String({ description: 'The merchant that installed the app.' }),
+    store_id: Type.Union([Type.String(), Type.Null()], {
+      description: 'The store the app acts on: the `storeID` of the cart route. Also in GET /stores.',
+    }),
+    mode: Type.Union([Type.Literal('test'), Type.Literal('live')], { description: 'The mode of the app.' }),
+  },
+  { title: 'TokenResponse' },
+);
+
+export const OAuthErrorBody = Type.Object(
+  {
+    error: Type.String(),
+    error_description: Type.Optional(Type.String()),
+  },
+  { title: 'OAuthError' },
+);

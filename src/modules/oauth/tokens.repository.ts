@@ -1,0 +1,175 @@
+// The SQL of token families and tokens on the slow paths (a rotation under lock, sibling branches, tombstones,
+// revocation) and of the bearer check. The hot statements are in token-statements.repository.ts.
+import { sql, type Selectable } from 'kysely';
+import type { Executor } from '../../db/database.ts';
+import type { Mode } from '../../lib/credentials.ts';
+import type { OAuthTokensTable } from './oauth.table.ts';
+
+export type TokenRow = Selectable<OAuthTokensTable>;
+
+/** Cascades to every token of the family. */
+export async function deleteFamily(db: Executor, familyId: string): Promise<void> {
+  await db.deleteFrom('oauth_families').where('id', '=', familyId).execute();
+}
+
+export interface NewPair {
+  accessHash: Buffer;
+  refreshHash: Buffer;
+  accessTtl: number;
+  refreshTtl: number;
+  /**
+   * The service's time when the pair was made: its tokens' `created_at`, their expiries' start, and the time
+   * the statement that issues it checks and marks the old code or token against.
+   */
+  issuedAt: Date;
+}
+
+const expiry = (pair: NewPair, ttl: number) => new Date(pair.issuedAt.getTime() + ttl * 1000);
+
+export interface PairOwner {
+  familyId: string;
+  grantId: string;
+  appId: string;
+  merchantId: string;
+  mode: Mode;
+  /** Of the refresh token: what was granted. */
+  scopes: string;
+  /** Of the access token: the grant's, or a subset asked for on refresh. */
+  accessScopes: string;
+  /** A sibling branch: the hash of the refresh token it branches from. */
+  branchOf?: Buffer;
+}
+
+export async function insertPair(db: Executor, owner: PairOwner, pair: NewPair): Promise<void> {
+  const common = {
+    family_id: owner.familyId,
+    grant_id: owner.grantId,
+    app_id: owner.appId,
+    merchant_id: owner.merchantId,
+    mode: owner.mode,
+  };
+  await db
+    .insertInto('oauth_tokens')
+    .values([
+      {
+        ...common,
+        hash: pair.accessHash,
+        kind: 'access',
+        scopes: owner.accessScopes,
+        created_at: pair.issuedAt,
+        expires_at: expiry(pair, pair.accessTtl),
+      },
+      {
+        ...common,
+        hash: pair.refreshHash,
+        kind: 'refresh',
+        scopes: owner.scopes,
+        created_at: pair.issuedAt,
+        expires_at: expiry(pair, pair.refreshTtl),
+        ...(owner.branchOf ? { branch_of: owner.branchOf, twin_access: pair.accessHash } : {}),
+      },
+    ])
+    .execute();
+}
+
+export async function findToken(db: Executor, hash: Buffer) {
+  return db.selectFrom('oauth_tokens').selectAll().where('hash', '=', hash).executeTakeFirst();
+}
+
+export async function lockToken(db: Executor, hash: Buffer) {
+  return db.selectFrom('oauth_tokens').selectAll().where('hash', '=', hash).forUpdate().executeTakeFirst();
+}
+
+/** With the grant's current scopes, which bound the token's (a token of a deleted grant is not found). */
+export async function findAccessToken(db: Executor, hash: Buffer) {
+  return db
+    .selectFrom('oauth_tokens as t')
+    .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
+    .select([
+      't.grant_id',
+      't.app_id',
+      't.merchant_id',
+      't.mode',
+      't.scopes',
+      'g.scopes as grant_scopes',
+      't.created_at',
+      't.expires_at',
+    ])
+    .where('t.hash', '=', hash)
+    .where('t.kind', '=', 'access')
+    .executeTakeFirst();
+}
+
+/** A refresh token with its grant's current scopes, for checking a narrowing `scope` before rotating. */
+export async function findRefreshWithGrant(db: Executor, hash: Buffer) {
+  return db
+    .selectFrom('oauth_tokens as t')
+    .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
+    .select(['t.kind', 't.app_id', 't.scopes', 'g.scopes as grant_scopes'])
+    .where('t.hash', '=', hash)
+    .executeTakeFirst();
+}
+
+export async function deleteTokens(db: Executor, hashes: Buffer[]): Promise<void> {
+  if (hashes.length === 0) return;
+  await db.deleteFrom('oauth_tokens').where('hash', 'in', hashes).execute();
+}
+
+export async function setChildren(db: Executor, hash: Buffer, pair: NewPair): Promise<void> {
+  await db
+    .updateTable('oauth_tokens')
+    .set({ child_access: pair.accessHash, child_refresh: pair.refreshHash })
+    .where('hash', '=', hash)
+    .execute();
+}
+
+/** The slow path's rotation of a token it holds locked: marks it used and names the pair it issued. */
+export async function markRotated(db: Executor, hash: Buffer, pair: NewPair): Promise<void> {
+  await db
+    .updateTable('oauth_tokens')
+    .set({ rotated_at: pair.issuedAt, child_access: pair.accessHash, child_refresh: pair.refreshHash })
+    .where('hash', '=', hash)
+    .execute();
+}
+
+/**
+ * Makes the unused pair issued from `parent` a sibling branch, before another sibling is issued beside it;
+ * a pair that already is one keeps its twin. From then on its refresh leaves the fast path.
+ */
+export async function markBranch(
+  db: Executor,
+  child: Buffer,
+  parent: Buffer,
+  twinAccess: Buffer | null,
+): Promise<void> {
+  await db
+    .updateTable('oauth_tokens')
+    .set((eb) => ({
+      branch_of: parent,
+      twin_access: eb.fn.coalesce('twin_access', sql<Buffer | null>`${twinAccess}::bytea`),
+    }))
+    .where('hash', '=', child)
+    .execute();
+}
+
+/** The refresh tokens of every sibling branch of `parent`, locked in one order. */
+export async function lockSiblings(db: Executor, parent: Buffer) {
+  return db
+    .selectFrom('oauth_tokens')
+    .selectAll()
+    .where('branch_of', '=', parent)
+    .where('kind', '=', 'refresh')
+    .orderBy('hash')
+    .forUpdate()
+    .execute();
+}
+
+/** Revoked siblings stay as tombstones (presenting one is reuse) until their family ends. */
+export async function tombstone(db: Executor, hashes: Buffer[]): Promise<void> {
+  if (hashes.length === 0) return;
+  await db
+    .updateTable('oauth_tokens')
+    .set({ revoked_at: sql<Date>`now()` })
+    .where('hash', 'in', hashes)
+    .execute();
+}
