@@ -85,6 +85,20 @@ describe('holdings', () => {
     expect(holdings.size).toBe(1);
   });
 
+  it("gives back a rate_limit's delivery that missed its slot; an adaptive pace's starts late", () => {
+    // The process was held 100 ms past both slots' start. A rate_limit's slot started that late could put
+    // rate_limit + 1 into a second; a pace learnt from 429s is no promise, and giving its late slots back
+    // gave them back again at each claim while the process stayed held (a loaded run: 140 attempts of 120
+    // deliveries in 60 s, most of the rest claimed and given back over and over).
+    const { holdings, log } = harness(4);
+    const paced = (id: string, limited: boolean) =>
+      ({ ...row(id, `wh_${id}`), start_at: 900, limited }) as ClaimedDelivery;
+    holdings.take(paced('limit', true), 5_000);
+    holdings.take(paced('pace', false), 5_000);
+    expect(log.missed).toEqual(['limit']);
+    expect(log.started).toEqual(['pace']);
+  });
+
   it('gives back a delivery claimed too late to start at all', () => {
     const { holdings, log, setNow } = harness(4);
     setNow(6_000);

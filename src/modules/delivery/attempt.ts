@@ -127,8 +127,9 @@ export async function runAttempt(
   }
   const headers = signedHeaders(keys.forDelivery(row, now), row.event_id, row.payload, now);
   const { webhookTimeoutMs } = ctx.config;
-  // A paced delivery is written within its slot or not at all (sendOnce rejects, the worker gives it back).
-  const writeBy = row.start_at === null ? undefined : row.start_at + START_LATE_MS;
+  // A delivery paced by a rate_limit is written within its slot or not at all (sendOnce rejects, the worker
+  // gives it back).
+  const writeBy = row.start_at !== null && row.limited ? row.start_at + START_LATE_MS : undefined;
   const result = await sendOnce(
     agent,
     row.url,

@@ -31,6 +31,12 @@ export interface ClaimedDelivery {
   deliverable: boolean;
   /** The start of its slot (epoch ms, the claim's clock) when its endpoint is paced; null: at once. */
   start_at: number | null;
+  /**
+   * Its slot is a rate_limit's, a promise to the endpoint: started within START_LATE_MS of it or given back
+   * (holdings.ts). An adaptive pace's slot may start late: that pace is what the endpoint's answers showed it
+   * takes, and a late start costs at worst a 429, which lowers it.
+   */
+  limited: boolean;
   /** It has an ordering key (a per_object endpoint): its outcome may release the next of its key. */
   ordered: boolean;
 }
@@ -138,6 +144,7 @@ export async function claimDeliveries(db: Executor, o: ClaimOptions): Promise<Cl
     ), ${sql.join(steps)}
     select c.*, e.payload, w.app_id, w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at,
            (w.status = 'enabled' and w.deleted_at is null) as deliverable, s.start_ms as start_at,
+           coalesce(s.limited, false) as limited,
            false as summary, null::int as parked_count, null::float8 as wake_ms, null::boolean as special
     from claimed c
     cross join lateral (select payload from events where id = c.event_id offset 0) e
@@ -149,7 +156,7 @@ export async function claimDeliveries(db: Executor, o: ClaimOptions): Promise<Cl
     -- waits its least) when another transaction held a paced endpoint's row, most often a recording of its
     -- outcomes: no other claim may have given its slots
     select null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-           null, null, null, true,
+           null, null, null, null, true,
            (select count(*)::int from parked),
            least(
              (select min(x.first + x.slots_used * x.spacing) - ${o.horizonMs}::float8 from paced x
@@ -177,6 +184,7 @@ function paceAllowance(o: ClaimOptions, held: Held): RawBuilder<unknown> {
       for update skip locked
     ), allowance as (
       select p.webhook_id, p.parked, p.parks = s.parks as unchanged, r.rate, g.free, r.spacing, f.first,
+             p.rate_limit is not null as limited,
              case when r.rate is null then g.free
                   else least(g.free, greatest(0, ceil(
                     (${nowMs}::float8 + ${o.horizonMs}::float8 - f.first) / r.spacing
@@ -277,7 +285,7 @@ function lease(o: ClaimOptions): RawBuilder<unknown> {
         and (d.locked_until is null or d.locked_until <= ${now}::timestamptz)
       for update skip locked
     ), slotted as (
-      select ch.id, ch.webhook_id,
+      select ch.id, ch.webhook_id, a.limited,
              a.first + (row_number() over (partition by ch.webhook_id order by ch.next_attempt_at nulls last, ch.id)
                - 1) * a.spacing as start_ms
       from chosen ch

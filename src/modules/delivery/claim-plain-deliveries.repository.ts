@@ -50,13 +50,14 @@ export async function claimPlainDeliveries(db: Executor, o: ClaimOptions): Promi
     )
     select c.*, e.payload, w.app_id, w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at,
            (w.status = 'enabled' and w.deleted_at is null) as deliverable, null::float8 as start_at,
+           false as limited,
            false as summary, null::int as parked_count, null::float8 as wake_ms, null::boolean as special
     from claimed c
     cross join lateral (select payload from events where id = c.event_id offset 0) e
     cross join lateral (select * from webhooks where id = c.webhook_id offset 0) w
     union all
     select null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-           null, null, null, true, 0, null,
+           null, null, null, null, true, 0, null,
            exists (select 1 from paced) or exists (select 1 from candidates where ordering_key is not null)
              or exists (select 1 from webhook_paces where parked)
   `.execute(db);

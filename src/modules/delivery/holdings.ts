@@ -2,9 +2,10 @@
 // lease is given back. A delivery of a paced endpoint first waits for the start of its slot (given by the
 // claim). A webhook has at most `perWebhook` attempts under way here; its other claimed deliveries wait in its
 // queue, in claim order, and the next starts the moment one of its attempts ends, with no database round trip
-// in between. A paced delivery that could not start within START_LATE_MS of its slot's start gives its lease
-// back instead: starting later could put more than the endpoint's rate into one second. The same deadline holds
-// when its request is written (sender.ts): a start on time whose connect was delayed is given back too.
+// in between. A delivery paced by a rate_limit that could not start within START_LATE_MS of its slot's start
+// gives its lease back instead: starting later could put more than the endpoint's rate_limit into one second.
+// The same deadline holds when its request is written (sender.ts): a start on time whose connect was delayed is
+// given back too. A slot of an adaptive pace alone may start late (`limited` in claim-deliveries.repository.ts).
 import type { ClaimedDelivery } from './claim-deliveries.repository.ts';
 
 /** How late after its slot's start a paced delivery may still start, and be written (see SPACING_MARGIN_MS). */
@@ -114,7 +115,7 @@ export class Holdings {
       this.steps.giveBack(row);
       return false;
     }
-    if (row.start_at && now > row.start_at + START_LATE_MS) {
+    if (row.start_at && row.limited && now > row.start_at + START_LATE_MS) {
       this.steps.missed(row);
       return false;
     }

@@ -152,6 +152,7 @@ export async function testWebhook(
       deliverable: true,
       // an explicit request of the merchant, sent at once: it takes no slot of the endpoint's pace
       start_at: null,
+      limited: false,
       ordered: false,
     };
   });
