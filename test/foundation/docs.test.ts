@@ -247,7 +247,7 @@ const readsOf = (file: string, named = false) =>
     ),
   ].map((m) => m[1]!);
 
-it('names only environment variables that src/config.ts reads (or a test, bench, script or example)', () => {
+it('names only environment variables that src/config.ts reads (or a test, bench, script or example), and all of its own', () => {
   const config = new Set(readsOf('src/config.ts', true));
   const elsewhere = new Set(
     globSync(['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'examples/**/*.ts'], { cwd: ROOT }).flatMap(
@@ -263,6 +263,13 @@ it('names only environment variables that src/config.ts reads (or a test, bench,
       ? [...config].some((v) => v.startsWith(name.slice(0, -1)))
       : config.has(name) || elsewhere.has(name);
   expect(strays(named, known)).toEqual([]);
+  // and the README's configuration table lists every one src/config.ts reads
+  const readme = read('README.md');
+  const table = readme.slice(
+    readme.indexOf('## Configuration'),
+    readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1),
+  );
+  expect([...config].filter((v) => !table.includes(`\`${v}\``))).toEqual([]);
 });
 
 it('names only routes that the app serves, by the method named', () => {
