@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 // the repositories, so that every repository statement the suite runs also runs on PGlite at least once
 // (`node scripts/pglite-coverage.ts` checks it, with the browser tests, whose services are on PGlite too).
 // The rest (the HTTP edge, limits, OAuth client libraries, commands, guides, pure units) runs on PostgreSQL
-// only. docs/decisions.md, "The suite in minutes".
+// only. docs/decisions/0020-every-test-on-postgresql-some-on-pglite-too.md.
 const ON_PGLITE_TOO = [
   // the embedded path: data directory, its lock, the one connection, the in-process bus
   'test/cli/data-dir-lock.test.ts', // one process per data directory, the lock named to the second

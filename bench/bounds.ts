@@ -69,17 +69,17 @@ export const BOUNDS: Readonly<Record<string, string>> = {
     'One statement, a PL/pgSQL function with cached plans, inserting the event and 1,000 deliveries.',
   'fan-out to 1,000 app webhooks':
     "The same statement, the webhooks found through the merchant's 1,000 grants: 1.21-1.43x the merchant's own " +
-    'measured on the statement alone (docs/decisions.md, app webhooks).',
+    'measured on the statement alone (docs/decisions/0108-app-fan-out-in-the-outbox.md).',
   'app delivery throughput, 10,000 installs':
     'The events spread over 10,000 installing stores; 0.56-1.54 of the own webhook across runs on a loaded host ' +
-    '(docs/decisions.md, app webhooks): the rate follows what the machine gives the delivery workers.',
+    '(docs/decisions/0108-app-fan-out-in-the-outbox.md): the rate follows what the machine gives the delivery workers.',
   'ingestion p99, 50 installed apps':
     '51 deliveries committed with each event instead of 1; at 10 events/s a round has 50 answers, so its p99 is ' +
-    "its worst one, and the p99 of both sides moves 2-3x with the machine's load (docs/decisions.md, app webhooks).",
+    "its worst one, and the p99 of both sides moves 2-3x with the machine's load (docs/decisions/0108-app-fan-out-in-the-outbox.md).",
   'per_object throughput (1,000 keys)':
     "A per_object webhook holds an object's key while its delivery is in flight: 1,000 keys under 32 slots.",
   'paced endpoint: settled after':
-    'The pace law (docs/decisions.md, "Pace, sequence and order"): a second of grace after a decrease, refined ' +
+    'The pace law (docs/decisions/0116-pace-law.md): a second of grace after a decrease, refined ' +
     "by that second's successes; it settled at once at 93-100/s in the tenth pass.",
   'paced endpoint: deliveries/s after 10 s':
     'As "settled after": the learned pace, held while the backlog lasts.',

@@ -3,7 +3,7 @@
 // route (GET /api/v1/merchant/developer/requests) once a second: entries reach the log in batches about a
 // second after their answer, and a call that started earlier can be written later than one that started
 // after it, so each poll reads the last LAG_MS by time and prints only the entries it has not printed yet.
-// Polling needs nothing of the service beyond the route every other reader uses (docs/decisions.md).
+// Polling needs nothing of the service beyond the route every other reader uses (docs/decisions/0091-logs-tail-polls.md).
 import { CliError, type Command } from './command.ts';
 import { apiError, apiUrl, requireSession, type StoredSession } from './session.ts';
 import { systemClock } from '../lib/time.ts';

@@ -96,7 +96,7 @@ function admit(
     last4: token.slice(-4),
   };
   // Seed 5.4: a secret key or an access token must not be used from browser code. Every browser sends
-  // `Origin` on a cross-origin call; server-side HTTP clients do not (see docs/decisions.md).
+  // `Origin` on a cross-origin call; server-side HTTP clients do not (see docs/decisions/0011-secret-credentials-refused-from-browsers.md).
   if (principal.kind !== 'publishable_key' && request.headers.origin !== undefined) {
     metrics.authFailure.browser.inc();
     return new AppError(

@@ -5,7 +5,7 @@
 // locally, topping it up in the background when half is gone. A round trip per request cost the public read
 // about 30% here; leases cost a round trip per tenth of a second per busy owner. The price is accuracy: a
 // process may hold up to one lease unspent (under-serving by at most a lease per process), and spends a lease
-// for up to a second after taking it (see docs/decisions.md). A process waits for Redis before its first
+// for up to a second after taking it (see docs/decisions/0086-public-rate-limits-shared-by-redis-leases.md). A process waits for Redis before its first
 // request; if Redis cannot be reached the limits fall back to this process's buckets until it is back; that is
 // logged and counted (svc_rate_limit_fallbacks_total).
 import { Redis } from 'ioredis';

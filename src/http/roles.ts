@@ -3,8 +3,8 @@
 // needs no session (`config: { anonymous: true }`); the merchant interface refuses to start with a route that
 // declares neither. The check runs in the merchant interface's authentication hook, once the session is known
 // (merchant-auth.ts), and in the consent step of the OAuth flow, which authenticates the merchant itself: the
-// public interface never runs it. The role table per route family is in docs/decisions.md ("A merchant is a
-// team").
+// public interface never runs it. The role table per route family is in
+// docs/decisions/0121-roles-declared-per-route.md.
 import type { FastifyRequest, RouteOptions } from 'fastify';
 import { AppError } from '../lib/errors.ts';
 import { methodsOf } from './route-hooks.ts';

@@ -3,7 +3,7 @@
 //
 // - `stepUp: 'always' | 'live'`: the route needs, from a user with a second factor, a factor verified within
 //   the last STEP_UP_WINDOW_MS in this session (`live`: only when the call is in live mode); 403
-//   `step_up_required` otherwise, and POST /auth/step-up opens the window. The list is in docs/decisions.md.
+//   `step_up_required` otherwise, and POST /auth/step-up opens the window. The list is in docs/decisions/0127-step-up-and-require-mfa.md.
 // - `enrolment: true`: the route stays open to a member of a merchant that requires a second factor before the
 //   member has one (enrolling, signing out, reading who one is); every other route answers 403
 //   `mfa_enrolment_required` to such a member.

@@ -1,5 +1,5 @@
 // Roles on every route (API.md section 11.2), walked from the app's own route table: each merchant route
-// declares the role the table below gives it (docs/decisions.md, "A merchant is a team", has the same table by
+// declares the role the table below gives it (docs/decisions/0120-users-memberships-sessions.md, has the same table by
 // route family), and each role is let through or refused with 403 `forbidden` naming the role needed. A route
 // that declares no role fails here, and the merchant interface refuses to start with one. The consent step of
 // the OAuth flow lets owners and admins install an app, and no one else.

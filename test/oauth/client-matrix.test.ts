@@ -1,4 +1,4 @@
-// The conformance matrix (docs/decisions.md, "Introspection and the client matrix"): the install flow
+// The conformance matrix (docs/decisions/0050-client-library-matrix.md): the install flow
 // (authorize, consent, code exchange, refresh, revoke) and one public call, run unmodified with each
 // mainstream OAuth 2 client library, pinned in package.json. Each library is configured only with what the
 // metadata document says; the one option per library that is not the default is the one its README asks

@@ -62,7 +62,7 @@ it('writes nothing past the deadline and keeps the connection; a request within 
 it('does not charge the endpoint with a timeout that ran out while this thread was held', async () => {
   // The endpoint answers at once, on a thread of its own; this one is held past the attempt's timeout, so the
   // request is written only after it. On the wall clock, the timeout fired before the connect's completion was
-  // even read (docs/decisions.md, "An attempt's timeout is the endpoint's time"). The hold may begin before the
+  // even read (docs/decisions/0057-attempt-timeout-is-the-endpoints-time.md). The hold may begin before the
   // send: Node then counts the send's timers from the hold's start, and they fire as it ends, here 50 ms past
   // the timeout.
   const rx = await startTimingReceiver();

@@ -5,7 +5,7 @@
 // The stall is the service's clock moved past the leases in one step while the worker's first sends are held
 // at the receiver: to the worker, as after an event loop that stood still that long, the time passed with
 // nothing done in it. No real time is waited, and the test process is never held (a busy wait of 6.5 s did it
-// before: docs/decisions.md, "A claimed delivery starts only while its lease covers the attempt").
+// before: docs/decisions/0056-claimed-delivery-starts-only-while-lease-covers.md).
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { leaseMs, PER_WEBHOOK } from '../../src/modules/delivery/worker.ts';

@@ -30,7 +30,7 @@ export interface OutcomeRow {
 }
 
 // The adaptive pace (API.md section 11.4), one law for every endpoint, decided here from each batch of
-// outcomes (docs/decisions.md, "Pace, sequence and order", has the runs that chose the constants):
+// outcomes (docs/decisions/0116-pace-law.md, has the runs that chose the constants):
 // - an attempt answered 429 or 503, or timed out, that started PACE_GRACE_MS or more after the endpoint's last
 //   decrease: the pace becomes PACE_DECREASE x the least of its rate_limit, its pace and the successes of its
 //   last second (what the endpoint showed it can take), at least PACE_MIN. Refusals of attempts that started

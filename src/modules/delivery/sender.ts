@@ -190,7 +190,7 @@ const HELD_MS = 100;
  * run on this thread; a starved CPU) it writes and reads nothing, and once free it runs its timers before it
  * looks at its sockets: on the wall clock, attempts started in a hold were timed out before their requests were
  * written, and the endpoint was charged with the sender's hold (paced to 1/s, pace_reason "timeout"; the
- * reasons and runs are in docs/decisions.md, "An attempt's timeout is the endpoint's time"). So the time is
+ * reasons and runs are in docs/decisions/0057-attempt-timeout-is-the-endpoints-time.md). So the time is
  * counted in steps, as undici counts its own connect, headers and body timeouts in turns of the event loop: a
  * step that ends more than HELD_MS late counts as its own length only. A step that fires early (Node counts
  * timers from the loop's cached time) counts what passed. An attempt outlasts its timeout by its process's

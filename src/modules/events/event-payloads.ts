@@ -1,7 +1,7 @@
 // The `data` of every event type, defined once as JSON Schema (TypeBox), with one realistic example each.
 // These definitions drive the catalog route (`schema`, `example`), the OpenAPI `webhooks` section, the data of
 // test and triggered events, and the validation of ingested events. Within v1 they only grow: new optional
-// fields, never a removed, renamed or retyped one (docs/decisions.md, "Event payload schemas").
+// fields, never a removed, renamed or retyped one (docs/decisions/0079-payload-versioning-additive-within-v1.md).
 // Objects allow unknown fields: receivers ignore what they do not know (seed 9.4), and ingestion keeps them.
 // Money is an integer amount in the currency's minor unit (1999 EUR is 19.99 EUR).
 import { Type, type Static, type TSchema } from 'typebox';

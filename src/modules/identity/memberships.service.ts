@@ -1,7 +1,7 @@
 // Memberships, for the members module, which manages a team (invitations, roles, removal) and writes its
 // audit entries in the transaction it passes here. This module owns the table because every merchant call
-// reads it with the session, in one statement (sessions.repository.ts): docs/decisions.md, "A merchant is a
-// team".
+// reads it with the session, in one statement (sessions.repository.ts):
+// docs/decisions/0120-users-memberships-sessions.md.
 import type { Context } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import type { Role } from '../../http/roles.ts';

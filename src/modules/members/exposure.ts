@@ -1,5 +1,5 @@
 // Which credentials a member saw in clear, from the audit trail alone (API.md section 11.2), as a pure function
-// of the entries: docs/decisions.md, "A merchant is a team", states the rule.
+// of the entries: docs/decisions/0120-users-memberships-sessions.md, states the rule.
 //
 // - A key pair's secret is shown once, when the pair is made: by `api_key.created` (the entry's entity) or by
 //   `api_key.rotated` (the new pair, `new_key_id` among the fields). Each pair has one secret: it still works

@@ -1,5 +1,5 @@
 // Row types of the members module's table (src/db/migrations/0050_memberships.sql and 0051_invitations.sql). Memberships themselves are
-// the merchants module's (docs/decisions.md, "A merchant is a team").
+// the merchants module's (docs/decisions/0120-users-memberships-sessions.md).
 import type { Role } from '../../http/roles.ts';
 
 export interface InvitationsTable {

@@ -54,7 +54,7 @@ function parseBasic(header: string | undefined): Basic | undefined {
 }
 
 // Failed client authentications: limited per client and per address, after the secret was checked, so a
-// right secret always passes (docs/decisions.md, "Limits attackers cannot turn against users"). A client
+// right secret always passes (docs/decisions/0083-client-authentication-limits.md). A client
 // secret carries 178 random bits: the limits do not protect it from guessing, which is hopeless; they tell
 // a misconfigured or hostile caller to back off, with Retry-After, instead of answering each failure alike.
 // Per app: 20 failures, then 1 s, 2 s, 4 s ... up to 5 min. Per address: 50, then the same.

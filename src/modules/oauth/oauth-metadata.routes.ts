@@ -21,7 +21,7 @@ export function authorizationServerMetadata(ctx: Context) {
     token_endpoint_auth_methods_supported: auth,
     revocation_endpoint_auth_methods_supported: auth,
     // The clients' methods; platform services send the internal token as a Bearer token (RFC 7662 2.1),
-    // which is not a client authentication method and so is not listed (docs/decisions.md).
+    // which is not a client authentication method and so is not listed (docs/decisions/0049-introspection-one-verification-path.md).
     introspection_endpoint_auth_methods_supported: auth,
     authorization_response_iss_parameter_supported: true,
     service_documentation: `${issuer}/docs`,

@@ -1,6 +1,6 @@
 // Writing the request log: a batch of entries and their day counters in one transaction. On PostgreSQL the
 // entries go by COPY on the module's own connection (the measured comparison with a multi-row INSERT is in
-// docs/decisions.md, "Request logs"), as the COPY text the recorder's buffer holds; on PGlite, which has no
+// docs/decisions/0100-request-log-buffer-holds-copy-text.md), as the COPY text the recorder's buffer holds; on PGlite, which has no
 // COPY from a client stream, the same text by COPY from its `/dev/blob` device. A batch whose day has no
 // partition yet makes it and is written again, once.
 import { pipeline } from 'node:stream/promises';
