@@ -8,16 +8,15 @@ import { AsyncView } from '../../components/async-view.tsx';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { Dialog } from '../../components/dialog.tsx';
-import { GraceDialog } from '../../components/grace-dialog.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
-import { SecretDialog } from '../../components/secret-dialog.tsx';
+import { RotateSecretDialog } from '../../components/rotate-secret-dialog.tsx';
 import { TimeText } from '../../components/time-text.tsx';
 import { AppForm, type AppFields } from './app-form.tsx';
 import { AppInstallCard } from './app-install-card.tsx';
 import { AppInstallationsCard } from './app-installations-card.tsx';
 import { AppWebhooksCard } from './app-webhooks-card.tsx';
 
-type Open = null | 'edit' | 'rotate' | 'delete' | { secret: string };
+type Open = null | 'edit' | 'rotate' | 'delete';
 
 export function AppDetailPage({ id }: { id: string }) {
   const { state, reload, setData } = useAsync(
@@ -123,27 +122,16 @@ export function AppDetailPage({ id }: { id: string }) {
               </Dialog>
             )}
             {open === 'rotate' && (
-              <GraceDialog
+              <RotateSecretDialog
+                path={path}
+                field="client_secret"
                 title="Rotate client secret"
                 intro="A new client secret is made and shown once. Installs keep working: grants and tokens survive the rotation, and your app refreshes with the new secret. Update its configuration before the old secret stops working."
-                question="The old secret stops working"
-                confirmLabel="Rotate secret"
                 defaultSeconds={0}
+                shownTitle="New client secret"
+                shownLabel="Client secret"
+                onRotated={setData}
                 onClose={() => setOpen(null)}
-                onConfirm={async (seconds) => {
-                  const rotated = await api<App>('POST', `${path}/rotate-secret`, {
-                    previous_secret_expires_in: seconds,
-                  });
-                  setData({ ...rotated, client_secret: undefined });
-                  setOpen({ secret: rotated.client_secret ?? '' });
-                }}
-              />
-            )}
-            {open !== null && typeof open === 'object' && (
-              <SecretDialog
-                title="New client secret"
-                secrets={[{ label: 'Client secret', value: open.secret }]}
-                onDone={() => setOpen(null)}
               />
             )}
             {open === 'delete' && (

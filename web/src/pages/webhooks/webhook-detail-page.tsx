@@ -8,9 +8,8 @@ import { useAsync } from '../../lib/use-async.ts';
 import { AsyncView } from '../../components/async-view.tsx';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { ErrorBox } from '../../components/error-box.tsx';
-import { GraceDialog } from '../../components/grace-dialog.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
-import { SecretDialog } from '../../components/secret-dialog.tsx';
+import { RotateSecretDialog } from '../../components/rotate-secret-dialog.tsx';
 import { TimeText } from '../../components/time-text.tsx';
 import { Link } from '../../components/link.tsx';
 import { DeliveriesList } from './deliveries-list.tsx';
@@ -20,7 +19,7 @@ import { HealthText } from '../../components/health-text.tsx';
 import { EndpointStatus } from '../../components/endpoint-status.tsx';
 import { LastResponse } from '../../components/last-response.tsx';
 
-type Open = null | 'rotate' | 'delete' | 'disable' | 'edit' | 'reveal' | 'recover' | { secret: string };
+type Open = null | 'rotate' | 'delete' | 'disable' | 'edit' | 'reveal' | 'recover';
 
 export function WebhookDetailPage({ id }: { id: string }) {
   const path = `/webhooks/${encodeURIComponent(id)}`;
@@ -176,27 +175,16 @@ export function WebhookDetailPage({ id }: { id: string }) {
               />
             )}
             {open === 'rotate' && (
-              <GraceDialog
+              <RotateSecretDialog
+                path={path}
+                field="secret"
                 title="Rotate signing secret"
                 intro="A new secret is made and shown once. While the old one still works, every delivery carries both signatures."
-                question="The old secret stops working"
-                confirmLabel="Rotate secret"
                 defaultSeconds={86_400}
+                shownTitle="New signing secret"
+                shownLabel="Signing secret"
+                onRotated={setData}
                 onClose={() => setOpen(null)}
-                onConfirm={async (seconds) => {
-                  const rotated = await api<Webhook>('POST', `${path}/rotate-secret`, {
-                    previous_secret_expires_in: seconds,
-                  });
-                  setData({ ...rotated, secret: undefined });
-                  setOpen({ secret: rotated.secret ?? '' });
-                }}
-              />
-            )}
-            {open !== null && typeof open === 'object' && (
-              <SecretDialog
-                title="New signing secret"
-                secrets={[{ label: 'Signing secret', value: open.secret }]}
-                onDone={() => setOpen(null)}
               />
             )}
             {open === 'disable' && (
