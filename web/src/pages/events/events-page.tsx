@@ -9,6 +9,7 @@ import { AsyncView } from '../../components/async-view.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
 import { Link } from '../../components/link.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
+import { Pager, nextPage } from '../../components/pager.tsx';
 import { TimeText } from '../../components/time-text.tsx';
 import { DeliveryBadge } from '../../components/delivery-badge.tsx';
 
@@ -149,26 +150,15 @@ export function EventsPage() {
                     </tbody>
                   </table>
                 </div>
-                <div className="pager">
-                  <span className="muted small">
-                    {page.count} event{page.count === 1 ? '' : 's'}
-                  </span>
-                  {after && (
-                    <button type="button" className="btn btn-small" onClick={() => go({ type, q, from })}>
-                      Newest
-                    </button>
-                  )}
-                  <button
-                    type="button"
-                    className="btn btn-small"
-                    disabled={!page.has_more || !page.next_cursor}
-                    onClick={() =>
-                      page.next_cursor && go({ type, q, from, starting_after: page.next_cursor })
-                    }
-                  >
-                    Older
-                  </button>
-                </div>
+                <Pager
+                  summary={
+                    <>
+                      {page.count} event{page.count === 1 ? '' : 's'}
+                    </>
+                  }
+                  back={after ? { label: 'Newest', onClick: () => go({ type, q, from }) } : undefined}
+                  forward={nextPage(page, 'Older', (cursor) => go({ type, q, from, starting_after: cursor }))}
+                />
               </>
             )
           }

@@ -9,6 +9,7 @@ import { AsyncView } from '../../components/async-view.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
 import { ErrorBox } from '../../components/error-box.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
+import { Pager, nextPage } from '../../components/pager.tsx';
 import { ChainStateLine } from './chain-state.tsx';
 import { LogRow, type ActorNames } from './log-row.tsx';
 import { LogsFilters, type LogFilters } from './logs-filters.tsx';
@@ -179,24 +180,15 @@ export function LogsPage({ me }: { me: Me }) {
                     </tbody>
                   </table>
                 </div>
-                <div className="pager">
-                  <span className="muted small">
-                    {page.count} entr{page.count === 1 ? 'y' : 'ies'}
-                  </span>
-                  {after && (
-                    <button type="button" className="btn btn-small" onClick={() => setFilters(filters)}>
-                      Newest
-                    </button>
-                  )}
-                  <button
-                    type="button"
-                    className="btn btn-small"
-                    disabled={!page.has_more || !page.next_cursor}
-                    onClick={() => page.next_cursor && setFilters(filters, page.next_cursor)}
-                  >
-                    Older
-                  </button>
-                </div>
+                <Pager
+                  summary={
+                    <>
+                      {page.count} entr{page.count === 1 ? 'y' : 'ies'}
+                    </>
+                  }
+                  back={after ? { label: 'Newest', onClick: () => setFilters(filters) } : undefined}
+                  forward={nextPage(page, 'Older', (cursor) => setFilters(filters, cursor))}
+                />
               </>
             );
           }}

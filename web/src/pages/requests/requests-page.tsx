@@ -10,6 +10,7 @@ import { EmptyState } from '../../components/empty-state.tsx';
 import { ErrorBox } from '../../components/error-box.tsx';
 import { Link } from '../../components/link.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
+import { Pager } from '../../components/pager.tsx';
 import { TimeText } from '../../components/time-text.tsx';
 import { HERE, credentialText, detailPath, statusTone } from './request-text.ts';
 
@@ -219,16 +220,22 @@ export function RequestsPage() {
                     </tbody>
                   </table>
                 </div>
-                <div className="pager">
-                  <span className="muted small">
-                    {items.length} of {page.count}
-                  </span>
-                  {more.cursor && (
-                    <button type="button" className="btn btn-small" onClick={loadMore} disabled={more.busy}>
-                      {more.busy ? 'Loading…' : 'Load more'}
-                    </button>
-                  )}
-                </div>
+                <Pager
+                  summary={
+                    <>
+                      {items.length} of {page.count}
+                    </>
+                  }
+                  forward={
+                    more.cursor
+                      ? {
+                          label: more.busy ? 'Loading…' : 'Load more',
+                          disabled: more.busy,
+                          onClick: loadMore,
+                        }
+                      : undefined
+                  }
+                />
                 {more.error !== null && <ErrorBox error={more.error} />}
               </>
             );

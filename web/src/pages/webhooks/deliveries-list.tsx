@@ -6,6 +6,7 @@ import { usePollWhile } from '../../lib/use-poll.ts';
 import { AsyncView } from '../../components/async-view.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
 import { Link } from '../../components/link.tsx';
+import { Pager, nextPage } from '../../components/pager.tsx';
 import { TimeText } from '../../components/time-text.tsx';
 import { DeliveryBadge } from '../../components/delivery-badge.tsx';
 import { outcomeWords } from '../../lib/format.ts';
@@ -109,27 +110,19 @@ export function DeliveriesList({ webhookId }: { webhookId: string }) {
                   </tbody>
                 </table>
               </div>
-              <div className="pager">
-                <span className="muted small">
-                  {page.count} deliver{page.count === 1 ? 'y' : 'ies'}
-                </span>
-                <button
-                  type="button"
-                  className="btn btn-small"
-                  disabled={cursors.length === 0}
-                  onClick={() => setCursors(cursors.slice(0, -1))}
-                >
-                  Previous
-                </button>
-                <button
-                  type="button"
-                  className="btn btn-small"
-                  disabled={!page.has_more || !page.next_cursor}
-                  onClick={() => page.next_cursor && setCursors([...cursors, page.next_cursor])}
-                >
-                  Next
-                </button>
-              </div>
+              <Pager
+                summary={
+                  <>
+                    {page.count} deliver{page.count === 1 ? 'y' : 'ies'}
+                  </>
+                }
+                back={{
+                  label: 'Previous',
+                  disabled: cursors.length === 0,
+                  onClick: () => setCursors(cursors.slice(0, -1)),
+                }}
+                forward={nextPage(page, 'Next', (cursor) => setCursors([...cursors, cursor]))}
+              />
             </>
           )
         }
