@@ -11,7 +11,7 @@ import { disableFailing, signedHeaders, signingKey } from '../webhooks/index.ts'
 import { cancelPendingDeliveries } from './deliveries.repository.ts';
 import { sendOnce } from './sender.ts';
 import type { ClaimedDelivery } from './claim-deliveries.repository.ts';
-import { START_LATE_MS } from './holdings.ts';
+import { slotDeadline } from './holdings.ts';
 import { recordOutcomes, slows, type OutcomeRow } from './record-outcomes.repository.ts';
 import { decide } from './retry-schedule.ts';
 
@@ -129,7 +129,7 @@ export async function runAttempt(
   const { webhookTimeoutMs } = ctx.config;
   // A delivery paced by a rate_limit is written within its slot or not at all (sendOnce rejects, the worker
   // gives it back).
-  const writeBy = row.start_at !== null && row.limited ? row.start_at + START_LATE_MS : undefined;
+  const writeBy = slotDeadline(row);
   const result = await sendOnce(
     agent,
     row.url,

@@ -11,6 +11,11 @@ import type { ClaimedDelivery } from './claim-deliveries.repository.ts';
 /** How late after its slot's start a paced delivery may still start, and be written (see SPACING_MARGIN_MS). */
 export const START_LATE_MS = 25;
 
+/** The last moment a delivery may start and be written: a rate_limit's slot's start + START_LATE_MS; else none. */
+export function slotDeadline(row: Pick<ClaimedDelivery, 'start_at' | 'limited'>): number | undefined {
+  return row.start_at !== null && row.limited ? row.start_at + START_LATE_MS : undefined;
+}
+
 /** What the holdings do with a delivery; the worker supplies them. */
 export interface HoldingSteps {
   /** The time start deadlines are checked against (epoch ms, the service's clock). */
@@ -115,7 +120,8 @@ export class Holdings {
       this.steps.giveBack(row);
       return false;
     }
-    if (row.start_at && row.limited && now > row.start_at + START_LATE_MS) {
+    const slotEnd = slotDeadline(row);
+    if (slotEnd !== undefined && now > slotEnd) {
       this.steps.missed(row);
       return false;
     }
