@@ -19,8 +19,10 @@ it('renders the reference, its guides and an operation found by its summary', as
   const s = await browser.open();
   const requests: string[] = [];
   s.page.on('request', (r) => requests.push(r.url()));
-  await s.page.goto(`${svc.url}/docs/`);
-  await s.page.getByRole('heading', { name: 'svc API', level: 1 }).waitFor({ timeout: 20_000 });
+  // Scalar's script is 4 MB: on a loaded host its parse alone passed the 10 s of a page load, so the test
+  // waits for the rendered heading, not for the load event.
+  await s.page.goto(`${svc.url}/docs/`, { waitUntil: 'commit' });
+  await s.page.getByRole('heading', { name: 'svc API', level: 1 }).waitFor({ timeout: 30_000 });
   const guide = s.page.getByRole('link', { name: 'Building an OAuth app' }).first();
   expect(await guide.getAttribute('href')).toMatch(/oauth-apps\.md$/);
   // The search finds an operation by its summary, and opens it.
