@@ -111,8 +111,8 @@ export const BOUNDS: Readonly<Record<string, string>> = {
     "Node's ~150 MB plus PGlite's: making a database takes its WebAssembly memory to about 1.1 GB, so a child " +
     "process makes it; what stays is PGlite's heap and buffers and V8's optimised code for PGlite's hot " +
     'functions (258-266 MB in the twelfth pass, with MALLOC_MMAP_THRESHOLD_ giving large frees back).',
-  'embedded idle RSS after 10,000 requests':
-    "As after start, plus what the requests leave in PGlite's heap and glibc's arenas (284-305 MB in the twelfth pass).",
+  'embedded idle RSS after 5,000 requests':
+    "As after start, plus what the requests leave in PGlite's heap and glibc's arenas (284-305 MB after 10,000 requests in the twelfth pass).",
   'memory peak RSS':
     "Reached late in the run: what the process keeps from the measures before, not one measure's need " +
     '(app-throughput and webhooks-list alone peaked at 250 and 239 MB, the whole run at 323-339 MB in the twelfth pass).',

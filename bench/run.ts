@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startCluster, type Cluster } from '../test/support/postgres.ts';
 import { Api } from './lib/api.ts';
-import { helpers, missing, type Bench, type Row } from './lib/bench.ts';
+import { helpers, missing, type Bench, type Measure, type Row } from './lib/bench.ts';
 import { startChild, type Child } from './lib/child.ts';
 import { postgresCpu, processCpuMs } from './lib/cpu.ts';
 import { DEFAULT_DURATION, DEFAULT_ROUNDS, parseOptions, usage } from './lib/options.ts';
@@ -135,7 +135,8 @@ async function main() {
       process.stdout.write(`${seconds} s in all; ${file}\n`);
       return;
     }
-    for (const measure of o.measures) {
+    const measureRows = async (measure: Measure): Promise<(Row & { measure: string })[]> => {
+      const rows: (Row & { measure: string })[] = [];
       const t0 = Date.now();
       try {
         rows.push(...(await measure.run(bench)).map((r) => ({ measure: measure.name, ...r })));
@@ -153,7 +154,7 @@ async function main() {
         );
       }
       if (o.profile) {
-        const top = await topStatements(cluster.url('svc'));
+        const top = await topStatements(bench.cluster.url('svc'));
         statements[measure.name] = top;
         for (const t of top)
           log(
@@ -165,12 +166,21 @@ async function main() {
       timings[measure.name] = Math.round((Date.now() - t0) / 1000);
       log(
         `${measure.name} done in ${timings[measure.name]} s; ` +
-          `service RSS peak ${service.windowPeakRssMb().toFixed(0)} MB`,
+          `service RSS peak ${bench.service.windowPeakRssMb().toFixed(0)} MB`,
       );
+      return rows;
+    };
+    // One measure at a time, but those whose rows no other process's CPU moves (Measure.beside) together
+    // with their neighbours of that kind: the crash rounds and the embedded rounds took 350 of 963 s one
+    // after the other.
+    for (const group of besideGroups(o.measures)) {
+      const done = await Promise.all(group.map((m) => measureRows(m)));
+      for (const d of done) rows.push(...d);
     }
   } finally {
     await cleanup();
   }
+
   if (o.profile) log('CPU profile of the service in bench/results/profiles/ (open in Chrome DevTools)');
   const seconds = Math.round((Date.now() - started) / 1000);
   process.stdout.write(`\n${table(rows)}\n\n`);
@@ -195,6 +205,17 @@ async function main() {
     `${machine.nproc} CPUs (${machine.cpu}), Node ${machine.node}; ${seconds} s in all ` +
       `(load average ${machine.load.start.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end); ${file}\n`,
   );
+}
+
+/** The measures in order, each alone, but neighbours that run beside others (Measure.beside) in one group. */
+function besideGroups(measures: readonly Measure[]): Measure[][] {
+  const groups: Measure[][] = [];
+  for (const m of measures) {
+    const last = groups.at(-1);
+    if (m.beside && last?.[0]?.beside) last.push(m);
+    else groups.push([m]);
+  }
+  return groups;
 }
 
 main().catch((err: unknown) => {

@@ -118,6 +118,11 @@ export interface Measure {
    * or the names of those it produces then.
    */
   quick?: true | readonly string[];
+  /**
+   * Its rows are memory of its own processes or counts of lost work, which the CPU of other processes does not
+   * move: it runs at the same time as the measures next to it in the run's order that say so too.
+   */
+  beside?: true;
   run(b: Bench): Promise<Row[]>;
 }
 

@@ -16,6 +16,7 @@ import { deliveryPaceOrder } from './delivery-pace-order.ts';
 import { memory } from './memory.ts';
 import { webhooksList } from './webhooks-list.ts';
 import { peers } from './peers.ts';
+import { crashMeasure } from './crash.ts';
 import { embedded } from './embedded.ts';
 
 // Memory last: it reports the peak over everything before it.
@@ -36,6 +37,7 @@ export const MEASURES: readonly Measure[] = [
   deliveryPaceOrder,
   webhooksList,
   peers,
+  crashMeasure,
   embedded,
   memory,
 ];
