@@ -28,7 +28,7 @@ const IDLE = { of: 'value', op: '<=', limit: 250 } as const;
 /** What "idle" waits for: the loops' first rounds, and the garbage of start-up collected. */
 const SETTLE_MS = 5000;
 /** Requests of each kind a round: 2,500 each took 62 s of a round's 91 on PGlite (lists 18 s, events 34 s). */
-const EACH = 1250;
+const EACH = 1000;
 const REQUESTS = (4 * EACH).toLocaleString('en');
 const CONNECTIONS = 10;
 

@@ -16,9 +16,9 @@ import { inRounds, range } from '../lib/rounds.ts';
 import { nowMs } from '../lib/stats.ts';
 import { waitFor, webhooksMissing, type EventsCall } from '../lib/webhooks.ts';
 
-/** Events per burst and second of `--duration`: 600 at the default, 24 bursts in all. */
+/** Events per burst and second of `--duration`: 450 at the default, 24 bursts in all. */
 const EVENTS_PER_S = 300;
-const WARM_UP = 300;
+const WARM_UP = 150;
 const INGEST_CONCURRENCY = 64;
 const FLAKY = 'flaky-';
 
