@@ -48,7 +48,7 @@ export const BOUNDS: Readonly<Record<string, string>> = {
     'CPU per page row is the cost.',
   'audit page webhook.* p99': 'As the first page: the family index gives the same 51-row range.',
   'audit page deep cursor p99':
-    'As the first page: the cursor starts the same range scan 900,000 entries in.',
+    'As the first page: the cursor starts the same range scan 450,000 entries in.',
   'audit export (CSV) peak RSS':
     "The export streams; the peak is the process's resident set when it starts (what earlier measures left in the " +
     "allocator) plus the stream's buffers.",
