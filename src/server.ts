@@ -7,10 +7,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
-import type { Config } from './config.ts';
+import { runsLoops, servesApi, type Config } from './config.ts';
 import type { Context } from './context.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { buildApp } from './app.ts';
+import { buildProbeApp } from './probes.ts';
 import { createLogger } from './http/logging.ts';
 import { Metrics } from './lib/metrics.ts';
 import { systemClock, type Clock } from './lib/time.ts';
@@ -42,8 +43,9 @@ export interface ServiceOptions {
 function startupSettings(config: Config, database: Database) {
   return {
     database: database.kind,
+    role: config.role,
     public_url: config.publicUrl,
-    workers: config.workers,
+    workers: runsLoops(config),
     metrics_port: config.metricsPort ?? null,
     rate_limit: config.rateLimit
       ? { ...config.publicRateLimit, shared: config.redisUrl !== undefined }
@@ -110,7 +112,9 @@ export async function createService(
     if (!database) await db.close();
     throw err;
   }
-  const app = await buildApp(ctx, composition);
+  // A worker serves no API: its one listener answers the probes and the metrics (src/probes.ts).
+  const api = servesApi(config);
+  const app = api ? await buildApp(ctx, composition) : await buildProbeApp(ctx);
   metrics.setQueueProbe(() => readQueueDepth(ctx));
   metrics.setPoolProbe(() => db.poolStats?.());
   db.bus.onLost(() =>
@@ -122,10 +126,12 @@ export async function createService(
       'LISTEN connection restored after a loss: notifications of the gap were missed, caches dropped',
     );
   });
-  const background = config.workers ? composition.modules.flatMap((m) => m.background ?? []) : [];
+  // Every module's loops are the workers' (docs/decisions/0160-roles-and-their-loops.md): an `api` process runs
+  // none, and keeps only what records its own calls (the request log's buffer, last uses), made by `create`.
+  const background = runsLoops(config) ? composition.modules.flatMap((m) => m.background ?? []) : [];
   for (const loop of background) await loop.start();
   const metricsServer =
-    config.metricsPort !== undefined ? await startMetricsListener(config, metrics) : undefined;
+    api && config.metricsPort !== undefined ? await startMetricsListener(config, metrics) : undefined;
   const metricsAddress = metricsServer?.address() as AddressInfo | undefined;
   app.log.info({ settings: startupSettings(config, db) }, 'service started');
   let closing: Promise<void> | undefined;
