@@ -72,6 +72,11 @@ export interface Config {
    * `api` the HTTP interfaces only, `worker` the loops only, with its probes and metrics on SVC_METRICS_PORT.
    */
   readonly role: Role;
+  /**
+   * SIGTERM to exit (API.md 12.1): within this, the process stops taking work, finishes or gives back every
+   * claim, and exits 0; past it, it exits 1.
+   */
+  readonly shutdownGraceMs: number;
   /** Where invitation emails are sent through (`smtp://` or `smtps://`); absent: no email is sent. */
   readonly smtpUrl: string | undefined;
   /** The From of those emails. */
@@ -91,6 +96,14 @@ export function runsLoops(config: Config): boolean {
 /** Whether the process serves the HTTP interfaces: every role but `worker`. */
 export function servesApi(config: Config): boolean {
   return config.role !== 'worker';
+}
+
+/**
+ * How long a stop lets work under way finish (attempts in flight, requests): the grace, less what giving back the
+ * rest, flushing the buffers and closing the database take (2 s, or half of a short grace).
+ */
+export function drainMs(config: Config): number {
+  return config.shutdownGraceMs - Math.min(2000, config.shutdownGraceMs / 2);
 }
 
 /** Where a `worker` serves /healthz, /readyz and /metrics: SVC_METRICS_PORT, else PORT (it has no API there). */
@@ -319,6 +332,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     http: httpTimeouts(env),
     workers,
     role: role(env, embedded, workers),
+    shutdownGraceMs: int(env, 'SVC_SHUTDOWN_GRACE_MS', 10_000, 100, 600_000),
     requestLog: flag(env, 'SVC_REQUEST_LOG', true, 'on', 'off'),
     requestLogRetentionDays: int(env, 'SVC_REQUEST_LOG_RETENTION_DAYS', 7, 1, 365),
     metricsPort: optionalPort(env, 'SVC_METRICS_PORT'),

@@ -19,8 +19,13 @@ export async function serve(config: Config): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    service.app.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 20_000);
+    service.app.log.info({ signal, grace_ms: config.shutdownGraceMs }, 'shutting down');
+    // The stop fits in SVC_SHUTDOWN_GRACE_MS (the delivery workers cut off what is still sending before it);
+    // one that does not is said and ends with status 1: an orchestrator's SIGKILL would come next anyway.
+    const force = setTimeout(() => {
+      service.app.log.error({ grace_ms: config.shutdownGraceMs }, 'stop took longer than the grace: exiting');
+      process.exit(1);
+    }, config.shutdownGraceMs);
     force.unref();
     service.close().then(
       () => process.exit(0),

@@ -1,6 +1,6 @@
 // Composition: configuration -> logger -> database (migrated) -> context -> modules (src/modules.ts, in their
 // declared order, then each one's start) -> HTTP app and background loops. Stopping runs the other way, each
-// step awaited: drain HTTP, stop the loops, then each module's stop (buffers flushed, pools and agents
+// step awaited: drain HTTP while the loops stop, then each module's stop (buffers flushed, pools and agents
 // closed) in reverse order of creation, then the database. Used by main.ts, by the system tests that run
 // several processes, and by the benchmarks.
 import { createServer, type Server } from 'node:http';
@@ -28,7 +28,7 @@ export interface Service {
   modules: readonly Module[];
   /** `http://host:port` of the metrics listener, when SVC_METRICS_PORT is set. */
   metricsUrl: string | undefined;
-  /** Stops the background loops, then the HTTP server, then the database. */
+  /** Stops the HTTP server and the background loops together, then the modules, then the database. */
   close(): Promise<void>;
 }
 
@@ -146,11 +146,18 @@ export async function createService(
     close: () =>
       (closing ??= (async () => {
         log.info('service stopping');
-        await new Promise<void>((resolve) =>
-          metricsServer ? metricsServer.close(() => resolve()) : resolve(),
-        );
-        await app.close();
-        for (const loop of background.toReversed()) await settle(log, loop.stop(), loop.name);
+        // No new work from either side at once: HTTP stops accepting and drains while the loops stop (the
+        // delivery workers give back what they hold, within the shutdown grace), each awaited.
+        const http = (async () => {
+          await new Promise<void>((resolve) =>
+            metricsServer ? metricsServer.close(() => resolve()) : resolve(),
+          );
+          await app.close();
+        })();
+        const loops = (async () => {
+          for (const loop of background.toReversed()) await settle(log, loop.stop(), loop.name);
+        })();
+        await Promise.all([settle(log, http, 'HTTP'), loops]);
         for (const m of composition.modules.toReversed()) if (m.stop) await settle(log, m.stop(), m.name);
         log.info('service stopped');
         await db.close();
