@@ -55,6 +55,7 @@ const ON_PGLITE_TOO = [
   'test/members/exposure.test.ts', // audit: the trail; keys, apps and webhooks read for exposure
   'test/merchants/second-factors.test.ts', // merchants: TOTP, recovery codes, step-up, require-MFA
   'test/merchants/factor-budget.test.ts', // merchants: codes on the sign-in budgets, their audit
+  'test/merchants/shared-budgets.test.ts', // identity: the sign-in budgets' rows, shared, kept and purged
   'test/merchants/passkeys.test.ts', // merchants: passkeys and WebAuthn challenges
   'test/members/roles.test.ts', // the role of every merchant route, walked on the embedded database too
   'test/members/migration.test.ts', // migration 0050: every user of the one-login era an owner

@@ -26,10 +26,9 @@ import type { Role } from './http/roles.ts';
 import { publicAuth } from './http/public-auth.ts';
 import { registerPublicRateLimit } from './http/public-rate-limit.ts';
 import { registerCors } from './http/cors.ts';
-import { isReady } from './http/readiness.ts';
+import { registerHealth } from './http/health.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { serverTimeouts } from './http/timeouts.ts';
-import { RETRY_AFTER_SECONDS } from './db/connection-loss.ts';
 import { addSchemaRules } from './http/schema-rules.ts';
 import { addRouteHook, methodsOf } from './http/route-hooks.ts';
 import type { Composition } from './modules.ts';
@@ -52,7 +51,7 @@ declare module 'fastify' {
   }
 }
 
-function requestId(raw: unknown): string {
+export function requestId(raw: unknown): string {
   return typeof raw === 'string' && REQUEST_ID.test(raw)
     ? raw
     : // randomUUID draws from a cached entropy pool; randomBytes(12) per request was 3% of the public read's CPU.
@@ -317,40 +316,7 @@ export async function buildApp(ctx: Context, composition: Composition): Promise<
   }
   await docs(app, ctx);
 
-  const status = (value: string) =>
-    Type.Object({ data: Type.Object({ status: Type.Literal(value) }) }, { title: `Status${value}` });
-  app.get(
-    '/healthz',
-    {
-      schema: {
-        operationId: 'getHealth',
-        summary: 'Whether the process is up',
-        tags: ['Health'],
-        response: { 200: status('ok') },
-      },
-    },
-    async () => ({
-      data: { status: 'ok' },
-    }),
-  );
-  app.get(
-    '/readyz',
-    {
-      schema: {
-        operationId: 'getReadiness',
-        summary: 'Whether the database answers and accepts writes',
-        tags: ['Health'],
-        response: { 200: status('ready'), 503: status('unavailable') },
-      },
-    },
-    async (_request, reply) =>
-      (await isReady(ctx))
-        ? { data: { status: 'ready' as const } }
-        : reply
-            .code(503)
-            .header('retry-after', String(RETRY_AFTER_SECONDS))
-            .send({ data: { status: 'unavailable' as const } }),
-  );
+  registerHealth(app, ctx);
 
   for (const m of modules) m.appHooks?.(app);
 

@@ -67,6 +67,16 @@ export interface Config {
   readonly requestLogRetentionDays: number;
   /** Start the background loops (delivery workers, sweeps). Off for the CLI and for tests that drive them. */
   readonly workers: boolean;
+  /**
+   * What this process of a fleet does (API.md 12.1): `all` the HTTP interfaces and the background loops,
+   * `api` the HTTP interfaces only, `worker` the loops only, with its probes and metrics on SVC_METRICS_PORT.
+   */
+  readonly role: Role;
+  /**
+   * SIGTERM to exit (API.md 12.1): within this, the process stops taking work, finishes or gives back every
+   * claim, and exits 0; past it, it exits 1.
+   */
+  readonly shutdownGraceMs: number;
   /** Where invitation emails are sent through (`smtp://` or `smtps://`); absent: no email is sent. */
   readonly smtpUrl: string | undefined;
   /** The From of those emails. */
@@ -74,6 +84,32 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+export const ROLES = ['all', 'api', 'worker'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Whether the process runs the background loops: not an `api` process, nor one with SVC_WORKERS=off. */
+export function runsLoops(config: Config): boolean {
+  return config.workers && config.role !== 'api';
+}
+
+/** Whether the process serves the HTTP interfaces: every role but `worker`. */
+export function servesApi(config: Config): boolean {
+  return config.role !== 'worker';
+}
+
+/**
+ * How long a stop lets work under way finish (attempts in flight, requests): the grace, less what giving back the
+ * rest, flushing the buffers and closing the database take (2 s, or half of a short grace).
+ */
+export function drainMs(config: Config): number {
+  return config.shutdownGraceMs - Math.min(2000, config.shutdownGraceMs / 2);
+}
+
+/** Where a `worker` serves /healthz, /readyz and /metrics: SVC_METRICS_PORT, else PORT (it has no API there). */
+export function probePort(config: Config): number {
+  return config.metricsPort ?? config.port;
+}
 
 type Env = Record<string, string | undefined>;
 
@@ -211,6 +247,26 @@ function optionalPort(env: Env, name: string): number | undefined {
   return int(env, name, 0, 0, 65535);
 }
 
+/**
+ * SVC_ROLE: `all` (the default), `api` or `worker`. A split needs PostgreSQL: the embedded database is open in
+ * one process only, so an `api` process there would accept events that no worker ever delivers. A `worker`
+ * with SVC_WORKERS=off would run nothing at all.
+ */
+function role(env: Env, embedded: boolean, workers: boolean): Role {
+  const raw = env.SVC_ROLE;
+  if (raw === undefined || raw === '') return 'all';
+  if (!(ROLES as readonly string[]).includes(raw))
+    throw new ConfigError(`SVC_ROLE must be "all", "api" or "worker", got "${raw}"`);
+  const chosen = raw as Role;
+  if (chosen !== 'all' && embedded)
+    throw new ConfigError(
+      `SVC_ROLE=${chosen} needs DATABASE_URL: the embedded database serves one process, which must be "all"`,
+    );
+  if (chosen === 'worker' && !workers)
+    throw new ConfigError('SVC_ROLE=worker runs only the background loops, which SVC_WORKERS=off turns off');
+  return chosen;
+}
+
 function redisUrl(env: Env): string | undefined {
   const raw = env.SVC_REDIS_URL;
   if (!raw) return undefined;
@@ -246,6 +302,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const embedded = databaseUrl === undefined;
   const master = keys(overrides, env, dataDir, embedded);
   const base = publicUrl(env, host, port);
+  const workers = flag(env, 'SVC_WORKERS', true, 'on', 'off');
   const config: Config = {
     port,
     host,
@@ -273,7 +330,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       refreshTokenTtl: int(env, 'SVC_OAUTH_REFRESH_TOKEN_TTL', 30 * 86_400, 60, 365 * 86_400),
     },
     http: httpTimeouts(env),
-    workers: flag(env, 'SVC_WORKERS', true, 'on', 'off'),
+    workers,
+    role: role(env, embedded, workers),
+    shutdownGraceMs: int(env, 'SVC_SHUTDOWN_GRACE_MS', 10_000, 100, 600_000),
     requestLog: flag(env, 'SVC_REQUEST_LOG', true, 'on', 'off'),
     requestLogRetentionDays: int(env, 'SVC_REQUEST_LOG_RETENTION_DAYS', 7, 1, 365),
     metricsPort: optionalPort(env, 'SVC_METRICS_PORT'),
@@ -288,6 +347,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     ...overrides,
   };
   return Object.freeze(config);
+}
+
+/** The configuration of the environment with some variables set otherwise (`svc start --role`). */
+export function loadConfigWith(extra: Env): Config {
+  return loadConfig({ ...process.env, ...extra });
 }
 
 /** What the `svc` commands that talk to a running service read from the environment. */

@@ -1,16 +1,17 @@
 // Composition: configuration -> logger -> database (migrated) -> context -> modules (src/modules.ts, in their
 // declared order, then each one's start) -> HTTP app and background loops. Stopping runs the other way, each
-// step awaited: drain HTTP, stop the loops, then each module's stop (buffers flushed, pools and agents
+// step awaited: drain HTTP while the loops stop, then each module's stop (buffers flushed, pools and agents
 // closed) in reverse order of creation, then the database. Used by main.ts, by the system tests that run
 // several processes, and by the benchmarks.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
-import type { Config } from './config.ts';
+import { runsLoops, servesApi, type Config } from './config.ts';
 import type { Context } from './context.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { buildApp } from './app.ts';
+import { buildProbeApp } from './probes.ts';
 import { createLogger } from './http/logging.ts';
 import { Metrics } from './lib/metrics.ts';
 import { systemClock, type Clock } from './lib/time.ts';
@@ -27,7 +28,7 @@ export interface Service {
   modules: readonly Module[];
   /** `http://host:port` of the metrics listener, when SVC_METRICS_PORT is set. */
   metricsUrl: string | undefined;
-  /** Stops the background loops, then the HTTP server, then the database. */
+  /** Stops the HTTP server and the background loops together, then the modules, then the database. */
   close(): Promise<void>;
 }
 
@@ -42,8 +43,9 @@ export interface ServiceOptions {
 function startupSettings(config: Config, database: Database) {
   return {
     database: database.kind,
+    role: config.role,
     public_url: config.publicUrl,
-    workers: config.workers,
+    workers: runsLoops(config),
     metrics_port: config.metricsPort ?? null,
     rate_limit: config.rateLimit
       ? { ...config.publicRateLimit, shared: config.redisUrl !== undefined }
@@ -110,7 +112,9 @@ export async function createService(
     if (!database) await db.close();
     throw err;
   }
-  const app = await buildApp(ctx, composition);
+  // A worker serves no API: its one listener answers the probes and the metrics (src/probes.ts).
+  const api = servesApi(config);
+  const app = api ? await buildApp(ctx, composition) : await buildProbeApp(ctx);
   metrics.setQueueProbe(() => readQueueDepth(ctx));
   metrics.setPoolProbe(() => db.poolStats?.());
   db.bus.onLost(() =>
@@ -122,10 +126,12 @@ export async function createService(
       'LISTEN connection restored after a loss: notifications of the gap were missed, caches dropped',
     );
   });
-  const background = config.workers ? composition.modules.flatMap((m) => m.background ?? []) : [];
+  // Every module's loops are the workers' (docs/decisions/0160-roles-and-their-loops.md): an `api` process runs
+  // none, and keeps only what records its own calls (the request log's buffer, last uses), made by `create`.
+  const background = runsLoops(config) ? composition.modules.flatMap((m) => m.background ?? []) : [];
   for (const loop of background) await loop.start();
   const metricsServer =
-    config.metricsPort !== undefined ? await startMetricsListener(config, metrics) : undefined;
+    api && config.metricsPort !== undefined ? await startMetricsListener(config, metrics) : undefined;
   const metricsAddress = metricsServer?.address() as AddressInfo | undefined;
   app.log.info({ settings: startupSettings(config, db) }, 'service started');
   let closing: Promise<void> | undefined;
@@ -140,11 +146,18 @@ export async function createService(
     close: () =>
       (closing ??= (async () => {
         log.info('service stopping');
-        await new Promise<void>((resolve) =>
-          metricsServer ? metricsServer.close(() => resolve()) : resolve(),
-        );
-        await app.close();
-        for (const loop of background.toReversed()) await settle(log, loop.stop(), loop.name);
+        // No new work from either side at once: HTTP stops accepting and drains while the loops stop (the
+        // delivery workers give back what they hold, within the shutdown grace), each awaited.
+        const http = (async () => {
+          await new Promise<void>((resolve) =>
+            metricsServer ? metricsServer.close(() => resolve()) : resolve(),
+          );
+          await app.close();
+        })();
+        const loops = (async () => {
+          for (const loop of background.toReversed()) await settle(log, loop.stop(), loop.name);
+        })();
+        await Promise.all([settle(log, http, 'HTTP'), loops]);
         for (const m of composition.modules.toReversed()) if (m.stop) await settle(log, m.stop(), m.name);
         log.info('service stopped');
         await db.close();

@@ -9,6 +9,7 @@ import { listenCommand } from './listen.ts';
 import { logsTailCommand } from './logs-tail.ts';
 import { loginCommand, logoutCommand, triggerCommand } from './remote.ts';
 import { membersInvite, membersList, membersRemove } from './members.ts';
+import { startCommand } from './start.ts';
 
 function required(values: Values, name: string): string {
   const value = values[name];
@@ -235,6 +236,7 @@ only on the embedded database; a password changed since is not known here.`,
 };
 
 export const COMMANDS: Command[] = [
+  startCommand,
   loginCommand,
   logoutCommand,
   membersList,

@@ -19,6 +19,7 @@ it('svc --help lists every command, each with its own --help, each in the README
   expect(top.stdout).toMatch(/^usage: svc <command>/);
   const names = [...top.stdout.matchAll(/^ {2}(\S+(?: [a-z]+)?) {2,}/gm)].map((m) => m[1]!);
   expect(names).toEqual([
+    'start',
     'login',
     'logout',
     'members list',

@@ -13,6 +13,7 @@ export const INTERNAL_TOKEN = 'system-test-internal-token';
 
 export interface ServiceProcess {
   child: ChildProcess;
+  /** Its listener: the API, or a worker's probes and metrics (SVC_METRICS_PORT, else PORT). */
   url: string;
   pid: number;
 }
@@ -21,14 +22,21 @@ const children: ChildProcess[] = [];
 // Even if the test worker itself is torn down before afterAll runs, no child outlives it.
 process.once('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 
-/** Starts a service process on the database and waits until /readyz answers (60 s at most). */
+/**
+ * Starts a service process on the database and waits until /readyz answers (60 s at most): on the API, or for
+ * a worker (SVC_ROLE=worker) on its probe listener.
+ */
 export async function startProcess(
   databaseUrl: string,
   env: Record<string, string> = {},
-  options: { stdout?: (text: string) => void } = {},
+  options: {
+    stdout?: (text: string) => void;
+    /** What to run instead of `src/main.ts` (`bin/svc.js start --role worker`). */
+    args?: string[];
+  } = {},
 ): Promise<ServiceProcess> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['src/main.ts'], {
+  const port = Number(env.PORT ?? (await freePort()));
+  const child = spawn(process.execPath, options.args ?? ['src/main.ts'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
@@ -49,7 +57,9 @@ export async function startProcess(
   if (options.stdout) child.stdout!.on('data', (d: Buffer) => options.stdout!(d.toString()));
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const url = `http://127.0.0.1:${port}`;
+  const worker = env.SVC_ROLE === 'worker' || options.args?.join(' ').includes('--role worker');
+  const listening = worker ? Number(env.SVC_METRICS_PORT ?? port) : port;
+  const url = `http://127.0.0.1:${listening}`;
   await eventually(
     async () => {
       if (child.exitCode !== null) throw new Error(`process exited early: ${stderr}`);

@@ -15,6 +15,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Dispatcher } from 'undici';
+import { drainMs } from '../../config.ts';
 import type { Context } from '../../context.ts';
 import { Batcher } from '../../lib/batcher.ts';
 import { Loop, warnOnFailure } from '../../lib/loop.ts';
@@ -63,8 +64,6 @@ const START_MARGIN_MS = 1000;
 const SLOT_HORIZON_MS = 1000;
 // A claim asked for by a paced endpoint's next slot comes at least this long after the last one.
 const MIN_PACED_WAKE_MS = 5;
-// A stop lets the attempts under way finish, for at most this long (and never longer than one attempt).
-const STOP_WAIT_MS = 10_000;
 
 /** What the worker uses of its module's state. */
 export interface WorkerDeps {
@@ -130,6 +129,8 @@ class DeliveryWorker {
   // its return) and the outage is logged once, not at every poll.
   private readonly outage = new Backoff(250, 2000);
   private stopping = false;
+  /** Set by a stop that cut off the attempts still under way: theirs are given back, not recorded. */
+  private cutOff = false;
   // Whether due work may be waiting for a free slot: the last claim filled its batch, or some webhook was at
   // its bound. Only then does an ended attempt trigger a claim; otherwise new work announces itself
   // (NOTIFY, in-memory wake) and every completion claiming too doubled the number of (mostly empty) claims.
@@ -282,6 +283,9 @@ class DeliveryWorker {
   private async attempt(row: ClaimedDelivery): Promise<void> {
     try {
       const outcome = await runAttempt(this.ctx, this.sending, row);
+      // An attempt the stop cut off heard no answer: not a failure of the receiver, so not recorded (nor
+      // retried by the schedule); the stop gives its lease back and another worker sends it at once.
+      if (this.cutOff && outcome.response_status === null) return;
       void this.outcomes.submit(outcome).catch(() => {}); // a failure is logged by the recorder's onError
     } catch (err) {
       if (err instanceof WriteDeadlineError) this.missed(row);
@@ -322,19 +326,23 @@ class DeliveryWorker {
   }
 
   /**
-   * Claims nothing more; the attempts under way finish (each is bounded by the attempt timeout, and the wait
-   * by STOP_WAIT_MS so a stop stays prompt) and are recorded; what is still running after that, and every
-   * queued delivery, gives its lease back and is sent again by another worker.
+   * Claims nothing more; every queued delivery gives its lease back at once; the attempts under way finish
+   * (each is bounded by the attempt timeout, and the wait by the shutdown grace, `drainMs`) and are recorded;
+   * what is still running after that is cut off and gives its lease back too, to be sent again at once by
+   * another worker (API.md 12.1, Shutdown).
    */
   async stop(): Promise<void> {
+    const deadline = performance.now() + drainMs(this.ctx.config);
     this.stopping = true;
     const unsent = this.holdings.close();
     await this.claims.stop(); // waits for a claim under way, which gives its rows back
+    await releaseLeases(this.ctx.db, this.id, unsent, new Date(this.ctx.clock.now())).catch(() => {});
     await settledWithin(
       this.holdings.attempts.values(),
-      Math.min(this.ctx.config.webhookTimeoutMs, STOP_WAIT_MS),
+      Math.min(this.ctx.config.webhookTimeoutMs, deadline - performance.now()),
     );
-    const unfinished = [...unsent, ...this.holdings.attempts.keys()];
+    const unfinished = [...this.holdings.attempts.keys()];
+    this.cutOff = true;
     await this.agent.destroy().catch(() => {});
     await Promise.allSettled(this.holdings.attempts.values());
     await this.outcomes.drained();

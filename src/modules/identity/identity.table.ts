@@ -1,4 +1,4 @@
-// Row types of the identity module's tables (src/db/migrations/0001_foundation.sql, 0050_memberships.sql).
+// Row types of the identity module's tables (src/db/migrations/0001_foundation.sql, 0050_memberships.sql, 0170).
 import type { Generated } from 'kysely';
 import type { Role } from '../../http/roles.ts';
 
@@ -70,6 +70,16 @@ export interface WebauthnChallengesTable {
   expires_at: Date;
 }
 
+/** A sign-in failure budget with failures in it (migration 0170): shared by every process. */
+export interface SignInFailuresTable {
+  scope: 'account' | 'address';
+  /** SHA-256 (hex) of the budget's key: an email, an address, a device. */
+  key: string;
+  failures: number;
+  last_failure_ms: string | number;
+  blocked_until_ms: string | number;
+}
+
 export interface IdentityTables {
   users: UsersTable;
   memberships: MembershipsTable;
@@ -77,4 +87,5 @@ export interface IdentityTables {
   recovery_codes: RecoveryCodesTable;
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
+  sign_in_failures: SignInFailuresTable;
 }

@@ -10,7 +10,7 @@ import type { Module } from '../module.ts';
 import { accountRoutes } from './account.routes.ts';
 import { purgeExpiredSessions } from './account.service.ts';
 import { createSessionUses, sessionResolver } from './sessions.service.ts';
-import { createSignInLimits, type SignInLimits } from './sign-in-limits.ts';
+import { createSignInLimits, purgeForgottenBudgets, type SignInLimits } from './sign-in-limits.ts';
 
 export {
   authenticateSession,
@@ -68,11 +68,15 @@ export interface IdentityModule extends Module {
 export function createIdentity(ctx: Context): IdentityModule {
   const signIns = createSignInLimits(ctx);
   const uses = createSessionUses(ctx);
-  // Expired sessions are refused by their expiry alone; the purge only keeps the table from growing.
+  // Expired sessions are refused by their expiry alone, and forgotten failure budgets by their times: the purge
+  // only keeps the tables from growing.
   const purge = new Loop({
     name: 'session purge',
     everyMs: PURGE_EVERY_MS,
-    run: () => purgeExpiredSessions(ctx).then(() => undefined),
+    run: async () => {
+      await purgeExpiredSessions(ctx);
+      await purgeForgottenBudgets(ctx);
+    },
     onError: warnOnFailure(ctx.log),
   });
   return {
@@ -85,6 +89,9 @@ export function createIdentity(ctx: Context): IdentityModule {
     },
     background: [purge],
     // Session uses gathered since the last write reach the database before the process ends.
-    stop: () => uses.stop(),
+    stop: async () => {
+      await uses.stop();
+      await signIns.stop();
+    },
   };
 }

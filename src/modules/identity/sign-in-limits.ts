@@ -2,19 +2,30 @@
 // turn them against the account's owner. Every attempt is one of three kinds:
 // - from a trusted device: it presents the `svc_device` cookie that an earlier sign-in of this account set
 //   (HMAC-signed, HttpOnly). Its failures count against that device alone; no address budget applies.
-// - from a known address: one this account signed in from before (remembered per process). Its failures
+// - from a known address: one this account signed in from before (remembered by the process that saw the
+//   sign-in: elsewhere the attempt draws on the account-wide budget, the stricter one). Its failures
 //   count against the (account, address) pair.
 // - from anywhere else: its failures count against the account as a whole, and against the address.
 //
+// The budgets themselves are shared by every process and outlive a restart: rows of `sign_in_failures` in
+// PostgreSQL, or Redis when SVC_REDIS_URL is set (docs/decisions/0161-sign-in-budgets-shared.md).
 // Each budget allows a few failures, then waits that double with each further failure. The attacker's
 // failures therefore fill only the account-wide budget and their own address's: the owner, on a device or
 // address that signed in before, keeps a budget of their own, including behind the same address. A stolen
 // session guessing the password at reveal-secret fills the same budgets as a guesser at the sign-in form.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Context } from '../../context.ts';
 import { AppError } from '../../lib/errors.ts';
-import { createFailureLimiter, retryAfterSeconds, type FailureLimiter } from '../../lib/failure-limiter.ts';
+import {
+  retryAfterSeconds,
+  sharedBudget,
+  type FailureBudget,
+  type FailurePolicy,
+  type FailureStore,
+} from '../../lib/failure-limiter.ts';
+import { redisFailures } from '../../lib/redis-failures.ts';
+import * as failures from './sign-in-failures.repository.ts';
 
 export const DEVICE_COOKIE = 'svc_device';
 /** A device cookie lives a year: it marks a browser that signed in, and carries no authority of its own. */
@@ -30,21 +41,65 @@ const ADDRESS = { free: 20, baseMs: 1000, maxMs: 15 * MINUTE, forgetMs: 15 * MIN
 const KNOWN_PER_ACCOUNT = 10;
 const KNOWN_ACCOUNTS = 100_000;
 
-/** This process's failure budgets and known addresses, made by `createIdentity`: every password check's. */
+/** The failure budgets and this process's known addresses, made by `createIdentity`: every password check's. */
 export interface SignInLimits {
   /** Keys: `a:<email>` (account-wide), `p:<email>|<ip>` (known address), `d:<device nonce>`. */
-  readonly accounts: FailureLimiter;
-  readonly addresses: FailureLimiter;
+  readonly accounts: FailureBudget;
+  readonly addresses: FailureBudget;
   readonly known: Map<string, string[]>;
   readonly deviceKey: Buffer;
   /** Signs the `mfa_token` between a sign-in's password and its second factor. */
   readonly mfaKey: Buffer;
+  /** Closes the connection to Redis, if any. */
+  stop(): Promise<void>;
+}
+
+/** The budget's keys, hashed: no email or address that a stranger tried is stored in clear. */
+function hashedKeys(budget: FailureBudget): FailureBudget {
+  const h = (key: string) => createHash('sha256').update(key).digest('hex');
+  return {
+    waitMs: (key) => budget.waitMs(h(key)),
+    fail: (key) => budget.fail(h(key)),
+    reset: (key) => budget.reset(h(key)),
+  };
+}
+
+function tableStore(ctx: Context, scope: failures.Scope): FailureStore {
+  return {
+    read: (key) => failures.readFailures(ctx.db, scope, key),
+    count: (key, now, forgetMs) => failures.countFailure(ctx.db, scope, key, now, forgetMs),
+    extend: (key, until) => failures.extendBlock(ctx.db, scope, key, until),
+    forget: (key) => failures.forgetFailures(ctx.db, scope, key),
+  };
+}
+
+/** Forgotten budgets' rows go: the longest a budget is remembered after its last failure. */
+export const FORGET_MS = Math.max(ACCOUNT.forgetMs, ADDRESS.forgetMs);
+
+/** Deletes the rows every budget has forgotten (the session purge's loop runs it). */
+export async function purgeForgottenBudgets(ctx: Context): Promise<void> {
+  const now = ctx.clock.now();
+  await failures.purgeForgottenFailures(ctx.db, now - FORGET_MS, now);
 }
 
 export function createSignInLimits(ctx: Context): SignInLimits {
+  const redis = ctx.config.redisUrl
+    ? redisFailures(ctx.config.redisUrl, (err) =>
+        ctx.log.warn(
+          { err },
+          'Redis unreachable: sign-in failure budgets kept in PostgreSQL until it answers',
+        ),
+      )
+    : undefined;
+  const budget = (scope: failures.Scope, policy: FailurePolicy) => {
+    const table = tableStore(ctx, scope);
+    const store = redis ? redis.store(scope, policy.forgetMs + policy.maxMs, table) : table;
+    return hashedKeys(sharedBudget(store, policy, ctx.clock));
+  };
   return {
-    accounts: createFailureLimiter(ACCOUNT, ctx.clock),
-    addresses: createFailureLimiter(ADDRESS, ctx.clock),
+    accounts: budget('account', ACCOUNT),
+    addresses: budget('address', ADDRESS),
+    stop: async () => redis?.close(),
     known: new Map(),
     // Derived from the master key: every process signs and checks alike, and nothing new to configure.
     deviceKey: createHmac('sha256', ctx.config.masterKey).update('svc sign-in device cookie').digest(),
@@ -169,17 +224,19 @@ export async function checkWithinBudgets<T>(
   verify: () => Promise<T | undefined>,
   proves: (verified: T) => boolean = () => true,
 ): Promise<T | undefined> {
-  const wait = Math.max(
-    state.accounts.waitMs(draw.accountKey),
-    draw.trusted ? 0 : state.addresses.waitMs(draw.ip),
-  );
-  if (wait > 0 && ctx.config.rateLimit) throw limited(refusal, wait);
+  if (ctx.config.rateLimit) {
+    const waits = await Promise.all([
+      state.accounts.waitMs(draw.accountKey),
+      draw.trusted ? 0 : state.addresses.waitMs(draw.ip),
+    ]);
+    const wait = Math.max(...waits);
+    if (wait > 0) throw limited(refusal, wait);
+  }
   const verified = await verify();
   if (verified !== undefined) {
-    if (proves(verified)) state.accounts.reset(draw.accountKey);
+    if (proves(verified)) await state.accounts.reset(draw.accountKey);
     return verified;
   }
-  state.accounts.fail(draw.accountKey);
-  if (!draw.trusted) state.addresses.fail(draw.ip);
+  await Promise.all([state.accounts.fail(draw.accountKey), draw.trusted ? 0 : state.addresses.fail(draw.ip)]);
   return undefined;
 }

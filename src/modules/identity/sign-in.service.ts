@@ -72,7 +72,7 @@ export async function signIn(
   const device = readDevice(state, attempt.device);
   // A device cookie vouches for its own account only; the address budget is checked before any lookup.
   if (!device && ctx.config.rateLimit) {
-    const wait = state.addresses.waitMs(ip);
+    const wait = await state.addresses.waitMs(ip);
     if (wait > 0) throw limited({ log, fields: { ip }, what: 'sign-in' }, wait);
   }
   const user = await users.findUserByEmail(ctx.db, attempt.email);
@@ -178,13 +178,13 @@ export async function signInWithPasskey(
   attempt: Omit<SignInAttempt, 'email' | 'password'> & { assertion: AuthenticationResponseJSON },
 ): Promise<SignedIn> {
   const { ip, log } = attempt;
-  const wait = state.addresses.waitMs(ip);
-  if (wait > 0 && ctx.config.rateLimit) throw limited({ log, fields: { ip }, what: 'sign-in' }, wait);
+  const wait = ctx.config.rateLimit ? await state.addresses.waitMs(ip) : 0;
+  if (wait > 0) throw limited({ log, fields: { ip }, what: 'sign-in' }, wait);
   const userId = await verifyPasskey(ctx, attempt.assertion, undefined);
   const user = userId ? await users.findUserById(ctx.db, userId) : undefined;
   const membership = user ? await lastMembership(ctx.db, user.id) : undefined;
   if (!user || !membership) {
-    state.addresses.fail(ip);
+    await state.addresses.fail(ip);
     log.info({ ip, outcome: 'failed' }, 'passkey sign-in failed');
     throw new AppError('invalid_credentials', 'The passkey did not verify.');
   }
