@@ -161,14 +161,16 @@ export interface RefusedTokenCall {
 /**
  * Whose app a refused access token belongs to, from what the bearer check just left in this process's cache:
  * an expired token, a token its app no longer accepts, or one of a removed installation. Undefined for a
- * token never issued, or whose app is gone.
+ * token never issued, or whose app is gone. Read again only when the check's answer was not cached (a
+ * notification raced its read): off the call's path, after its answer.
  */
 export async function refusedTokenCall(
   ctx: Context,
   tokens: AccessTokens,
   token: string,
 ): Promise<RefusedTokenCall | undefined> {
-  const slot = tokens.cache.get(credentialKey(token));
+  const key = credentialKey(token);
+  const slot = tokens.cache.get(key) ?? (await lookup(ctx, tokens, key));
   const owned = slot && ('missUntil' in slot ? slot.retired : slot);
   if (!owned) return undefined;
   const app = await appById(tokens.apps, ctx, owned.appId);
