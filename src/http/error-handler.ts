@@ -67,7 +67,7 @@ function issueOf(e: AjvError): string {
 
 /**
  * A union of constants (TypeBox literals: a role, a mode) fails once per branch, then once as `anyOf`: one
- * detail says every value it accepts ("role must be one of owner, admin, developer, viewer").
+ * detail says every value it accepts ("role must be one of viewer, developer, admin, owner").
  */
 function unionsOfConstants(errors: AjvError[]): Map<string, unknown[]> {
   const allowed = new Map<string, unknown[]>();
@@ -84,7 +84,10 @@ export function validationDetails(errors: AjvError[], context: string | undefine
     const field = () => fieldOf(e.instancePath) || (context ?? 'body');
     const union = constants.get(e.instancePath);
     if (union && (e.keyword === 'const' || e.keyword === 'anyOf')) {
-      return { field: field(), issue: union.length === 1 ? `must be ${String(union[0])}` : `must be one of ${listed(union)}` };
+      return {
+        field: field(),
+        issue: union.length === 1 ? `must be ${String(union[0])}` : `must be one of ${listed(union)}`,
+      };
     }
     switch (e.keyword) {
       case 'additionalProperties':

@@ -9,7 +9,14 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { systemClock } from '../../src/lib/time.ts';
 import { addMember, call, MEMBER_PASSWORD, type TestMember } from '../members/support.ts';
 import { codeAt } from '../merchants/factors-support.ts';
-import { launchBrowser, PHONE, screenshot, seriousViolations, type Launched, type Session } from './support/browser.ts';
+import {
+  launchBrowser,
+  PHONE,
+  screenshot,
+  seriousViolations,
+  type Launched,
+  type Session,
+} from './support/browser.ts';
 import { openTab, settled, signInWith } from './support/dashboard.ts';
 
 let svc: TestService;
@@ -62,7 +69,10 @@ describe('the former members notice', () => {
     await secrets.getByRole('button', { name: 'I have saved it' }).click();
     await page.getByRole('heading', { name: /former member/ }).waitFor({ state: 'detached' });
 
-    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Developers' }).click();
+    await page
+      .getByRole('navigation', { name: 'Settings' })
+      .getByRole('link', { name: 'Developers' })
+      .click();
     await openTab(page, 'Credentials');
     await settled(page);
     expect(await page.getByTestId('seen-by-former-member').count()).toBe(0);
@@ -91,7 +101,9 @@ describe('requiring a second factor', () => {
         ? route.fulfill({
             status: 503,
             contentType: 'application/json',
-            body: JSON.stringify({ error: { code: 'service_unavailable', message: 'Try again.', request_id: 'req_x' } }),
+            body: JSON.stringify({
+              error: { code: 'service_unavailable', message: 'Try again.', request_id: 'req_x' },
+            }),
           })
         : route.continue(),
     );
@@ -108,7 +120,9 @@ describe('requiring a second factor', () => {
     // the real save: the box is on before the answer, then "Saved"
     await box.click();
     dialog = page.getByRole('dialog', { name: 'Require a second factor?' });
-    const answered = page.waitForResponse((r) => r.url().endsWith('/settings') && r.request().method() === 'PATCH');
+    const answered = page.waitForResponse(
+      (r) => r.url().endsWith('/settings') && r.request().method() === 'PATCH',
+    );
     await dialog.getByRole('button', { name: 'Require it' }).click();
     expect(await box.isChecked()).toBe(true);
     expect((await answered).status()).toBe(200);

@@ -88,7 +88,13 @@ describe('former members', () => {
   });
 
   it('leaves the list once what the member saw is rotated', async () => {
-    const rotated = await call(svc.app, owner.auth, 'POST', `/members/${dev.userId}/exposed-credentials/rotate`, {});
+    const rotated = await call(
+      svc.app,
+      owner.auth,
+      'POST',
+      `/members/${dev.userId}/exposed-credentials/rotate`,
+      {},
+    );
     expect(rotated.status).toBe(200);
     expect(await former()).toEqual([]);
   });

@@ -147,9 +147,9 @@ describe('an invitation', () => {
       role: 'superuser',
     });
     expect(res.status).toBe(400);
-    expect(res.body.error.message).toBe('role must be one of owner, admin, developer, viewer.');
+    expect(res.body.error.message).toBe('role must be one of viewer, developer, admin, owner.');
     expect(res.body.error.details).toEqual([
-      { field: 'role', issue: 'must be one of owner, admin, developer, viewer' },
+      { field: 'role', issue: 'must be one of viewer, developer, admin, owner' },
     ]);
   });
 

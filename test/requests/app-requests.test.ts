@@ -29,7 +29,14 @@ async function requests(merchant: TestMerchant, query = '') {
   });
   expect(res.statusCode).toBe(200);
   return res.json().data as {
-    items: { id: string; status: number; error_code: string | null; app_id: string | null; store_id: string | null; credential: { type: string; id: string } }[];
+    items: {
+      id: string;
+      status: number;
+      error_code: string | null;
+      app_id: string | null;
+      store_id: string | null;
+      credential: { type: string; id: string };
+    }[];
     count: number;
   };
 }
@@ -44,8 +51,13 @@ async function install(app: TestApp, merchant: TestMerchant) {
 }
 
 async function disconnect(merchant: TestMerchant, app: TestApp) {
-  const list = await svc.app.inject({ url: '/api/v1/merchant/developer/connections', headers: merchant.auth });
-  const grant = (list.json().data.items as { id: string; app: { id: string } }[]).find((g) => g.app.id === app.id)!;
+  const list = await svc.app.inject({
+    url: '/api/v1/merchant/developer/connections',
+    headers: merchant.auth,
+  });
+  const grant = (list.json().data.items as { id: string; app: { id: string } }[]).find(
+    (g) => g.app.id === app.id,
+  )!;
   const res = await svc.app.inject({
     method: 'DELETE',
     url: `/api/v1/merchant/developer/connections/${grant.id}`,
@@ -122,7 +134,12 @@ describe("the app's calls, for its owner", () => {
       headers: { ...dev.auth, 'x-svc-mode': 'test' },
     });
     expect(detail.statusCode).toBe(200);
-    expect(detail.json().data).toMatchObject({ app_id: client.id, store_id: shopA.storeId, audit_entries: [], deliveries: [] });
+    expect(detail.json().data).toMatchObject({
+      app_id: client.id,
+      store_id: shopA.storeId,
+      audit_entries: [],
+      deliveries: [],
+    });
   });
 
   it('narrows by store, with counts from the counters and by counting alike', async () => {
@@ -211,6 +228,8 @@ describe('refused calls of the app', () => {
     const res = await call('svc_oat_nope', 'req_never_issued');
     expect(res.statusCode).toBe(401);
     await flush();
-    expect((await requests(dev, `?app_id=${client.id}`)).items.map((e) => e.id)).not.toContain('req_never_issued');
+    expect((await requests(dev, `?app_id=${client.id}`)).items.map((e) => e.id)).not.toContain(
+      'req_never_issued',
+    );
   });
 });

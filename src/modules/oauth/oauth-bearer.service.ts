@@ -175,5 +175,8 @@ export async function refusedTokenCall(
   if (!owned) return undefined;
   const app = await appById(tokens.apps, ctx, owned.appId);
   if (!app) return undefined;
-  return { mode: owned.mode, installation: { appId: app.id, ownerId: app.merchantId, storeId: owned.storeId } };
+  return {
+    mode: owned.mode,
+    installation: { appId: app.id, ownerId: app.merchantId, storeId: owned.storeId },
+  };
 }

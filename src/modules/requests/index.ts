@@ -31,7 +31,9 @@ export function createRequests(ctx: Context, deps: RequestsDeps = {}): Requests 
   const batch = requestBatch(ctx, pool ? { pool } : { db: ctx.db });
   return {
     name: 'requests',
-    ...(ctx.config.requestLog ? { appHooks: (app) => recordPublicCalls(app, ctx, batch, deps.refusedTokenOwner) } : {}),
+    ...(ctx.config.requestLog
+      ? { appHooks: (app) => recordPublicCalls(app, ctx, batch, deps.refusedTokenOwner) }
+      : {}),
     merchantRoutes: requestRoutes,
     background: [retentionLoop(ctx)],
     batch,

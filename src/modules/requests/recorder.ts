@@ -136,7 +136,11 @@ function entryOf(
 function offerCall(batch: RequestBatch, entry: RequestEntry, caller: Caller): boolean {
   const owner = caller.installation?.ownerId;
   if (!batch.offer(entry)) return false;
-  return owner === undefined || owner === entry.merchantId || batch.offer({ ...entry, merchantId: owner, forOwner: true });
+  return (
+    owner === undefined ||
+    owner === entry.merchantId ||
+    batch.offer({ ...entry, merchantId: owner, forOwner: true })
+  );
 }
 
 /** A refused access token's call, for the app's owner once the oauth module said whose it is. */
@@ -147,7 +151,7 @@ function offerRefused(
   entry: RequestEntry,
   token: string,
 ): void {
-  whose(token).then(
+  const arriving = whose(token).then(
     (owned) => {
       if (!owned) return;
       const { appId, ownerId, storeId } = owned.installation;
@@ -156,6 +160,7 @@ function offerRefused(
     },
     (err: unknown) => ctx.log.warn({ err }, 'whose access token a refused call sent is unknown'),
   );
+  batch.arriveLater(arriving);
 }
 
 /**
@@ -184,7 +189,13 @@ export function recordPublicCalls(
         const token = refusedAccessToken(request, reply);
         if (token !== undefined) {
           // whose it is comes later: the entry, made now, keeps the call's own time
-          const unknown: Caller = { merchantId: '', mode: request.mode, type: 'access_token', id: '', last4: token.slice(-4) };
+          const unknown: Caller = {
+            merchantId: '',
+            mode: request.mode,
+            type: 'access_token',
+            id: '',
+            last4: token.slice(-4),
+          };
           offerRefused(ctx, batch, whose, entryOf(ctx, request, reply, pattern, unknown), token);
         }
       }

@@ -7,7 +7,7 @@ import { getRequest, listRequests } from './requests.service.ts';
 
 const LIST_DESCRIPTION =
   'Every call to /api/public/v1 (the OAuth token, revoke and introspection endpoints included) made with a ' +
-  'credential of this merchant in this mode, newest first. With app_id, that app\'s calls: for its owner, ' +
+  "credential of this merchant in this mode, newest first. With app_id, that app's calls: for its owner, " +
   'on every store that installed it, with the calls refused because the installation was disconnected or ' +
   'the token expired. Recording trails the answer by about a second; entries are kept at least ' +
   'SVC_REQUEST_LOG_RETENTION_DAYS (default 7) days.';

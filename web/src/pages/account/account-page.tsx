@@ -67,8 +67,8 @@ function EnrolmentBanner({ me }: { me: Me }) {
       </p>
       <ul>
         <li>
-          <strong>An authenticator app</strong> (Google Authenticator, 1Password, Authy…): scan a QR code, then
-          type the 6-digit code it shows.
+          <strong>An authenticator app</strong> (Google Authenticator, 1Password, Authy…): scan a QR code,
+          then type the 6-digit code it shows.
         </li>
         <li>
           <strong>A passkey</strong>: this device’s fingerprint, face or PIN, or a security key.

@@ -68,7 +68,8 @@ export function TeamSecuritySection() {
             </label>
             {!s.require_mfa && s.members_without_second_factor.length > 0 && (
               <p className="muted small">
-                Without a second factor today: {s.members_without_second_factor.map((m) => m.email).join(', ')}.
+                Without a second factor today:{' '}
+                {s.members_without_second_factor.map((m) => m.email).join(', ')}.
               </p>
             )}
           </>
