@@ -49,10 +49,12 @@ const ON_PGLITE_TOO = [
   'test/audit/chain.test.ts', // audit: the sealer's queue and seals
   'test/audit/checkpoint.test.ts', // audit: the chain's tip and the service's check of it
   'test/requests/request-logs.test.ts', // requests: the recorder's writes, pages, filters, day partitions
+  'test/requests/app-requests.test.ts', // requests: the app owner's entries; oauth: tokens kept, retired, found
   'test/merchants/password-check.test.ts', // merchants: the password check's budget and its audit
   'test/members/invitations.test.ts', // members: invitations; merchants: users joining, switching
   'test/members/team.test.ts', // merchants: memberships, the last-owner lock, sessions and their batched uses
   'test/members/exposure.test.ts', // audit: the trail; keys, apps and webhooks read for exposure
+  'test/members/former-members.test.ts', // members: removals remembered; identity: members without a factor
   'test/merchants/second-factors.test.ts', // merchants: TOTP, recovery codes, step-up, require-MFA
   'test/merchants/factor-budget.test.ts', // merchants: codes on the sign-in budgets, their audit
   'test/merchants/shared-budgets.test.ts', // identity: the sign-in budgets' rows, shared, kept and purged

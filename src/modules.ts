@@ -6,11 +6,11 @@ import { CredentialResolvers } from './http/public-auth.ts';
 import type { SessionResolver } from './http/merchant-auth.ts';
 import type { Module } from './modules/module.ts';
 import { createMerchants } from './modules/merchants/index.ts';
-import { createIdentity } from './modules/identity/index.ts';
+import { createIdentity, membersWithoutSecondFactor } from './modules/identity/index.ts';
 import { createSecondFactors } from './modules/second-factors/index.ts';
 import { createAudit } from './modules/audit/index.ts';
 import { createOauthApps } from './modules/oauth-apps/index.ts';
-import { createOauth, recordAllowedScopesChange } from './modules/oauth/index.ts';
+import { createOauth, recordAllowedScopesChange, refusedTokenCall } from './modules/oauth/index.ts';
 import { createOauthAuthorize } from './modules/oauth-authorize/index.ts';
 import { createOauthToken } from './modules/oauth-token/index.ts';
 import { createOauthIntrospect } from './modules/oauth-introspect/index.ts';
@@ -38,7 +38,7 @@ export function createModules(ctx: Context): Composition {
   // through the webhooks module and so cannot be imported by it.
   const deliveries: DeliveryHooks = { cancelPending: cancelPendingDeliveries, setRateLimit };
   const identity = createIdentity(ctx);
-  const merchants = createMerchants();
+  const merchants = createMerchants({ membersWithoutFactor: membersWithoutSecondFactor });
   const audit = createAudit(ctx);
   // An app change reaches the modules that depend on apps through hooks run in its transaction.
   const oauthApps = createOauthApps(ctx, {
@@ -77,7 +77,7 @@ export function createModules(ctx: Context): Composition {
     createCarts(ctx),
     createIdempotency(ctx),
     createPayments(),
-    createRequests(ctx),
+    createRequests(ctx, { refusedTokenOwner: (token) => refusedTokenCall(ctx, tokens, token) }),
     createDashboard(),
   ];
   for (const m of modules) {

@@ -17,6 +17,7 @@ interface Entry {
   error_code: string | null;
   duration_ms: number;
   credential: { type: string; id: string; last4: string };
+  store_id?: string | null;
 }
 
 interface Page {
@@ -31,19 +32,22 @@ const POLL_MS = 1000;
 const LAG_MS = 10_000;
 const PAGE = 200;
 const MAX_PAGES = 10;
-const FILTERS = ['status', 'error-code', 'method', 'path', 'credential'] as const;
+const FILTERS = ['status', 'error-code', 'method', 'path', 'credential', 'app', 'store'] as const;
 const PARAM: Record<(typeof FILTERS)[number], string> = {
   status: 'status',
   'error-code': 'error_code',
   method: 'method',
   path: 'path',
   credential: 'credential_id',
+  app: 'app_id',
+  store: 'store_id',
 };
 
 /** One line of the tail: time, status and code, method and path, duration, request id, credential. */
 export function tailLine(e: Entry): string {
   const status = e.error_code ? `${e.status} ${e.error_code}` : String(e.status);
-  return `${e.created_at}  ${status.padEnd(24)} ${e.method.padEnd(6)} ${e.path}  ${e.duration_ms} ms  ${e.id}  ${e.credential.type} ${e.credential.id}`;
+  const store = e.store_id ? ` on ${e.store_id}` : '';
+  return `${e.created_at}  ${status.padEnd(24)} ${e.method.padEnd(6)} ${e.path}  ${e.duration_ms} ms  ${e.id}  ${e.credential.type} ${e.credential.id}${store}`;
 }
 
 class Retry extends Error {}
@@ -91,13 +95,15 @@ export const logsTailCommand: Command = {
   name: 'logs tail',
   summary: "Print the account's test-mode API requests as they happen.",
   usage:
-    '[--status 4xx] [--error-code CODE] [--method POST] [--path /api/public/v1/...] [--credential key_...] [--format json] [--api-url URL]',
+    '[--status 4xx] [--error-code CODE] [--method POST] [--path /api/public/v1/...] [--credential key_...] [--app app_...] [--store store_...] [--format json] [--api-url URL]',
   help: `Options:
   --status S        a class (2xx, 4xx, 5xx) or a status code
   --error-code C    only calls answered with this error code
   --method M        only this HTTP method
   --path P          only paths that start with P
   --credential ID   only calls of this key pair (key_...) or app (app_...)
+  --app ID          your app's calls on every store that installed it (app_...), refused ones included
+  --store ID        only calls made through an installation on this store (store_...)
   --format json     one JSON object per line instead of text
   --api-url URL     the service (default: where \`svc login\` signed in)
 
@@ -110,6 +116,8 @@ Open one with its request id on the dashboard's Requests tab. Needs \`svc login\
     method: { type: 'string' },
     path: { type: 'string' },
     credential: { type: 'string' },
+    app: { type: 'string' },
+    store: { type: 'string' },
     format: { type: 'string' },
     'api-url': { type: 'string' },
   },

@@ -19,8 +19,76 @@ function fieldOf(path: string, leaf?: unknown): string {
   return parts.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '');
 }
 
+const TYPE_WORDS: Record<string, string> = {
+  string: 'a string',
+  integer: 'a whole number',
+  number: 'a number',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
+};
+
+const listed = (values: readonly unknown[]) => values.map((v) => String(v)).join(', ');
+
+/** The validator's message in words a person reads: what the field accepts, not the schema's keyword. */
+function issueOf(e: AjvError): string {
+  const p = e.params;
+  switch (e.keyword) {
+    case 'enum':
+      return `must be one of ${listed(p.allowedValues as unknown[])}`;
+    case 'const':
+      return `must be ${String(p.allowedValue)}`;
+    case 'type': {
+      const types = String(p.type).split(',');
+      return `must be ${types.map((t) => TYPE_WORDS[t] ?? t).join(' or ')}`;
+    }
+    case 'minLength':
+      return p.limit === 1 ? 'must not be empty' : `must be at least ${String(p.limit)} characters long`;
+    case 'maxLength':
+      return `must be at most ${String(p.limit)} characters long`;
+    case 'minimum':
+    case 'maximum':
+      return `must be ${e.keyword === 'minimum' ? 'at least' : 'at most'} ${String(p.limit)}`;
+    case 'minItems':
+      return p.limit === 1 ? 'must not be empty' : `must have at least ${String(p.limit)} items`;
+    case 'maxItems':
+      return `must have at most ${String(p.limit)} items`;
+    case 'format':
+      return p.format === 'date-time'
+        ? 'must be a date and time (ISO 8601, 2026-12-01T10:00:00Z)'
+        : `must be a valid ${String(p.format)}`;
+    case 'pattern':
+      return 'is not in the expected form';
+    default:
+      return e.message ?? 'is invalid';
+  }
+}
+
+/**
+ * A union of constants (TypeBox literals: a role, a mode) fails once per branch, then once as `anyOf`: one
+ * detail says every value it accepts ("role must be one of viewer, developer, admin, owner").
+ */
+function unionsOfConstants(errors: AjvError[]): Map<string, unknown[]> {
+  const allowed = new Map<string, unknown[]>();
+  for (const e of errors) {
+    if (e.keyword !== 'const') continue;
+    allowed.set(e.instancePath, [...(allowed.get(e.instancePath) ?? []), e.params.allowedValue]);
+  }
+  return allowed;
+}
+
 export function validationDetails(errors: AjvError[], context: string | undefined): ErrorDetail[] {
+  const constants = unionsOfConstants(errors);
   const details = errors.map((e): ErrorDetail => {
+    const field = () => fieldOf(e.instancePath) || (context ?? 'body');
+    const union = constants.get(e.instancePath);
+    if (union && (e.keyword === 'const' || e.keyword === 'anyOf')) {
+      return {
+        field: field(),
+        issue: union.length === 1 ? `must be ${String(union[0])}` : `must be one of ${listed(union)}`,
+      };
+    }
     switch (e.keyword) {
       case 'additionalProperties':
         return {
@@ -30,7 +98,7 @@ export function validationDetails(errors: AjvError[], context: string | undefine
       case 'required':
         return { field: fieldOf(e.instancePath, e.params.missingProperty), issue: 'is required' };
       default:
-        return { field: fieldOf(e.instancePath) || (context ?? 'body'), issue: e.message ?? 'is invalid' };
+        return { field: field(), issue: issueOf(e) };
     }
   });
   // anyOf/union failures repeat one field per branch: keep one detail per field and issue

@@ -94,6 +94,7 @@ function admit(
         ? (principal.appId ?? principal.credentialId)
         : principal.credentialId,
     last4: token.slice(-4),
+    installation: principal.installation,
   };
   // Seed 5.4: a secret key or an access token must not be used from browser code. Every browser sends
   // `Origin` on a cross-origin call; server-side HTTP clients do not (see docs/decisions/0011-secret-credentials-refused-from-browsers.md).

@@ -43,6 +43,14 @@ export interface MerchantPrincipal {
 
 export type CredentialKind = 'secret_key' | 'publishable_key' | 'access_token';
 
+/** The installation an access token acts through: the app, its owner and the store (API.md section 12.3). */
+export interface AppInstallation {
+  appId: string;
+  /** The merchant that owns the app: the app's calls are in its request log too. */
+  ownerId: string;
+  storeId: string | null;
+}
+
 export interface PublicPrincipal {
   merchantId: string;
   mode: Mode;
@@ -52,6 +60,8 @@ export interface PublicPrincipal {
   scopes: readonly string[];
   /** For access tokens: the app acting. */
   appId?: string;
+  /** For access tokens: the installation, for the request log of the app's owner. */
+  installation?: AppInstallation;
   /** When the credential was made (epoch ms): introspection's `iat`. */
   issuedAt: number;
   /** When it stops working on its own (epoch ms), if it does: introspection's `exp`. */
@@ -72,6 +82,8 @@ export interface Caller {
   id: string;
   /** The last four characters of the credential sent. */
   last4: string;
+  /** An access token's installation: the call is recorded for the app's owner as well. */
+  installation?: AppInstallation | undefined;
 }
 
 declare module 'fastify' {

@@ -248,6 +248,9 @@ describe('the request log', () => {
     idempotencyKey: null,
     replayed: false,
     error: null,
+    appId: null,
+    storeId: null,
+    forOwner: false,
   });
 
   // Offered here, not by 1,000 calls: the recorder's one-second batch would close on its own under calls that

@@ -119,16 +119,38 @@ describe('an invitation', () => {
     });
   });
 
-  it('replaces a pending invitation to the same email, and refuses a member', async () => {
+  it('refuses a second invitation while the first is pending, its link still working, and refuses a member', async () => {
     const email = newEmail();
     const first = await invite(svc.app, owner, email, 'viewer');
-    const second = await invite(svc.app, owner, email, 'developer');
+    const second = await call(svc.app, owner.auth, 'POST', '/members/invitations', {
+      email: email.toUpperCase(),
+      role: 'developer',
+    });
+    expect([second.status, second.body.error.code]).toEqual([409, 'conflict']);
+    expect(second.body.error.message).toContain(first.id);
+    expect(second.body.error.message).toContain('Withdraw it first');
+    // withdrawn, the address may be invited again, and only the new link works
+    const withdrawn = await call(svc.app, owner.auth, 'DELETE', `/members/invitations/${first.id}`);
+    expect(withdrawn.status).toBe(204);
+    const third = await invite(svc.app, owner, email, 'developer');
     expect((await accept({ token: tokenOf(first.url), password: MEMBER_PASSWORD })).body.error.code).toBe(
       'invalid_invitation',
     );
-    expect((await accept({ token: tokenOf(second.url), password: MEMBER_PASSWORD })).status).toBe(200);
+    expect((await accept({ token: tokenOf(third.url), password: MEMBER_PASSWORD })).status).toBe(200);
     const again = await call(svc.app, owner.auth, 'POST', '/members/invitations', { email, role: 'viewer' });
     expect([again.status, again.body.error.code]).toEqual([409, 'conflict']);
+  });
+
+  it('says in words what a field accepts', async () => {
+    const res = await call(svc.app, owner.auth, 'POST', '/members/invitations', {
+      email: newEmail(),
+      role: 'superuser',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toBe('role must be one of viewer, developer, admin, owner.');
+    expect(res.body.error.details).toEqual([
+      { field: 'role', issue: 'must be one of viewer, developer, admin, owner' },
+    ]);
   });
 
   it('refuses a malformed token and a new account without a good password', async () => {

@@ -52,6 +52,7 @@ const ROLE_OF: Record<string, Role> = {
   'GET /webhooks/:webhookID/deliveries': 'viewer',
   'GET /webhooks/:webhookID/deliveries/:deliveryID': 'viewer',
   'GET /members': 'viewer',
+  'GET /former-members': 'viewer',
   // Settings -> Developers, every change, secret, reveal, export and the local loop.
   'GET /developer/logs/export': 'developer',
   'GET /webhooks/listen': 'developer',

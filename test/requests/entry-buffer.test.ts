@@ -28,6 +28,9 @@ const entry = (n: number, error: string | null = null): RequestEntry => ({
   idempotencyKey: null,
   replayed: false,
   error,
+  appId: null,
+  storeId: null,
+  forOwner: false,
 });
 
 function buffer(options: { capacity?: number; maxBatch?: number; batchBytes?: number; fail?: boolean } = {}) {

@@ -228,6 +228,9 @@ describe('what a call records', () => {
       idempotencyKey: '\\N',
       replayed: false,
       error,
+      appId: null,
+      storeId: null,
+      forOwner: false,
     });
     expect(offered).toBe(true);
     await flush();

@@ -49,6 +49,7 @@ const MERCHANT_ROUTES = [
   'GET /api/v1/merchant/developer/requests/:requestID',
   'GET /api/v1/merchant/events',
   'GET /api/v1/merchant/events/:eventID',
+  'GET /api/v1/merchant/former-members',
   'GET /api/v1/merchant/me',
   'GET /api/v1/merchant/members',
   'GET /api/v1/merchant/members/:userID/exposed-credentials',

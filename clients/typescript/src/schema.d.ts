@@ -489,7 +489,7 @@ export interface paths {
         head?: never;
         /**
          * Change the merchant’s settings
-         * @description `require_mfa`: every member must have a second factor; one without may then only enrol (403 `mfa_enrolment_required` elsewhere). Owner only. Audit `merchant.settings_updated`.
+         * @description `require_mfa`: every member must have a second factor; one without may then only enrol (403 `mfa_enrolment_required` elsewhere). The answer names the members without one (`members_without_second_factor`). Owner only. Audit `merchant.settings_updated`.
          *
          *     Role: owner (owner); a member of a lower role gets 403 forbidden.
          */
@@ -1292,6 +1292,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/merchant/former-members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Former members who saw credentials that still work
+         * @description Members removed in the last 90 days whose exposed credentials (as GET .../exposed-credentials) still work, the latest removal first; one leaves the list once each is rotated, revoked or expired (POST /members/{userID}/exposed-credentials/rotate rotates them all). A team fits one page.
+         *
+         *     Role: viewer, that is any member of the merchant.
+         */
+        get: operations["listFormerMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/merchant/members/{userID}/exposed-credentials/rotate": {
         parameters: {
             query?: never;
@@ -1333,7 +1355,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone to the team
-         * @description A single-use link valid 7 days, in this answer only and sent by email when the service has a mail server (SVC_SMTP_URL). It replaces a pending invitation to the same email. Inviting an owner needs the owner role; an email that is a member already: 409 conflict.
+         * @description A single-use link valid 7 days, in this answer only and sent by email when the service has a mail server (SVC_SMTP_URL). An email with a pending invitation: 409 conflict naming it (its link keeps working; withdraw it to send another). Inviting an owner needs the owner role; an email that is a member already: 409 conflict.
          *
          *     Role: admin (admin or owner); a member of a lower role gets 403 forbidden.
          */
@@ -1415,7 +1437,7 @@ export interface paths {
         };
         /**
          * List request log entries
-         * @description Every call to /api/public/v1 (the OAuth token, revoke and introspection endpoints included) made with a credential of this merchant in this mode, newest first. Recording trails the answer by about a second; entries are kept at least SVC_REQUEST_LOG_RETENTION_DAYS (default 7) days.
+         * @description Every call to /api/public/v1 (the OAuth token, revoke and introspection endpoints included) made with a credential of this merchant in this mode, newest first. With app_id, that app's calls: for its owner, on every store that installed it, with the calls refused because the installation was disconnected or the token expired. Recording trails the answer by about a second; entries are kept at least SVC_REQUEST_LOG_RETENTION_DAYS (default 7) days.
          *
          *     Role: viewer, that is any member of the merchant.
          */
@@ -2374,9 +2396,16 @@ export interface components {
             /** @description Pass as starting_after. */
             next_cursor: string | null;
         };
+        /** MemberWithoutSecondFactor */
+        MemberWithoutSecondFactor: {
+            id: string;
+            email: string;
+        };
         /** MerchantSettings */
         MerchantSettings: {
             require_mfa: boolean;
+            /** @description The members who have no second factor now: with require_mfa they may only enrol one (API.md 12.4). */
+            members_without_second_factor: components["schemas"]["MemberWithoutSecondFactor"][];
         };
         /** AuditEntry */
         AuditEntry: {
@@ -2895,6 +2924,30 @@ export interface components {
             /** @description Pass as starting_after. */
             next_cursor: string | null;
         };
+        /** FormerMember */
+        FormerMember: {
+            /** @description The former member’s user id (usr_). */
+            id: string;
+            email: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            removed_at: string;
+            removed_by: string | null;
+            removed_by_email: string | null;
+            /** @description As the removal’s answer: what the member saw in clear that still works now. */
+            exposed_credentials: components["schemas"]["ExposedCredential"][];
+        };
+        /** FormerMemberList */
+        FormerMemberList: {
+            items: components["schemas"]["FormerMember"][];
+            /** @description Total matching, over all pages. */
+            count: number;
+            has_more: boolean;
+            /** @description Pass as starting_after. */
+            next_cursor: string | null;
+        };
         /** RotatedCredential */
         RotatedCredential: {
             type: "api_key" | "client_secret" | "webhook_secret";
@@ -2963,6 +3016,10 @@ export interface components {
             error_code: string | null;
             duration_ms: number;
             credential: components["schemas"]["RequestCredential"];
+            /** @description The app of a call made with its access token or its client secret; null otherwise. */
+            app_id: string | null;
+            /** @description The store of the installation an access token acts through; null otherwise. */
+            store_id: string | null;
             ip: string | null;
             user_agent: string | null;
             idempotency_key: string | null;
@@ -3000,6 +3057,10 @@ export interface components {
             error_code: string | null;
             duration_ms: number;
             credential: components["schemas"]["RequestCredential"];
+            /** @description The app of a call made with its access token or its client secret; null otherwise. */
+            app_id: string | null;
+            /** @description The store of the installation an access token acts through; null otherwise. */
+            store_id: string | null;
             ip: string | null;
             user_agent: string | null;
             idempotency_key: string | null;
@@ -4563,6 +4624,7 @@ export type RecoveryCodes = components['schemas']['RecoveryCodes'];
 export type PasskeyAttestation = components['schemas']['PasskeyAttestation'];
 export type Passkey = components['schemas']['Passkey'];
 export type PasskeyList = components['schemas']['PasskeyList'];
+export type MemberWithoutSecondFactor = components['schemas']['MemberWithoutSecondFactor'];
 export type MerchantSettings = components['schemas']['MerchantSettings'];
 export type AuditEntry = components['schemas']['AuditEntry'];
 export type AuditEntryList = components['schemas']['AuditEntryList'];
@@ -4594,6 +4656,8 @@ export type Member = components['schemas']['Member'];
 export type MemberList = components['schemas']['MemberList'];
 export type ExposedCredential = components['schemas']['ExposedCredential'];
 export type ExposedCredentialList = components['schemas']['ExposedCredentialList'];
+export type FormerMember = components['schemas']['FormerMember'];
+export type FormerMemberList = components['schemas']['FormerMemberList'];
 export type RotatedCredential = components['schemas']['RotatedCredential'];
 export type Invitation = components['schemas']['Invitation'];
 export type InvitationList = components['schemas']['InvitationList'];
@@ -5179,6 +5243,8 @@ export interface operations {
                             /** @description Every merchant the user belongs to. */
                             memberships: components["schemas"]["Membership"][];
                             stores: components["schemas"]["Store"][];
+                            /** @description The merchant requires a second factor and this user has none: every call but enrolment answers 403 `mfa_enrolment_required` until it enrols one (API.md 12.4). */
+                            mfa_enrolment_required: boolean;
                         };
                     };
                 };
@@ -11860,6 +11926,96 @@ export interface operations {
             };
         };
     };
+    listFormerMembers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["FormerMemberList"];
+                    };
+                };
+            };
+            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     rotateExposedCredentials: {
         parameters: {
             query?: never;
@@ -12515,6 +12671,10 @@ export interface operations {
                 path?: string;
                 /** @description A key pair (`key_...`) or an app (`app_...`). */
                 credential_id?: string;
+                /** @description One app's calls. For the app's owner: its calls on every store that installed it, those refused because the installation was disconnected or the token expired included. */
+                app_id?: string;
+                /** @description Calls made through an installation on this store. */
+                store_id?: string;
                 /** @description Inclusive. */
                 since?: string;
                 /** @description Exclusive. */

@@ -47,6 +47,11 @@ export const Me = Data(
     role: Role,
     memberships: Type.Array(Membership, { description: 'Every merchant the user belongs to.' }),
     stores: Type.Array(Store),
+    mfa_enrolment_required: Type.Boolean({
+      description:
+        'The merchant requires a second factor and this user has none: every call but enrolment answers 403 ' +
+        '`mfa_enrolment_required` until it enrols one (API.md 12.4).',
+    }),
   }),
 );
 

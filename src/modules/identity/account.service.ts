@@ -171,6 +171,7 @@ export async function me(ctx: Context, session: SessionPrincipal) {
     role: session.role,
     memberships: memberships.map((m) => ({ merchant: { id: m.id, name: m.name }, role: m.role })),
     stores,
+    mfa_enrolment_required: session.requireMfa && !session.hasFactor,
   };
 }
 

@@ -29,6 +29,7 @@ export {
   findUserByEmail,
   joinMerchant,
   listMembers,
+  membersWithoutSecondFactor,
   presentMember,
   removeMembership,
   setRole,

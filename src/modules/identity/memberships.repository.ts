@@ -39,6 +39,19 @@ export async function findMember(db: Executor, merchantId: string, userId: strin
 
 export type MemberRow = NonNullable<Awaited<ReturnType<typeof findMember>>>;
 
+/** The members of the merchant without a second factor (`users.has_factor`), the longest-standing first. */
+export async function listMembersWithoutFactor(db: Executor, merchantId: string) {
+  return db
+    .selectFrom('memberships as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['u.id', 'u.email'])
+    .where('m.merchant_id', '=', merchantId)
+    .where('u.has_factor', '=', false)
+    .orderBy('m.joined_at')
+    .orderBy('u.id')
+    .execute();
+}
+
 /** Every member of the merchant, the longest-standing first. */
 export async function listMembers(db: Executor, merchantId: string): Promise<MemberRow[]> {
   return db

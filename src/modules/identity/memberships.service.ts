@@ -30,6 +30,14 @@ export async function listMembers(ctx: Context, scope: Scope): Promise<Page<Memb
   return { items, count: items.length, has_more: false, next_cursor: null };
 }
 
+/** The members a require-MFA setting would hold to enrolment: those without a second factor. */
+export async function membersWithoutSecondFactor(
+  ctx: Context,
+  merchantId: string,
+): Promise<{ id: string; email: string }[]> {
+  return members.listMembersWithoutFactor(ctx.db, merchantId);
+}
+
 export async function findMember(db: Executor, merchantId: string, userId: string) {
   return members.findMember(db, merchantId, userId);
 }

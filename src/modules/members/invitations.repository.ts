@@ -23,6 +23,19 @@ export async function pendingInvitations(db: Executor, merchantId: string, now: 
     .execute();
 }
 
+/** The merchant's pending invitation to this email (any case), if there is one. */
+export async function findPendingByEmail(db: Executor, merchantId: string, email: string, now: Date) {
+  return db
+    .selectFrom('invitations')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where((eb) => eb(eb.fn('lower', [eb.ref('email')]), '=', email.toLowerCase()))
+    .where('accepted_at', 'is', null)
+    .where('withdrawn_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+}
+
 /** The pending invitation with this token's hash, whichever merchant's it is. */
 export async function findPendingByHash(db: Executor, tokenHash: Buffer, now: Date) {
   return db

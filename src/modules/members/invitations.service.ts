@@ -66,8 +66,14 @@ export async function invite(
     if (user && (await findMember(trx, audit.merchantId, user.id))) {
       throw new AppError('conflict', 'This email belongs to a member of this merchant already.');
     }
-    for (const replaced of await repo.withdrawInvitations(trx, audit.merchantId, input, new Date(now))) {
-      await writeAudit(trx, audit, withdrawnEntry(replaced, 'replaced'));
+    // A second invitation never voids the first link in silence (docs/decisions/0157-second-invitation-conflicts.md).
+    const pending = await repo.findPendingByEmail(trx, audit.merchantId, input.email, new Date(now));
+    if (pending) {
+      throw new AppError(
+        'conflict',
+        `An invitation to ${pending.email} is pending (${pending.id}, as ${pending.role}, until ` +
+          `${iso(pending.expires_at)}) and its link still works. Withdraw it first to send another.`,
+      );
     }
     const created = await repo.insertInvitation(trx, {
       id: newId('inv', now),
@@ -104,7 +110,7 @@ export async function invite(
   return { ...presentInvitation(row), url, emailed };
 }
 
-function withdrawnEntry(row: repo.InvitationRow, reason: 'withdrawn' | 'replaced') {
+function withdrawnEntry(row: repo.InvitationRow, reason: 'withdrawn') {
   return {
     action: 'member.invitation_withdrawn',
     entityType: 'member' as const,

@@ -7,10 +7,12 @@ import { auditContext, merchantOf, merchantScope } from '../../http/request.ts';
 import { errors } from '../../http/schemas.ts';
 import { listMembers } from '../identity/index.ts';
 import { exposedCredentials, rotateExposed, type RotationState } from './exposure.service.ts';
+import { FORMER_MEMBER_DAYS, formerMembers } from './former-members.service.ts';
 import type { Manager } from './manager.ts';
 import { changeRole, removeMember } from './members.service.ts';
 import {
   ExposedList,
+  FormerMemberList,
   MemberAnswer,
   MemberList,
   MemberParams,
@@ -102,6 +104,28 @@ export const memberRoutes =
       },
       async (request) => {
         const items = await exposedCredentials(app.ctx, merchantScope(request), request.params.userID);
+        return { data: { items, count: items.length, has_more: false, next_cursor: null } };
+      },
+    );
+
+    app.get(
+      '/former-members',
+      {
+        config: { role: 'viewer' },
+        schema: {
+          operationId: 'listFormerMembers',
+          summary: 'Former members who saw credentials that still work',
+          tags: ['Team'],
+          description:
+            `Members removed in the last ${FORMER_MEMBER_DAYS} days whose exposed credentials (as GET ` +
+            '.../exposed-credentials) still work, the latest removal first; one leaves the list once each is ' +
+            'rotated, revoked or expired (POST /members/{userID}/exposed-credentials/rotate rotates them all). ' +
+            'A team fits one page.',
+          response: { 200: FormerMemberList, ...errors(401) },
+        },
+      },
+      async (request) => {
+        const items = await formerMembers(app.ctx, merchantScope(request).merchantId);
         return { data: { items, count: items.length, has_more: false, next_cursor: null } };
       },
     );

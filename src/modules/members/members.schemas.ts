@@ -47,6 +47,21 @@ export const RemovedAnswer = Data(
   Type.Object({ removed: Member, exposed_credentials: Type.Array(ExposedCredential) }),
 );
 
+export const FormerMember = Type.Object(
+  {
+    id: Type.String({ description: 'The former member’s user id (usr_).' }),
+    email: Type.String(),
+    removed_at: Timestamp,
+    removed_by: Nullable(Type.String({ description: 'The user who removed the member (usr_).' })),
+    removed_by_email: Nullable(Type.String()),
+    exposed_credentials: Type.Array(ExposedCredential, {
+      description: 'As the removal’s answer: what the member saw in clear that still works now.',
+    }),
+  },
+  { title: 'FormerMember' },
+);
+export const FormerMemberList = List(FormerMember);
+
 export const RotateExposedBody = Body({
   previous_expires_in: Type.Optional(
     Type.Integer({

@@ -1,5 +1,6 @@
 import type { Module } from '../module.ts';
 import { settingsRoutes } from './settings.routes.ts';
+import type { MembersWithoutFactor } from './settings.service.ts';
 import { createFirstStores, type FirstStores } from './stores.service.ts';
 import { storeRoutes } from './stores.routes.ts';
 
@@ -21,11 +22,16 @@ export interface MerchantsModule extends Module {
   readonly firstStores: FirstStores;
 }
 
-export function createMerchants(): MerchantsModule {
+export interface MerchantsDeps {
+  /** The identity module's members without a second factor, named beside the require-MFA setting. */
+  readonly membersWithoutFactor: MembersWithoutFactor;
+}
+
+export function createMerchants(deps: MerchantsDeps): MerchantsModule {
   return {
     name: 'merchants',
     firstStores: createFirstStores(),
-    merchantRoutes: settingsRoutes,
+    merchantRoutes: settingsRoutes(deps.membersWithoutFactor),
     publicRoutes: storeRoutes,
   };
 }

@@ -27,4 +27,18 @@ export const PublicStoreList = List(PublicStore);
 export const SettingsBody = Body({
   require_mfa: Type.Boolean({ description: 'Every member must have a second factor.' }),
 });
-export const Settings = Data(Type.Object({ require_mfa: Type.Boolean() }, { title: 'MerchantSettings' }));
+export const Settings = Data(
+  Type.Object(
+    {
+      require_mfa: Type.Boolean(),
+      members_without_second_factor: Type.Array(
+        Type.Object({ id: Type.String(), email: Type.String() }, { title: 'MemberWithoutSecondFactor' }),
+        {
+          description:
+            'The members who have no second factor now: with require_mfa they may only enrol one (API.md 12.4).',
+        },
+      ),
+    },
+    { title: 'MerchantSettings' },
+  ),
+);

@@ -5,6 +5,7 @@ import { recordLastUses } from '../../db/last-uses.ts';
 import { pageById } from '../../db/paging.ts';
 import type { PageInput, Scope } from '../../lib/scope.ts';
 import type { Mode } from '../../lib/credentials.ts';
+import { retireAccessTokens } from './tokens.repository.ts';
 
 /** The grant's current scopes: every token of the grant is bound by them (undefined: the grant is gone). */
 export async function findGrantScopes(db: Executor, grantId: string): Promise<string | undefined> {
@@ -87,8 +88,13 @@ export async function listGrants(db: Executor, scope: Scope, page: PageInput) {
   );
 }
 
-/** Cascades to the grant's codes, families and tokens. */
+/**
+ * Cascades to the grant's codes, families and tokens; its access tokens are kept by hash first
+ * (oauth_retired_tokens), so that a call still made with one is recorded for the app's owner. Run it in a
+ * transaction: a grant not deleted retires nothing.
+ */
 export async function deleteGrant(db: Executor, merchantId: string, mode: Mode, grantId: string) {
+  await retireAccessTokens(db, merchantId, mode, grantId);
   return db
     .deleteFrom('oauth_grants')
     .where('merchant_id', '=', merchantId)

@@ -5,7 +5,7 @@ import type { Executor } from '../../db/database.ts';
 /** Deletes up to `limit` rows whose time is past at `now`; returns how many went. */
 export async function purgeExpired(
   db: Executor,
-  table: 'oauth_tokens' | 'oauth_codes' | 'oauth_consents',
+  table: 'oauth_tokens' | 'oauth_codes' | 'oauth_consents' | 'oauth_retired_tokens',
   limit: number,
   now: Date,
 ): Promise<number> {
@@ -13,8 +13,13 @@ export async function purgeExpired(
   const cutoff =
     table === 'oauth_codes' ? sql`${now}::timestamptz - interval '10 minutes'` : sql`${now}::timestamptz`;
   const key = table === 'oauth_consents' ? sql.ref('id') : sql.ref('hash');
-  // Tombstones (revoked siblings) outlive their own expiry: purgeTombstones takes them with their family.
-  const keep = table === 'oauth_tokens' ? sql`and revoked_at is null` : sql``;
+  // Tombstones (revoked siblings) outlive their own expiry: purgeTombstones takes them with their family. An
+  // access token is kept an hour past its expiry, as a removed installation's are (oauth_retired_tokens), so
+  // that a call still made with it is recorded for the app's owner (docs/decisions/0156-refused-app-calls.md).
+  const keep =
+    table === 'oauth_tokens'
+      ? sql`and revoked_at is null and (kind = 'refresh' or expires_at < ${now}::timestamptz - interval '1 hour')`
+      : sql``;
   const result = await sql`
     delete from ${sql.table(table)} where ${key} in (
       select ${key} from ${sql.table(table)} where expires_at < ${cutoff} ${keep} limit ${limit}

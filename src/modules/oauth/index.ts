@@ -26,7 +26,9 @@ export {
   announceGrantRevocation,
   forgetGrant,
   noteGrantUse,
+  refusedTokenCall,
   type AccessTokens,
+  type RefusedTokenCall,
 } from './oauth-bearer.service.ts';
 // The statements other modules run on these tables, in their own transactions (one owner, docs/architecture.md).
 export { findGrantScopes, writeGrant, type GrantWrite, type GrantWritten } from './grants.repository.ts';

@@ -4,7 +4,9 @@
 // replace the grant's scopes) notify GRANTS_CHANNEL with the grant id in their transaction, and every process
 // drops that grant's tokens when it hears it (within a second; at once in the process that made the change).
 // A changed or deleted app (APPS_CHANNEL) drops its tokens too: they would fail the app check anyway, and
-// dropping them spares a query per call.
+// dropping them spares a query per call. A token refused for its expiry, or found only among the tokens of a
+// removed installation, still names its app: the request log records the refused call for the app's owner
+// (API.md section 12.3) from what this cache holds, without another lookup.
 import type { Context } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';
 import { notify } from '../../db/bus.ts';
@@ -12,10 +14,10 @@ import { BusCache } from '../../db/bus-cache.ts';
 import { credentialKey, type Mode } from '../../lib/credentials.ts';
 import { LastUses } from '../../lib/last-uses.ts';
 import { warnOnFailure } from '../../lib/loop.ts';
-import type { PublicPrincipal } from '../../http/request.ts';
+import type { AppInstallation, PublicPrincipal } from '../../http/request.ts';
 import { APPS_CHANNEL, appById, intersect, splitScopes, type AppsCache } from '../oauth-apps/index.ts';
 import { recordGrantUses } from './grants.repository.ts';
-import { findAccessToken } from './tokens.repository.ts';
+import { findAccessToken, findRetiredToken } from './tokens.repository.ts';
 
 export const GRANTS_CHANNEL = 'svc_oauth_grants';
 const MAX_ENTRIES = 100_000;
@@ -27,18 +29,26 @@ const FLUSH_EVERY_MS = 5_000;
 // cannot turn into a hit later; the bound only limits memory.
 const MISS_TTL_MS = 60_000;
 
-interface Entry {
-  grantId: string;
+/** Whose a token is: its app, the installing merchant and mode, the installation's store. */
+interface Owned {
   appId: string;
   merchantId: string;
   mode: Mode;
+  storeId: string | null;
+}
+
+interface Entry extends Owned {
+  grantId: string;
   /** The token's scopes within its grant's, as they were read; the app's allowed scopes bound them at use. */
   scopes: readonly string[];
   createdAt: number;
   expiresAt: number;
 }
-/** A miss carries no grant or app: no notification names it, and it ages out. */
-type Slot = Entry | { missUntil: number };
+/**
+ * A miss carries no grant: no notification names it, and it ages out. A token of a removed installation is a
+ * miss that still says whose it was.
+ */
+type Slot = Entry | { missUntil: number; retired?: Owned };
 
 /** The access-token state of one process: the cache and the grants' last uses waiting to be written. */
 export interface AccessTokens {
@@ -83,13 +93,22 @@ export function forgetGrant(tokens: AccessTokens, grantId: string): void {
 
 async function lookup(ctx: Context, tokens: AccessTokens, key: string): Promise<Slot> {
   const slot = await tokens.cache.load([key], async (): Promise<Slot> => {
-    const row = await findAccessToken(ctx.db, Buffer.from(key, 'base64'));
-    if (!row) return { missUntil: ctx.clock.now() + MISS_TTL_MS };
+    const hash = Buffer.from(key, 'base64');
+    const row = await findAccessToken(ctx.db, hash);
+    if (!row) {
+      // Only a token that is not live pays this second statement.
+      const retired = await findRetiredToken(ctx.db, hash);
+      const missUntil = ctx.clock.now() + MISS_TTL_MS;
+      if (!retired) return { missUntil };
+      const { app_id: appId, merchant_id: merchantId, mode, store_id: storeId } = retired;
+      return { missUntil, retired: { appId, merchantId, mode, storeId } };
+    }
     return {
       grantId: row.grant_id,
       appId: row.app_id,
       merchantId: row.merchant_id,
       mode: row.mode,
+      storeId: row.store_id,
       scopes: intersect(splitScopes(row.scopes), splitScopes(row.grant_scopes)),
       createdAt: row.created_at.getTime(),
       expiresAt: row.expires_at.getTime(),
@@ -127,7 +146,37 @@ export async function resolveAccessToken(
     credentialId: slot.grantId,
     scopes: intersect(slot.scopes, app.allowedScopes),
     appId: slot.appId,
+    installation: { appId: slot.appId, ownerId: app.merchantId, storeId: slot.storeId },
     issuedAt: slot.createdAt,
     expiresAt: slot.expiresAt,
+  };
+}
+
+/** A refused access token's call, as the app owner's request log records it. */
+export interface RefusedTokenCall {
+  mode: Mode;
+  installation: AppInstallation;
+}
+
+/**
+ * Whose app a refused access token belongs to, from what the bearer check just left in this process's cache:
+ * an expired token, a token its app no longer accepts, or one of a removed installation. Undefined for a
+ * token never issued, or whose app is gone. Read again only when the check's answer was not cached (a
+ * notification raced its read): off the call's path, after its answer.
+ */
+export async function refusedTokenCall(
+  ctx: Context,
+  tokens: AccessTokens,
+  token: string,
+): Promise<RefusedTokenCall | undefined> {
+  const key = credentialKey(token);
+  const slot = tokens.cache.get(key) ?? (await lookup(ctx, tokens, key));
+  const owned = slot && ('missUntil' in slot ? slot.retired : slot);
+  if (!owned) return undefined;
+  const app = await appById(tokens.apps, ctx, owned.appId);
+  if (!app) return undefined;
+  return {
+    mode: owned.mode,
+    installation: { appId: app.id, ownerId: app.merchantId, storeId: owned.storeId },
   };
 }

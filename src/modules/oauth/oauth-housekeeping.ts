@@ -1,4 +1,4 @@
-// Expired codes, tokens and consents are purged continuously in bounded batches, so the tables stay the
+// Expired codes, tokens, consents and removed installations' tokens are purged continuously in bounded batches, so the tables stay the
 // size of what is live and one sweep never holds locks for long. Expiry alone already refuses them.
 import type { Context } from '../../context.ts';
 import { Loop, warnOnFailure } from '../../lib/loop.ts';
@@ -12,7 +12,7 @@ const MAX_BATCHES = 50;
 export async function sweepExpired(ctx: Context): Promise<number> {
   const now = new Date(ctx.clock.now());
   let total = 0;
-  for (const table of ['oauth_tokens', 'oauth_codes', 'oauth_consents'] as const) {
+  for (const table of ['oauth_tokens', 'oauth_codes', 'oauth_consents', 'oauth_retired_tokens'] as const) {
     for (let i = 0; i < MAX_BATCHES; i++) {
       const n = await purgeExpired(ctx.db, table, BATCH, now);
       total += n;

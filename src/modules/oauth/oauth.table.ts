@@ -82,6 +82,18 @@ export interface OAuthTokensTable {
   revoked_at: Date | null;
 }
 
+/** An access token of a removed installation (migration 0161): whose app it was, until an hour past its expiry. */
+export interface OAuthRetiredTokensTable {
+  hash: Buffer;
+  app_id: string;
+  grant_id: string;
+  merchant_id: string;
+  mode: Mode;
+  store_id: string | null;
+  retired_at: Date;
+  expires_at: Date;
+}
+
 export interface OAuthTables {
   oauth_grants: OAuthGrantsTable;
   oauth_consents: OAuthConsentsTable;
@@ -89,4 +101,5 @@ export interface OAuthTables {
   oauth_families: OAuthFamiliesTable;
   oauth_tokens: OAuthTokensTable;
   oauth_redactions: OAuthRedactionsTable;
+  oauth_retired_tokens: OAuthRetiredTokensTable;
 }

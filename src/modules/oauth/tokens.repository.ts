@@ -92,12 +92,60 @@ export async function findAccessToken(db: Executor, hash: Buffer) {
       't.mode',
       't.scopes',
       'g.scopes as grant_scopes',
+      'g.store_id',
       't.created_at',
       't.expires_at',
     ])
     .where('t.hash', '=', hash)
     .where('t.kind', '=', 'access')
     .executeTakeFirst();
+}
+
+/** An access token of a removed installation, by its hash: whose it was (migration 0161). */
+export async function findRetiredToken(db: Executor, hash: Buffer) {
+  return db
+    .selectFrom('oauth_retired_tokens')
+    .select(['app_id', 'merchant_id', 'mode', 'store_id'])
+    .where('hash', '=', hash)
+    .executeTakeFirst();
+}
+
+/**
+ * Keeps the access tokens of a grant about to be deleted, by hash, until an hour past their expiry: in the
+ * deleting transaction, before the delete cascades to them.
+ */
+export async function retireAccessTokens(
+  db: Executor,
+  merchantId: string,
+  mode: Mode,
+  grantId: string,
+): Promise<void> {
+  await db
+    .insertInto('oauth_retired_tokens')
+    .columns(['hash', 'app_id', 'grant_id', 'merchant_id', 'mode', 'store_id', 'retired_at', 'expires_at'])
+    .expression(
+      db
+        // tokens are indexed by family, and families by grant
+        .selectFrom('oauth_grants as g')
+        .innerJoin('oauth_families as f', 'f.grant_id', 'g.id')
+        .innerJoin('oauth_tokens as t', 't.family_id', 'f.id')
+        .select([
+          't.hash',
+          't.app_id',
+          't.grant_id',
+          't.merchant_id',
+          't.mode',
+          'g.store_id',
+          sql<Date>`now()`.as('retired_at'),
+          sql<Date>`t.expires_at + interval '1 hour'`.as('expires_at'),
+        ])
+        .where('g.id', '=', grantId)
+        .where('g.merchant_id', '=', merchantId)
+        .where('g.mode', '=', mode)
+        .where('t.kind', '=', 'access'),
+    )
+    .onConflict((oc) => oc.column('hash').doNothing())
+    .execute();
 }
 
 /** A refresh token with its grant's current scopes, for checking a narrowing `scope` before rotating. */

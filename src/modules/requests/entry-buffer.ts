@@ -31,6 +31,7 @@ export class EntryBuffer {
   private lingering: NodeJS.Timeout | undefined;
   private readonly spare: Buffer[] = [];
   private idle: (() => void)[] = [];
+  private readonly arriving = new Set<Promise<unknown>>();
   private readonly options: EntryBufferOptions;
 
   constructor(options: EntryBufferOptions) {
@@ -61,8 +62,19 @@ export class EntryBuffer {
     return this.waitingEntries;
   }
 
+  /**
+   * An entry on its way, offered once `p` settles (a refused call whose owner is being looked up): `flush`
+   * waits for it, so that a stop writes it too.
+   */
+  arriveLater(p: Promise<unknown>): void {
+    this.arriving.add(p);
+    const gone = () => this.arriving.delete(p);
+    p.then(gone, gone);
+  }
+
   /** Writes what waits now, without waiting out the linger, and resolves once all of it is written. */
-  flush(): Promise<void> {
+  async flush(): Promise<void> {
+    if (this.arriving.size > 0) await Promise.allSettled([...this.arriving]);
     this.close();
     if (!this.writing) return Promise.resolve();
     return new Promise((resolve) => this.idle.push(resolve));

@@ -5,12 +5,12 @@
 import type { Context } from '../../context.ts';
 import { createPool } from '../../db/pg-pool.ts';
 import type { Module } from '../module.ts';
-import { recordPublicCalls, requestBatch, type RequestBatch } from './recorder.ts';
+import { recordPublicCalls, requestBatch, type RefusedTokenOwner, type RequestBatch } from './recorder.ts';
 import { retentionLoop } from './retention.ts';
 import { requestRoutes } from './requests.routes.ts';
 
 export { keepDays } from './retention.ts';
-export { CAPACITY, FLUSH_EVERY_MS } from './recorder.ts';
+export { CAPACITY, FLUSH_EVERY_MS, type RefusedTokenOwner } from './recorder.ts';
 export type { RequestEntry } from './request-entry.ts';
 
 export interface Requests extends Module {
@@ -19,14 +19,21 @@ export interface Requests extends Module {
   stop(): Promise<void>;
 }
 
-export function createRequests(ctx: Context): Requests {
+export interface RequestsDeps {
+  /** Whose app a refused access token belongs to: its call is recorded for the app's owner. */
+  readonly refusedTokenOwner?: RefusedTokenOwner;
+}
+
+export function createRequests(ctx: Context, deps: RequestsDeps = {}): Requests {
   const pool = ctx.config.databaseUrl
     ? createPool(ctx.config.databaseUrl, { max: 1, allowExitOnIdle: true })
     : undefined;
   const batch = requestBatch(ctx, pool ? { pool } : { db: ctx.db });
   return {
     name: 'requests',
-    ...(ctx.config.requestLog ? { appHooks: (app) => recordPublicCalls(app, ctx, batch) } : {}),
+    ...(ctx.config.requestLog
+      ? { appHooks: (app) => recordPublicCalls(app, ctx, batch, deps.refusedTokenOwner) }
+      : {}),
     merchantRoutes: requestRoutes,
     background: [retentionLoop(ctx)],
     batch,

@@ -35,6 +35,9 @@ const COLUMNS = [
   'idempotency_key',
   'idempotent_replayed',
   'error',
+  'app_id',
+  'store_id',
+  'for_owner',
 ] as const;
 const NAMES = COLUMNS.join(', ');
 
@@ -82,13 +85,14 @@ export function copyLine(e: RequestEntry): { line: string; day: string; group: C
   const errorCode = errorCodeOf(error);
   const createdAt = new Date(e.createdAt).toISOString();
   const day = createdAt.slice(0, 10);
-  const key = `${day} ${e.merchantId} ${e.mode} ${e.status} ${e.method} ${e.credentialId} ${errorCode}`;
+  const key = `${day} ${e.merchantId} ${e.mode} ${e.status} ${e.method} ${e.credentialId} ${errorCode} ${e.forOwner} ${e.appId} ${e.storeId}`;
   const line =
     `${createdAt}\t${field(e.merchantId)}\t${e.mode}\t${field(e.requestId)}\t${field(e.method)}\t` +
     `${field(clean(e.path))}\t${field(e.route)}\t${e.status}\t${field(errorCode)}\t${e.durationMs}\t` +
     `${e.credentialType}\t${field(e.credentialId)}\t${field(e.credentialLast4)}\t${field(e.ip)}\t` +
     `${field(e.userAgent === null ? null : clean(e.userAgent))}\t` +
-    `${field(e.idempotencyKey === null ? null : clean(e.idempotencyKey))}\t${e.replayed}\t${field(error)}\n`;
+    `${field(e.idempotencyKey === null ? null : clean(e.idempotencyKey))}\t${e.replayed}\t${field(error)}\t` +
+    `${field(e.appId)}\t${field(e.storeId)}\t${e.forOwner}\n`;
   return { line, day, group: { key, entry: e, day, errorCode, n: 1 } };
 }
 

@@ -6,9 +6,15 @@
 // Recording never delays or fails the call: the hook runs after the answer is sent, and when the writer falls
 // behind, what its buffer cannot hold is dropped and counted (`svc_request_log_dropped_total`), never queued
 // without limit.
+// An app's call (API.md section 12.3) is one more entry, in the same buffer: an access token's call on a store
+// of another merchant than the app's owner is offered again for the owner (`forOwner`); an access token that
+// did not verify, but that the bearer check's cache still knows as the app's (expired, or of a removed
+// installation), is recorded for the owner only, once that cache has said whose it is.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../../context.ts';
+import type { Mode } from '../../lib/credentials.ts';
 import { openApiPath } from '../../http/openapi.ts';
+import type { AppInstallation, Caller } from '../../http/request.ts';
 import { addRouteHook } from '../../http/route-hooks.ts';
 import type { RequestEntry } from './request-entry.ts';
 import { EntryBuffer } from './entry-buffer.ts';
@@ -42,6 +48,21 @@ const MAX_ERROR = 4 * 1024;
 
 export type RequestBatch = EntryBuffer;
 
+/** Whose app a refused access token belongs to (the oauth module's `refusedTokenCall`). */
+export type RefusedTokenOwner = (
+  token: string,
+) => Promise<{ mode: Mode; installation: AppInstallation } | undefined>;
+
+// An access token as either scheme sends it (RFC 6750 Bearer, RFC 9449 DPoP).
+const ACCESS_TOKEN = /^(?:Bearer|DPoP)[ ]+(svc_oat_\S+)\s*$/i;
+
+/** The access token of a call refused before any credential verified (401), if it sent one. */
+function refusedAccessToken(request: FastifyRequest, reply: FastifyReply): string | undefined {
+  if (request.caller !== null || reply.statusCode !== 401) return undefined;
+  const header = request.headers.authorization;
+  return header === undefined ? undefined : ACCESS_TOKEN.exec(header)?.[1];
+}
+
 export function requestBatch(ctx: Context, target: WriteTarget): RequestBatch {
   const metrics = ctx.metrics.batch('request_log');
   return new EntryBuffer({
@@ -68,7 +89,7 @@ function keepErrorBody(
   payload: unknown,
   done: (err: Error | null, payload?: unknown) => void,
 ): void {
-  if (reply.statusCode >= 400 && request.caller !== null) {
+  if (reply.statusCode >= 400 && (request.caller !== null || refusedAccessToken(request, reply))) {
     const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : null;
     request.errorBody = text === null ? null : text.slice(0, MAX_ERROR);
   }
@@ -80,9 +101,8 @@ function entryOf(
   request: FastifyRequest,
   reply: FastifyReply,
   route: string,
-): RequestEntry | undefined {
-  const caller = request.caller;
-  if (caller === null) return undefined;
+  caller: Caller,
+): RequestEntry {
   const url = request.url;
   const query = url.indexOf('?');
   const elapsed = reply.elapsedTime;
@@ -106,11 +126,53 @@ function entryOf(
     idempotencyKey: typeof key === 'string' ? key.slice(0, MAX_IDEMPOTENCY_KEY) : null,
     replayed: reply.getHeader('idempotent-replayed') === 'true',
     error: request.errorBody,
+    appId: caller.type === 'access_token' || caller.type === 'client_secret' ? caller.id : null,
+    storeId: caller.installation?.storeId ?? null,
+    forOwner: false,
   };
 }
 
-/** Installs the recorder's hooks on every route of the public interface declared after this call. */
-export function recordPublicCalls(app: FastifyInstance, ctx: Context, batch: RequestBatch): void {
+/** The entries of a call made with a credential that verified: its merchant's, and the app owner's copy. */
+function offerCall(batch: RequestBatch, entry: RequestEntry, caller: Caller): boolean {
+  const owner = caller.installation?.ownerId;
+  if (!batch.offer(entry)) return false;
+  return (
+    owner === undefined ||
+    owner === entry.merchantId ||
+    batch.offer({ ...entry, merchantId: owner, forOwner: true })
+  );
+}
+
+/** A refused access token's call, for the app's owner once the oauth module said whose it is. */
+function offerRefused(
+  ctx: Context,
+  batch: RequestBatch,
+  whose: RefusedTokenOwner,
+  entry: RequestEntry,
+  token: string,
+): void {
+  const arriving = whose(token).then(
+    (owned) => {
+      if (!owned) return;
+      const { appId, ownerId, storeId } = owned.installation;
+      const forOwner = { merchantId: ownerId, mode: owned.mode, credentialId: appId, appId, storeId };
+      if (!batch.offer({ ...entry, ...forOwner, forOwner: true })) ctx.metrics.requestLog.bufferFull.inc();
+    },
+    (err: unknown) => ctx.log.warn({ err }, 'whose access token a refused call sent is unknown'),
+  );
+  batch.arriveLater(arriving);
+}
+
+/**
+ * Installs the recorder's hooks on every route of the public interface declared after this call. `whose`
+ * names the app of a refused access token; without it, refused calls are not recorded.
+ */
+export function recordPublicCalls(
+  app: FastifyInstance,
+  ctx: Context,
+  batch: RequestBatch,
+  whose?: RefusedTokenOwner,
+): void {
   app.decorateRequest('errorBody', null);
   const { requestLog } = ctx.metrics;
   app.addHook('onRoute', (route) => {
@@ -118,8 +180,25 @@ export function recordPublicCalls(app: FastifyInstance, ctx: Context, batch: Req
     const pattern = openApiPath(route.url);
     addRouteHook(route, 'onSend', keepErrorBody);
     addRouteHook(route, 'onResponse', (request, reply, done) => {
-      const entry = entryOf(ctx, request, reply, pattern);
-      if (entry !== undefined && !batch.offer(entry)) requestLog.bufferFull.inc();
+      const caller = request.caller;
+      if (caller !== null) {
+        if (!offerCall(batch, entryOf(ctx, request, reply, pattern, caller), caller)) {
+          requestLog.bufferFull.inc();
+        }
+      } else if (whose !== undefined) {
+        const token = refusedAccessToken(request, reply);
+        if (token !== undefined) {
+          // whose it is comes later: the entry, made now, keeps the call's own time
+          const unknown: Caller = {
+            merchantId: '',
+            mode: request.mode,
+            type: 'access_token',
+            id: '',
+            last4: token.slice(-4),
+          };
+          offerRefused(ctx, batch, whose, entryOf(ctx, request, reply, pattern, unknown), token);
+        }
+      }
       done();
     });
   });

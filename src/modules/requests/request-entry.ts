@@ -23,6 +23,12 @@ export interface RequestEntry {
   readonly replayed: boolean;
   /** The error body as sent, for answers of 400 and above; its code is read from it when written. */
   readonly error: string | null;
+  /** The app of an access token's or a client secret's call. */
+  readonly appId: string | null;
+  /** The store of the installation an access token acts through. */
+  readonly storeId: string | null;
+  /** The app owner's copy of a call on another merchant's store, or of a refused call of its app. */
+  readonly forOwner: boolean;
 }
 
 /** What narrows a list of entries, besides the merchant and mode. */
@@ -34,14 +40,28 @@ export interface EntryFilter {
   /** A prefix of the path. */
   path?: string | undefined;
   credentialId?: string | undefined;
+  /** One app's calls: the owner's entries of them as well as this merchant's own. */
+  appId?: string | undefined;
+  storeId?: string | undefined;
   since?: Date | undefined;
   until?: Date | undefined;
 }
 
 const statusKey = (status: string) => (status.endsWith('xx') ? `class:${status}` : `status:${status}`);
 
-/** The counters an entry bumps: every entry '*', then one per filter that a counter can answer. */
+/** The counters of an app's calls, and of its calls on one store. */
+function appKeys(e: RequestEntry): string[] {
+  if (e.appId === null) return [];
+  const app = `app:${e.appId}`;
+  return e.storeId === null ? [app] : [app, `${app} store:${e.storeId}`];
+}
+
+/**
+ * The counters an entry bumps: every entry '*', then one per filter that a counter can answer. An owner's copy
+ * is in no list but its app's, and bumps only its app's counters.
+ */
 export function counterKeys(e: RequestEntry, errorCode: string | null): string[] {
+  if (e.forOwner) return appKeys(e);
   const keys = [
     '*',
     `class:${Math.floor(e.status / 100)}xx`,
@@ -50,12 +70,14 @@ export function counterKeys(e: RequestEntry, errorCode: string | null): string[]
     `credential:${e.credentialId}`,
   ];
   if (errorCode !== null) keys.push(`error:${errorCode}`);
+  keys.push(...appKeys(e));
   return keys;
 }
 
 /** The counter that answers `count` for a filter: none, or one filter other than path and time. */
 export function counterKeyOf(f: EntryFilter): string | undefined {
   if (f.path !== undefined || f.since !== undefined || f.until !== undefined) return undefined;
+  if (f.appId !== undefined || f.storeId !== undefined) return appCounterKeyOf(f);
   const keys = [
     f.status === undefined ? undefined : statusKey(f.status),
     f.errorCode === undefined ? undefined : `error:${f.errorCode}`,
@@ -64,6 +86,13 @@ export function counterKeyOf(f: EntryFilter): string | undefined {
   ].filter((k) => k !== undefined);
   if (keys.length > 1) return undefined;
   return keys[0] ?? '*';
+}
+
+/** `app_id` alone, or with `store_id`: an app counter; with any other filter, or a store alone, none. */
+function appCounterKeyOf(f: EntryFilter): string | undefined {
+  const others = [f.status, f.errorCode, f.method, f.credentialId].some((v) => v !== undefined);
+  if (others || f.appId === undefined) return undefined;
+  return f.storeId === undefined ? `app:${f.appId}` : `app:${f.appId} store:${f.storeId}`;
 }
 
 /** The code of an error body: the envelope's `error.code`, or the OAuth endpoints' RFC `error`. */

@@ -1,5 +1,5 @@
 // Reading the request log: pages newest first by (created_at, request_id), one range of
-// request_logs_page_idx per day partition; the detail and the cursor by request id (request_logs_request_idx);
+// request_logs_page_idx (or, for one app's calls, request_logs_app_idx) per day partition; the detail and the cursor by request id (request_logs_request_idx);
 // `count` from the day counters when one answers the filter (request-entry.ts), by counting otherwise.
 import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
@@ -7,13 +7,16 @@ import { toPage, type Page, type PageInput, type Scope } from '../../lib/scope.t
 import { counterKeyOf, type EntryFilter } from './request-entry.ts';
 import type { RequestLogsTable } from './requests.table.ts';
 
-export type EntryRow = Omit<Selectable<RequestLogsTable>, 'merchant_id'>;
+export type EntryRow = Omit<Selectable<RequestLogsTable>, 'merchant_id' | 'for_owner'>;
 
 function filtered(db: Executor, scope: Scope, f: EntryFilter) {
   let q = db
     .selectFrom('request_logs')
     .where('merchant_id', '=', scope.merchantId)
     .where('mode', '=', scope.mode);
+  // An app's owner reads its copies of the app's calls by the app only; written as the index's predicate.
+  q = f.appId === undefined ? q.where(sql<boolean>`not for_owner`) : q.where('app_id', '=', f.appId);
+  if (f.storeId !== undefined) q = q.where('store_id', '=', f.storeId);
   if (f.status !== undefined) {
     if (f.status.endsWith('xx')) {
       const floor = Number(f.status[0]) * 100;
@@ -47,6 +50,8 @@ const COLUMNS = [
   'idempotency_key',
   'idempotent_replayed',
   'error',
+  'app_id',
+  'store_id',
 ] as const;
 
 /** The newest entry of a request id: the detail route, and where a cursor continues after. */

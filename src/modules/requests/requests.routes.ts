@@ -7,8 +7,10 @@ import { getRequest, listRequests } from './requests.service.ts';
 
 const LIST_DESCRIPTION =
   'Every call to /api/public/v1 (the OAuth token, revoke and introspection endpoints included) made with a ' +
-  'credential of this merchant in this mode, newest first. Recording trails the answer by about a second; ' +
-  'entries are kept at least SVC_REQUEST_LOG_RETENTION_DAYS (default 7) days.';
+  "credential of this merchant in this mode, newest first. With app_id, that app's calls: for its owner, " +
+  'on every store that installed it, with the calls refused because the installation was disconnected or ' +
+  'the token expired. Recording trails the answer by about a second; entries are kept at least ' +
+  'SVC_REQUEST_LOG_RETENTION_DAYS (default 7) days.';
 
 export const requestRoutes: FastifyPluginAsync = async (plugin) => {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -34,6 +36,8 @@ export const requestRoutes: FastifyPluginAsync = async (plugin) => {
         method: q.method?.toUpperCase(),
         path: q.path,
         credentialId: q.credential_id,
+        appId: q.app_id,
+        storeId: q.store_id,
         since: q.since ? new Date(q.since) : undefined,
         until: q.until ? new Date(q.until) : undefined,
       });

@@ -44,6 +44,12 @@ const requestFields = {
   error_code: Type.Union([Type.String(), Type.Null()]),
   duration_ms: Type.Number(),
   credential: Credential,
+  app_id: Type.Union([Type.String(), Type.Null()], {
+    description: 'The app of a call made with its access token or its client secret; null otherwise.',
+  }),
+  store_id: Type.Union([Type.String(), Type.Null()], {
+    description: 'The store of the installation an access token acts through; null otherwise.',
+  }),
   ip: Type.Union([Type.String(), Type.Null()]),
   user_agent: Type.Union([Type.String(), Type.Null()]),
   idempotency_key: Type.Union([Type.String(), Type.Null()]),
@@ -91,6 +97,20 @@ export const RequestsQuery = Type.Object({
     Type.String({
       pattern: '^(key|app)_[A-Za-z0-9]{1,60}$',
       description: 'A key pair (`key_...`) or an app (`app_...`).',
+    }),
+  ),
+  app_id: Type.Optional(
+    Type.String({
+      pattern: '^app_[A-Za-z0-9]{1,60}$',
+      description:
+        "One app's calls. For the app's owner: its calls on every store that installed it, those refused " +
+        'because the installation was disconnected or the token expired included.',
+    }),
+  ),
+  store_id: Type.Optional(
+    Type.String({
+      pattern: '^store_[A-Za-z0-9]{1,60}$',
+      description: 'Calls made through an installation on this store.',
     }),
   ),
   since: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive.' })),

@@ -38,6 +38,8 @@ function present(r: EntryRow) {
     error_code: r.error_code,
     duration_ms: r.duration_ms,
     credential: { type: r.credential_type, id: r.credential_id, last4: r.credential_last4 },
+    app_id: r.app_id,
+    store_id: r.store_id,
     ip: r.ip,
     user_agent: r.user_agent,
     idempotency_key: r.idempotency_key,

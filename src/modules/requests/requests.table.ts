@@ -1,4 +1,4 @@
-// Row types of the requests module's tables (migration 0080).
+// Row types of the requests module's tables (migrations 0080 and 0160).
 import type { Mode } from '../../lib/credentials.ts';
 import type { Caller } from '../../http/request.ts';
 
@@ -22,6 +22,12 @@ export interface RequestLogsTable {
   idempotent_replayed: boolean;
   /** The error body as sent, for answers of 400 and above. */
   error: string | null;
+  /** The app of an access token's or a client secret's call. */
+  app_id: string | null;
+  /** The store of the installation an access token acts through. */
+  store_id: string | null;
+  /** The entry is the app owner's copy of a call on another merchant's store (API.md section 12.3). */
+  for_owner: boolean;
 }
 
 export interface RequestLogCountsTable {

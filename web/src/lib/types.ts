@@ -18,6 +18,8 @@ export interface Me {
   role: Role;
   memberships: { merchant: { id: string; name: string }; role: Role }[];
   stores: { id: string; name: string }[];
+  /** The merchant requires a second factor this user has not enrolled (API.md 12.4). */
+  mfa_enrolment_required?: boolean;
 }
 
 export interface Member {
@@ -55,6 +57,16 @@ export interface ExposedCredential {
   seen_at: string;
   how: 'created' | 'rotated' | 'revealed';
   expires_at: string | null;
+}
+
+/** A member removed in the last 90 days who saw credentials that still work (API.md 12.4). */
+export interface FormerMember {
+  id: string;
+  email: string;
+  removed_at: string;
+  removed_by: string | null;
+  removed_by_email: string | null;
+  exposed_credentials: ExposedCredential[];
 }
 
 export interface RotatedCredential {
@@ -241,6 +253,8 @@ export interface RequestEntry {
     id: string;
     last4: string;
   };
+  app_id: string | null;
+  store_id: string | null;
   ip: string | null;
   user_agent: string | null;
   idempotency_key: string | null;

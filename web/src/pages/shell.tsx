@@ -2,9 +2,11 @@
 // sign-out), the test-mode banner, Settings -> Developers with its tabs, Team or Account, and the view the URL
 // names. Views remount when the mode or the merchant changes, so nothing of one lingers in the other. The
 // member's role is given to every view below (lib/role.ts), which leaves out the controls beyond it; a
-// sensitive action asks for a second factor in place (the step-up dialog).
+// sensitive action asks for a second factor in place (the step-up dialog). A member whom the merchant holds to
+// enrolment of a second factor sees Settings → Account alone, with a banner that says why (API.md 12.4), and
+// the whole frame once a factor is enrolled.
 import { useEffect, useRef } from 'react';
-import { onEnrolmentRequired } from '../lib/api.ts';
+import { api, onEnrolmentRequired } from '../lib/api.ts';
 import { useMode } from '../lib/mode.ts';
 import { RoleContext } from '../lib/role.ts';
 import { navigate, tabOf, type Route } from '../lib/router.ts';
@@ -65,8 +67,14 @@ const TITLES = {
 export function Shell({ me, route, onSwitched, onSignedOut }: Props) {
   const mode = useMode();
   const tab = tabOf(route);
-  const section: Section =
-    route.name === 'team' ? 'team' : route.name === 'account' ? 'account' : 'developers';
+  const held = me.mfa_enrolment_required === true;
+  const section: Section = held
+    ? 'account'
+    : route.name === 'team'
+      ? 'team'
+      : route.name === 'account'
+        ? 'account'
+        : 'developers';
   const label = SECTIONS[section].label;
   const main = useRef<HTMLElement>(null);
 
@@ -78,7 +86,18 @@ export function Shell({ me, route, onSwitched, onSignedOut }: Props) {
   }, [tab, mode, section, label]);
 
   // A merchant that requires a second factor the member lacks: Settings → Account is the one page open.
-  useEffect(() => onEnrolmentRequired(() => navigate('/settings/account')), []);
+  // (an owner who required it without a factor of its own meets it on its next call: /me then says so)
+  useEffect(
+    () =>
+      onEnrolmentRequired(() => {
+        navigate('/settings/account');
+        void api<Me>('GET', '/me').then(onSwitched, () => undefined);
+      }),
+    [onSwitched],
+  );
+  useEffect(() => {
+    if (held && route.name !== 'account') navigate('/settings/account', { replace: true });
+  }, [held, route.name]);
 
   return (
     <RoleContext.Provider value={me.role}>
@@ -100,7 +119,7 @@ export function Shell({ me, route, onSwitched, onSignedOut }: Props) {
               </span>
             )}
             <div className="topbar-actions">
-              <ModeSwitch tab={tab} />
+              {!held && <ModeSwitch tab={tab} />}
               <SignOutButton onSignedOut={onSignedOut} />
             </div>
           </div>
@@ -112,10 +131,16 @@ export function Shell({ me, route, onSwitched, onSignedOut }: Props) {
               <li aria-current="page">{label}</li>
             </ol>
           </nav>
-          <SettingsNav current={section} />
+          {!held && <SettingsNav current={section} />}
           <h1 className="page-title">{label}</h1>
           {section === 'team' && <TeamPage key={me.merchant.id} me={me} />}
-          {section === 'account' && <AccountPage me={me} onSignedOut={onSignedOut} />}
+          {section === 'account' && (
+            <AccountPage
+              me={me}
+              onSignedOut={onSignedOut}
+              onEnrolled={() => void api<Me>('GET', '/me').then(onSwitched, () => undefined)}
+            />
+          )}
           {section === 'developers' && (
             <>
               <AccountIds me={me} />

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { api } from '../../lib/api.ts';
 import { useCan } from '../../lib/role.ts';
-import type { KeyPair, ListPage } from '../../lib/types.ts';
+import type { FormerMember, KeyPair, ListPage } from '../../lib/types.ts';
 import { useAsync } from '../../lib/use-async.ts';
 import { AsyncView } from '../../components/async-view.tsx';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
@@ -15,8 +15,29 @@ import { KeysTable } from './keys-table.tsx';
 type Open =
   null | 'generate' | { rotate: KeyPair } | { revoke: KeyPair } | { shown: KeyPair; rotated: boolean };
 
+/** Each key pair a former member saw and that still works, with who saw it (API.md 12.4). */
+function useSeenByFormerMembers() {
+  const { state, reload } = useAsync(
+    () => api<ListPage<FormerMember>>('GET', '/former-members').catch(() => null),
+    [],
+  );
+  const seen = new Map<string, string[]>();
+  for (const f of state.data?.items ?? []) {
+    for (const c of f.exposed_credentials) {
+      if (c.type === 'api_key') seen.set(c.id, [...(seen.get(c.id) ?? []), f.email]);
+    }
+  }
+  return { seen, reload };
+}
+
 export function KeysPage() {
-  const { state, reload } = useAsync(() => api<ListPage<KeyPair>>('GET', '/api-keys?limit=200'), []);
+  const keys = useAsync(() => api<ListPage<KeyPair>>('GET', '/api-keys?limit=200'), []);
+  const former = useSeenByFormerMembers();
+  const { state } = keys;
+  const reload = (quiet?: boolean) => {
+    keys.reload(quiet);
+    former.reload(true);
+  };
   const [open, setOpen] = useState<Open>(null);
   const canWrite = useCan('developer');
   const close = () => setOpen(null);
@@ -36,7 +57,7 @@ export function KeysPage() {
         }
       />
       <div className="card">
-        <AsyncView state={state} onRetry={reload} label="API keys">
+        <AsyncView state={state} onRetry={() => reload()} label="API keys">
           {(page) =>
             page.items.length === 0 ? (
               <EmptyState title="No API keys yet.">
@@ -45,6 +66,7 @@ export function KeysPage() {
             ) : (
               <KeysTable
                 keys={page.items}
+                seenBy={former.seen}
                 onRotate={(key) => setOpen({ rotate: key })}
                 onRevoke={(key) => setOpen({ revoke: key })}
               />

@@ -6,11 +6,13 @@ import { TimeText } from '../../components/time-text.tsx';
 
 interface Props {
   keys: KeyPair[];
+  /** Key pairs that former members saw and that still work: their emails (the Team tab's notice). */
+  seenBy: ReadonlyMap<string, readonly string[]>;
   onRotate: (key: KeyPair) => void;
   onRevoke: (key: KeyPair) => void;
 }
 
-export function KeysTable({ keys, onRotate, onRevoke }: Props) {
+export function KeysTable({ keys, seenBy, onRotate, onRevoke }: Props) {
   const canWrite = useCan('developer');
   return (
     <div className="table-wrap">
@@ -37,6 +39,15 @@ export function KeysTable({ keys, onRotate, onRevoke }: Props) {
                 <td data-label="Name">
                   <div>{name}</div>
                   <div className="muted small">{key.scopes.join(', ')}</div>
+                  {seenBy.has(key.id) && (
+                    <span
+                      className="badge badge-amber"
+                      data-testid="seen-by-former-member"
+                      title={`Seen in clear by ${seenBy.get(key.id)!.join(', ')}, no longer a member: rotate it`}
+                    >
+                      Seen by a former member
+                    </span>
+                  )}
                 </td>
                 <td data-label="Publishable key">
                   <div className="copy-row">

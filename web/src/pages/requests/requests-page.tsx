@@ -1,5 +1,6 @@
 // The Requests tab: every call to the public API made with this account's credentials in this mode, newest
-// first, filterable by status and credential, and a search box that opens a request by its id.
+// first, filterable by status and credential, and a search box that opens a request by its id. The app filter
+// lists the account's own apps: with it, the app's calls on every store that installed it (API.md 12.3).
 import { useState, type FormEvent } from 'react';
 import { api, query } from '../../lib/api.ts';
 import { navigate, useSearch } from '../../lib/router.ts';
@@ -20,24 +21,42 @@ const STATUSES = ['2xx', '4xx', '5xx'];
 interface Filters {
   status: string;
   credential: string;
+  app: string;
 }
 
-const params = (f: Filters, after?: string) =>
-  query({ limit: PAGE, starting_after: after, status: f.status, credential_id: f.credential });
+const NONE: Filters = { status: '', credential: '', app: '' };
 
-/** The credentials a filter can name: the account's key pairs and apps in this mode. */
-function useCredentials() {
+const params = (f: Filters, after?: string) =>
+  query({
+    limit: PAGE,
+    starting_after: after,
+    status: f.status,
+    credential_id: f.credential,
+    app_id: f.app,
+  });
+
+interface Choice {
+  id: string;
+  label: string;
+}
+
+/** The credentials a filter can name (the account's key pairs and apps in this mode), and the apps. */
+function useCredentials(): { credentials: Choice[]; apps: Choice[] } {
   const { state } = useAsync(async () => {
     const [keys, apps] = await Promise.all([
       api<ListPage<KeyPair>>('GET', '/api-keys?limit=200').catch(() => null),
       api<ListPage<App>>('GET', '/developer/apps?limit=200').catch(() => null),
     ]);
-    return [
-      ...(keys?.items ?? []).map((k) => ({ id: k.id, label: `Key ${k.name ?? k.id}` })),
-      ...(apps?.items ?? []).map((a) => ({ id: a.id, label: `App ${a.name}` })),
-    ];
+    const appChoices = (apps?.items ?? []).map((a) => ({ id: a.id, label: a.name }));
+    return {
+      credentials: [
+        ...(keys?.items ?? []).map((k) => ({ id: k.id, label: `Key ${k.name ?? k.id}` })),
+        ...appChoices.map((a) => ({ id: a.id, label: `App ${a.label}` })),
+      ],
+      apps: appChoices,
+    };
   }, []);
-  return state.data ?? [];
+  return state.data ?? { credentials: [], apps: [] };
 }
 
 function SearchBox() {
@@ -70,7 +89,7 @@ function SearchBox() {
 }
 
 function FilterForm({ value, onApply }: { value: Filters; onApply: (f: Filters) => void }) {
-  const credentials = useCredentials();
+  const { credentials, apps } = useCredentials();
   const [f, setF] = useState(value);
   return (
     <form
@@ -107,6 +126,19 @@ function FilterForm({ value, onApply }: { value: Filters; onApply: (f: Filters) 
           ))}
         </select>
       </label>
+      {apps.length > 0 && (
+        <label className="field">
+          <span className="label">App</span>
+          <select className="input" value={f.app} onChange={(e) => setF({ ...f, app: e.target.value })}>
+            <option value="">This account's calls</option>
+            {apps.map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.label}: its calls on every store
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       <div className="filters-actions">
         <button type="submit" className="btn btn-primary">
           Apply
@@ -115,8 +147,8 @@ function FilterForm({ value, onApply }: { value: Filters; onApply: (f: Filters) 
           type="button"
           className="btn"
           onClick={() => {
-            setF({ status: '', credential: '' });
-            onApply({ status: '', credential: '' });
+            setF(NONE);
+            onApply(NONE);
           }}
         >
           Clear
@@ -132,9 +164,10 @@ export function RequestsPage() {
   const filters: Filters = {
     status: search.get('status') ?? '',
     credential: search.get('credential_id') ?? '',
+    app: search.get('app_id') ?? '',
   };
   const setFilters = (f: Filters) =>
-    navigate(`${HERE}${query({ status: f.status, credential_id: f.credential })}`);
+    navigate(`${HERE}${query({ status: f.status, credential_id: f.credential, app_id: f.app })}`);
   const [more, setMore] = useState<{
     items: RequestEntry[];
     cursor: string | null;
@@ -166,7 +199,7 @@ export function RequestsPage() {
     <section aria-labelledby="section-title">
       <PageHeader
         title="Requests"
-        description="Every call to the public API made with this account's keys, access tokens and app secrets in this mode, kept 7 days by default. New calls appear within seconds."
+        description="Every call to the public API made with this account's keys, access tokens and app secrets in this mode, kept 7 days by default; choose one of your apps to see its calls on every store that installed it. New calls appear within seconds."
         actions={
           <button type="button" className="btn" onClick={() => reload()}>
             Refresh
@@ -213,6 +246,7 @@ export function RequestsPage() {
                           </td>
                           <td data-label="Credential" className="small">
                             {credentialText(r.credential)}
+                            {r.store_id && <span className="muted"> on {r.store_id}</span>}
                           </td>
                           <td data-label="Duration">{r.duration_ms} ms</td>
                         </tr>

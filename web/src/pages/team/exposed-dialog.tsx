@@ -1,9 +1,9 @@
-// After a removal: the credentials the member saw in clear that still work (from the audit trail), and
-// "Rotate all", with a grace for the old secrets; the new secrets are shown once.
+// After a removal, or from the former members' notice: the credentials the member saw in clear that still work
+// (from the audit trail), and "Rotate all", with a grace for the old secrets; the new secrets are shown once.
 import { useState } from 'react';
 import { api } from '../../lib/api.ts';
 import { GRACE_CHOICES } from '../../lib/format.ts';
-import type { ExposedCredential, ListPage, Member, RotatedCredential } from '../../lib/types.ts';
+import type { ExposedCredential, ListPage, RotatedCredential } from '../../lib/types.ts';
 import { useAsync } from '../../lib/use-async.ts';
 import { AsyncView } from '../../components/async-view.tsx';
 import { Dialog } from '../../components/dialog.tsx';
@@ -20,7 +20,13 @@ const KIND: Record<ExposedCredential['type'], string> = {
 const describe = (c: { type: ExposedCredential['type']; id: string; name: string | null; mode: string }) =>
   `${KIND[c.type]} ${c.name ? `“${c.name}” ` : ''}(${c.id}, ${c.mode})`;
 
-export function ExposedDialog({ member, onClose }: { member: Member; onClose: () => void }) {
+export function ExposedDialog({
+  member,
+  onClose,
+}: {
+  member: { id: string; email: string };
+  onClose: () => void;
+}) {
   const path = `/members/${encodeURIComponent(member.id)}/exposed-credentials`;
   const exposed = useAsync(() => api<ListPage<ExposedCredential>>('GET', path), [path]);
   const [seconds, setSeconds] = useState(3600);

@@ -9,6 +9,7 @@ import { useAsync } from '../../lib/use-async.ts';
 import { ErrorBox } from '../../components/error-box.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
 import { ExposedDialog } from './exposed-dialog.tsx';
+import { FormerMembersNotice } from './former-members-notice.tsx';
 import { InvitationsCard } from './invitations-card.tsx';
 import { InviteCard } from './invite-card.tsx';
 import { MembersCard } from './members-card.tsx';
@@ -25,6 +26,8 @@ export function TeamPage({ me }: { me: Me }) {
   );
   const [open, setOpen] = useState<Open>(null);
   const [actionError, setActionError] = useState<unknown>(null);
+  // Bumped when a removal's dialog closes: the former members' notice reads its list again.
+  const [removals, setRemovals] = useState(0);
   // Roles the signed-in member may give: an admin gives any but owner.
   const grantable = ROLES.filter((r) => roleAllows(me.role, 'owner') || r !== 'owner');
 
@@ -47,6 +50,7 @@ export function TeamPage({ me }: { me: Me }) {
         }
       />
       {actionError !== null && <ErrorBox error={actionError} />}
+      <FormerMembersNotice admin={admin} version={removals} />
       <MembersCard
         me={me}
         admin={admin}
@@ -81,7 +85,13 @@ export function TeamPage({ me }: { me: Me }) {
         />
       )}
       {open !== null && 'exposed' in open && (
-        <ExposedDialog member={open.exposed} onClose={() => setOpen(null)} />
+        <ExposedDialog
+          member={open.exposed}
+          onClose={() => {
+            setOpen(null);
+            setRemovals((n) => n + 1);
+          }}
+        />
       )}
     </section>
   );
