@@ -63,6 +63,8 @@ describe('the former members notice', () => {
     await notice.getByRole('button', { name: `Rotate all that ${dev.email} saw` }).click();
     const exposed = page.getByRole('dialog', { name: `Credentials ${dev.email} saw` });
     await exposed.getByRole('list', { name: 'Exposed credentials' }).waitFor();
+    // with a grace the old key still works, and the notice rightly stays until it ends: at once here
+    await exposed.getByRole('radio', { name: 'Now' }).check();
     await exposed.getByRole('button', { name: 'Rotate all' }).click();
     const secrets = page.getByRole('dialog', { name: 'New secrets' });
     expect(await secrets.locator('code').first().textContent()).toMatch(/^svc_test_sk_/);

@@ -15,7 +15,11 @@ import { emitMany, merchantWithWebhook } from './webhooks-processes.ts';
 const EVENTS = 40; // 32 in flight at once to one webhook (PER_WEBHOOK), the other 8 held unsent
 const GRACE_MS = 4000;
 // A lease is twice the attempt timeout plus 2 s: 62 s, far past the time the test gives the second worker.
-const WORKER = { SVC_ROLE: 'worker', SVC_SHUTDOWN_GRACE_MS: String(GRACE_MS), SVC_WEBHOOK_TIMEOUT_MS: '30000' };
+const WORKER = {
+  SVC_ROLE: 'worker',
+  SVC_SHUTDOWN_GRACE_MS: String(GRACE_MS),
+  SVC_WEBHOOK_TIMEOUT_MS: '30000',
+};
 
 let database: Awaited<ReturnType<typeof freshDatabase>>;
 let client: pg.Client;
