@@ -95,6 +95,15 @@ function admit(
         : principal.credentialId,
     last4: token.slice(-4),
   };
+  // An app token opens no store's data: elsewhere than its own routes it is refused as a merchant session
+  // is, as no credential of this interface (docs/decisions/0150-app-tokens.md). The route's options are read
+  // only for it: their getter builds an object, which a store's credential need not pay for.
+  if (principal.appToken === true && request.routeOptions.config.appToken !== true) {
+    metrics.authFailure.invalid.inc();
+    return new AppError('invalid_credential', 'An app token opens only the app’s own routes (/app/...).', {
+      headers: challenge('invalid_token'),
+    });
+  }
   // Seed 5.4: a secret key or an access token must not be used from browser code. Every browser sends
   // `Origin` on a cross-origin call; server-side HTTP clients do not (see docs/decisions/0011-secret-credentials-refused-from-browsers.md).
   if (principal.kind !== 'publishable_key' && request.headers.origin !== undefined) {
@@ -113,7 +122,8 @@ function admit(
       `X-Svc-Mode is ${request.modeHeader} but the credential is ${principal.mode}.`,
     );
   }
-  if (!scopeAllows(principal.scopes, request.method)) {
+  // An app token reaching here is on its own route, which checks what it needs (app:installations).
+  if (principal.appToken !== true && !scopeAllows(principal.scopes, request.method)) {
     metrics.authFailure.scope.inc();
     const what =
       principal.kind === 'publishable_key'

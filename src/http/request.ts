@@ -52,6 +52,11 @@ export interface PublicPrincipal {
   scopes: readonly string[];
   /** For access tokens: the app acting. */
   appId?: string;
+  /**
+   * An app token (client_credentials): the app itself, on no store's behalf. Only the routes that declare
+   * `config.appToken` take it; every other public route refuses it as an unknown credential.
+   */
+  appToken?: true;
   /** When the credential was made (epoch ms): introspection's `iat`. */
   issuedAt: number;
   /** When it stops working on its own (epoch ms), if it does: introspection's `exp`. */

@@ -29,7 +29,7 @@ describe('metadata (RFC 8414)', () => {
       introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       scopes_supported: ['public:read', 'public:write', 'public:*'],
       response_types_supported: ['code'],
-      grant_types_supported: ['authorization_code', 'refresh_token'],
+      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       authorization_response_iss_parameter_supported: true,

@@ -57,7 +57,11 @@ export async function introspect(
     scope: joinScopes(principal.scopes),
     ...(app ? { client_id: app.clientId } : {}),
     merchant_id: principal.merchantId,
-    store_id: (await installedStoreId(firstStores, ctx, principal.merchantId)) ?? null,
+    // an app token acts on no store
+    store_id:
+      principal.appToken === true
+        ? null
+        : ((await installedStoreId(firstStores, ctx, principal.merchantId)) ?? null),
     mode: principal.mode,
     ...(principal.expiresAt !== undefined ? { exp: seconds(principal.expiresAt) } : {}),
     iat: seconds(principal.issuedAt),

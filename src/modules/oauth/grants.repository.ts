@@ -87,13 +87,17 @@ export async function listGrants(db: Executor, scope: Scope, page: PageInput) {
   );
 }
 
+/** Whose grant may be deleted: the installing merchant's (a disconnection), or the app's (an uninstall). */
+export type GrantOwner = { merchantId: string; mode: Mode } | { appId: string };
+
 /** Cascades to the grant's codes, families and tokens. */
-export async function deleteGrant(db: Executor, merchantId: string, mode: Mode, grantId: string) {
-  return db
-    .deleteFrom('oauth_grants')
-    .where('merchant_id', '=', merchantId)
-    .where('mode', '=', mode)
-    .where('id', '=', grantId)
+export async function deleteGrant(db: Executor, owner: GrantOwner, grantId: string) {
+  const scoped = db.deleteFrom('oauth_grants').where('id', '=', grantId);
+  return (
+    'appId' in owner
+      ? scoped.where('app_id', '=', owner.appId)
+      : scoped.where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode)
+  )
     .returning(['id', 'app_id', 'merchant_id', 'mode', 'scopes', 'store_id'])
     .returning((eb) =>
       eb

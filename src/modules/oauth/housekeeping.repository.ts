@@ -5,7 +5,7 @@ import type { Executor } from '../../db/database.ts';
 /** Deletes up to `limit` rows whose time is past at `now`; returns how many went. */
 export async function purgeExpired(
   db: Executor,
-  table: 'oauth_tokens' | 'oauth_codes' | 'oauth_consents',
+  table: 'oauth_tokens' | 'oauth_codes' | 'oauth_consents' | 'oauth_app_tokens',
   limit: number,
   now: Date,
 ): Promise<number> {

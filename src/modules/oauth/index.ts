@@ -7,6 +7,7 @@ import type { Context } from '../../context.ts';
 import type { Module } from '../module.ts';
 import type { AppsCache } from '../oauth-apps/index.ts';
 import { accessTokens, resolveAccessToken, type AccessTokens } from './oauth-bearer.service.ts';
+import { appInstallationsRoutes } from './app-installations.routes.ts';
 import { connectionsRoutes } from './oauth-connections.routes.ts';
 import { housekeeping } from './oauth-housekeeping.ts';
 import { redactionLoop } from './installations.service.ts';
@@ -15,6 +16,7 @@ import type { OauthState } from './oauth.state.ts';
 
 export { authorizationServerMetadata } from './oauth-metadata.routes.ts';
 export { sweepExpired } from './oauth-housekeeping.ts';
+export { insertAppToken, revokeAppToken } from './app-tokens.service.ts';
 export {
   effectiveScopes,
   recordAllowedScopesChange,
@@ -79,6 +81,7 @@ export function createOauth(ctx: Context, deps: OauthDeps): OauthModule {
     name: 'oauth',
     tokens: state.tokens,
     merchantRoutes: connectionsRoutes(state),
+    publicRoutes: appInstallationsRoutes(state),
     routes: metadataRoutes,
     credentials: { access_token: (c, token) => resolveAccessToken(c, state.tokens, token) },
     background: [housekeeping(ctx), redactionLoop(ctx)],

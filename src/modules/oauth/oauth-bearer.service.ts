@@ -14,6 +14,8 @@ import { LastUses } from '../../lib/last-uses.ts';
 import { warnOnFailure } from '../../lib/loop.ts';
 import type { PublicPrincipal } from '../../http/request.ts';
 import { APPS_CHANNEL, appById, intersect, splitScopes, type AppsCache } from '../oauth-apps/index.ts';
+import { APP_INSTALLATIONS } from '../../lib/scopes.ts';
+import { findAppToken } from './app-tokens.repository.ts';
 import { recordGrantUses } from './grants.repository.ts';
 import { findAccessToken } from './tokens.repository.ts';
 
@@ -28,7 +30,8 @@ const FLUSH_EVERY_MS = 5_000;
 const MISS_TTL_MS = 60_000;
 
 interface Entry {
-  grantId: string;
+  /** Null for an app token (client_credentials): it opens no installation. */
+  grantId: string | null;
   appId: string;
   merchantId: string;
   mode: Mode;
@@ -54,7 +57,7 @@ export function accessTokens(ctx: Context, apps: AppsCache): AccessTokens {
     apps,
     cache: new BusCache<Slot>(ctx.bus, {
       channel: GRANTS_CHANNEL,
-      tagOf: (slot) => ('grantId' in slot ? slot.grantId : ''),
+      tagOf: (slot) => ('grantId' in slot ? (slot.grantId ?? appTokensTag(slot.appId)) : ''),
       alsoOn: [{ channel: APPS_CHANNEL, tagOf: (slot) => ('appId' in slot ? slot.appId : '') }],
       maxEntries: MAX_ENTRIES,
     }),
@@ -67,6 +70,9 @@ export function accessTokens(ctx: Context, apps: AppsCache): AccessTokens {
     }),
   };
 }
+
+/** What the grants' channel names to drop an app's app tokens (a revocation of one of them). */
+export const appTokensTag = (appId: string) => `app-tokens:${appId}`;
 
 /** In the revoking transaction: every process forgets the grant's tokens at its commit. */
 export async function announceGrantRevocation(trx: Executor, grantId: string): Promise<void> {
@@ -83,8 +89,9 @@ export function forgetGrant(tokens: AccessTokens, grantId: string): void {
 
 async function lookup(ctx: Context, tokens: AccessTokens, key: string): Promise<Slot> {
   const slot = await tokens.cache.load([key], async (): Promise<Slot> => {
-    const row = await findAccessToken(ctx.db, Buffer.from(key, 'base64'));
-    if (!row) return { missUntil: ctx.clock.now() + MISS_TTL_MS };
+    const hash = Buffer.from(key, 'base64');
+    const row = await findAccessToken(ctx.db, hash);
+    if (!row) return (await appTokenEntry(ctx, hash)) ?? { missUntil: ctx.clock.now() + MISS_TTL_MS };
     return {
       grantId: row.grant_id,
       appId: row.app_id,
@@ -96,6 +103,21 @@ async function lookup(ctx: Context, tokens: AccessTokens, key: string): Promise<
     };
   });
   return slot!;
+}
+
+/** An app token, looked up only when no store's token has the hash: the second statement of a rare miss. */
+async function appTokenEntry(ctx: Context, hash: Buffer): Promise<Entry | undefined> {
+  const row = await findAppToken(ctx.db, hash);
+  if (!row) return undefined;
+  return {
+    grantId: null,
+    appId: row.app_id,
+    merchantId: row.merchant_id,
+    mode: row.mode,
+    scopes: [APP_INSTALLATIONS],
+    createdAt: row.created_at.getTime(),
+    expiresAt: row.expires_at.getTime(),
+  };
 }
 
 /** A grant was used outside a bearer check (a code exchange): recorded in the next batched write. */
@@ -119,6 +141,7 @@ export async function resolveAccessToken(
   if ('missUntil' in slot || slot.expiresAt <= now) return undefined;
   const app = await appById(tokens.apps, ctx, slot.appId);
   if (!app || slot.createdAt < app.tokensValidAfter) return undefined;
+  if (slot.grantId === null) return appTokenPrincipal(slot);
   tokens.uses.note(slot.grantId, now);
   return {
     merchantId: slot.merchantId,
@@ -127,6 +150,21 @@ export async function resolveAccessToken(
     credentialId: slot.grantId,
     scopes: intersect(slot.scopes, app.allowedScopes),
     appId: slot.appId,
+    issuedAt: slot.createdAt,
+    expiresAt: slot.expiresAt,
+  };
+}
+
+/** An app token's principal: the app's owner and mode, for the app's own routes only (public-auth.ts). */
+function appTokenPrincipal(slot: Entry): PublicPrincipal {
+  return {
+    merchantId: slot.merchantId,
+    mode: slot.mode,
+    kind: 'access_token',
+    credentialId: slot.appId,
+    scopes: slot.scopes,
+    appId: slot.appId,
+    appToken: true,
     issuedAt: slot.createdAt,
     expiresAt: slot.expiresAt,
   };

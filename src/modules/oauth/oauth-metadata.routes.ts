@@ -13,10 +13,11 @@ export function authorizationServerMetadata(ctx: Context) {
     token_endpoint: `${issuer}/api/public/v1/oauth/token`,
     revocation_endpoint: `${issuer}/api/public/v1/oauth/revoke`,
     introspection_endpoint: `${issuer}/api/public/v1/oauth/introspect`,
+    // the store scopes an authorization request may name; app:installations comes with client_credentials alone
     scopes_supported: [...SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
+    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: auth,
     revocation_endpoint_auth_methods_supported: auth,

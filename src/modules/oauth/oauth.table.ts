@@ -82,7 +82,19 @@ export interface OAuthTokensTable {
   revoked_at: Date | null;
 }
 
+/** An app token (migration 0150): client_credentials, for the app's own resources. */
+export interface OAuthAppTokensTable {
+  hash: Buffer;
+  app_id: string;
+  /** The app's owner. */
+  merchant_id: string;
+  mode: Mode;
+  created_at: Date;
+  expires_at: Date;
+}
+
 export interface OAuthTables {
+  oauth_app_tokens: OAuthAppTokensTable;
   oauth_grants: OAuthGrantsTable;
   oauth_consents: OAuthConsentsTable;
   oauth_codes: OAuthCodesTable;
