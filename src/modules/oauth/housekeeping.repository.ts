@@ -5,14 +5,19 @@ import type { Executor } from '../../db/database.ts';
 /** Deletes up to `limit` rows whose time is past at `now`; returns how many went. */
 export async function purgeExpired(
   db: Executor,
-  table: 'oauth_tokens' | 'oauth_codes' | 'oauth_consents' | 'oauth_app_tokens',
+  table: 'oauth_tokens' | 'oauth_codes' | 'oauth_consents' | 'oauth_app_tokens' | 'oauth_jtis',
   limit: number,
   now: Date,
 ): Promise<number> {
   // Used codes are kept 10 minutes past expiry so that a late second use is still seen as reuse.
   const cutoff =
     table === 'oauth_codes' ? sql`${now}::timestamptz - interval '10 minutes'` : sql`${now}::timestamptz`;
-  const key = table === 'oauth_consents' ? sql.ref('id') : sql.ref('hash');
+  const key =
+    table === 'oauth_consents'
+      ? sql.ref('id')
+      : table === 'oauth_jtis'
+        ? sql`(issuer, jti)`
+        : sql.ref('hash');
   // Tombstones (revoked siblings) outlive their own expiry: purgeTombstones takes them with their family.
   const keep = table === 'oauth_tokens' ? sql`and revoked_at is null` : sql``;
   const result = await sql`

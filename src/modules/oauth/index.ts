@@ -17,6 +17,7 @@ import type { OauthState } from './oauth.state.ts';
 export { authorizationServerMetadata } from './oauth-metadata.routes.ts';
 export { sweepExpired } from './oauth-housekeeping.ts';
 export { insertAppToken, revokeAppToken } from './app-tokens.service.ts';
+export { useJti } from './jtis.repository.ts';
 export {
   effectiveScopes,
   recordAllowedScopesChange,

@@ -93,8 +93,16 @@ export interface OAuthAppTokensTable {
   expires_at: Date;
 }
 
+/** A JWT id seen once (migration 0151): a client assertion's (by client id) or a DPoP proof's (by key). */
+export interface OAuthJtisTable {
+  issuer: string;
+  jti: string;
+  expires_at: Date;
+}
+
 export interface OAuthTables {
   oauth_app_tokens: OAuthAppTokensTable;
+  oauth_jtis: OAuthJtisTable;
   oauth_grants: OAuthGrantsTable;
   oauth_consents: OAuthConsentsTable;
   oauth_codes: OAuthCodesTable;
