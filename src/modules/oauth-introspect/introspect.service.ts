@@ -26,6 +26,8 @@ export interface ActiveToken {
   sub: string;
   app_id?: string;
   key_id?: string;
+  /** RFC 9449 6.2: the key a DPoP-bound token is bound to. */
+  cnf?: { jkt: string };
 }
 export type Introspection = ActiveToken | { active: false };
 
@@ -67,5 +69,6 @@ export async function introspect(
     iat: seconds(principal.issuedAt),
     sub: principal.merchantId,
     ...(app ? { app_id: app.id } : { key_id: principal.credentialId }),
+    ...(principal.jkt !== undefined ? { cnf: { jkt: principal.jkt } } : {}),
   };
 }

@@ -10,22 +10,27 @@ import { OAuthError } from './oauth.errors.ts';
 
 export interface AppTokenAnswer {
   access_token: string;
-  token_type: 'Bearer';
+  token_type: 'Bearer' | 'DPoP';
   expires_in: number;
   scope: string;
   mode: ClientApp['mode'];
 }
 
-export async function issueAppToken(ctx: Context, client: ClientApp, params: Params): Promise<AppTokenAnswer> {
+export async function issueAppToken(
+  ctx: Context,
+  client: ClientApp,
+  params: Params,
+  jkt: string | undefined,
+): Promise<AppTokenAnswer> {
   const scope = param(params, 'scope');
   // RFC 6749 3.3: a request may name the scope; this grant has only the one.
   if (scope !== undefined && !splitScopes(scope).every((s) => s === APP_INSTALLATIONS)) {
     throw new OAuthError('invalid_scope', `client_credentials gives the scope ${APP_INSTALLATIONS} only.`);
   }
-  const issued = await insertAppToken(ctx, client);
+  const issued = await insertAppToken(ctx, client, jkt ?? null);
   return {
     access_token: issued.token,
-    token_type: 'Bearer',
+    token_type: jkt === undefined ? 'Bearer' : 'DPoP',
     expires_in: issued.expiresIn,
     scope: APP_INSTALLATIONS,
     mode: client.mode,

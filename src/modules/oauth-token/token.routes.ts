@@ -12,6 +12,7 @@ import { NO_STORE, rfcErrors } from './rfc-errors.ts';
 import { OAuthErrorBody, TokenBody, TokenResponse } from './token.schemas.ts';
 import { exchangeCode, refreshTokens } from './token.service.ts';
 import { issueAppToken } from './client-credentials.ts';
+import { bound, dpopKey } from './dpop-binding.ts';
 import type { TokenState } from './token.state.ts';
 
 const GRANT_TYPES: ReadonlySet<string> = new Set([
@@ -62,8 +63,10 @@ export const tokenRoutes =
             `This is a ${client.mode}-mode client: it only gets ${client.mode} tokens.`,
           );
         }
+        // RFC 9449 5: a proof binds the access token issued now to its key
+        const jkt = await dpopKey(app.ctx, request);
         if (grantType === 'client_credentials') {
-          const answer = await issueAppToken(app.ctx, client, params);
+          const answer = await issueAppToken(app.ctx, client, params, jkt);
           app.ctx.metrics.tokenGrants.labels(grantType, 'issued').inc();
           return answer;
         }
@@ -79,6 +82,7 @@ export const tokenRoutes =
           app.ctx.metrics.tokenGrants.labels(grantType, outcome).inc();
           throw err;
         }
+        if (jkt !== undefined) tokens = await bound(app.ctx, tokens, jkt);
         app.ctx.metrics.tokenGrants.labels(grantType, 'issued').inc();
         // The installation, so that the app knows which store it acts on (Stripe's `stripe_user_id`).
         const storeId = (await installedStoreId(state.firstStores, app.ctx, tokens.merchant_id)) ?? null;

@@ -20,7 +20,11 @@ export const TokenBody = Type.Object(
 export const TokenResponse = Type.Object(
   {
     access_token: Type.String(),
-    token_type: Type.Literal('Bearer'),
+    token_type: Type.Unsafe<'Bearer' | 'DPoP'>({
+      type: 'string',
+      enum: ['Bearer', 'DPoP'],
+      description: '`DPoP` when the request carried a DPoP proof: the access token is bound to its key.',
+    }),
     expires_in: Type.Integer(),
     refresh_token: Type.Optional(
       Type.String({ description: 'Not with client_credentials: an app token is not refreshed.' }),

@@ -11,7 +11,7 @@ export async function insertAppToken(db: Executor, row: OAuthAppTokensTable): Pr
 export async function findAppToken(db: Executor, hash: Buffer) {
   return db
     .selectFrom('oauth_app_tokens')
-    .select(['app_id', 'merchant_id', 'mode', 'created_at', 'expires_at'])
+    .select(['app_id', 'merchant_id', 'mode', 'created_at', 'expires_at', 'jkt'])
     .where('hash', '=', hash)
     .executeTakeFirst();
 }

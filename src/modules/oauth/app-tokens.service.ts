@@ -19,6 +19,8 @@ export interface IssuedAppToken {
 export async function insertAppToken(
   ctx: Context,
   app: { id: string; merchantId: string; mode: Mode },
+  /** The DPoP key's thumbprint when the request carried a proof. */
+  jkt: string | null,
 ): Promise<IssuedAppToken> {
   const credential = makeCredential('access_token');
   const expiresIn = Math.min(ctx.config.oauth.accessTokenTtl, MAX_TTL_SECONDS);
@@ -30,6 +32,7 @@ export async function insertAppToken(
     mode: app.mode,
     created_at: new Date(now),
     expires_at: new Date(now + expiresIn * 1000),
+    jkt,
   });
   return { token: credential.token, expiresIn };
 }

@@ -39,6 +39,8 @@ interface Entry {
   scopes: readonly string[];
   createdAt: number;
   expiresAt: number;
+  /** DPoP-bound: the key's thumbprint; null for a Bearer token. */
+  jkt: string | null;
 }
 /** A miss carries no grant or app: no notification names it, and it ages out. */
 type Slot = Entry | { missUntil: number };
@@ -100,6 +102,7 @@ async function lookup(ctx: Context, tokens: AccessTokens, key: string): Promise<
       scopes: intersect(splitScopes(row.scopes), splitScopes(row.grant_scopes)),
       createdAt: row.created_at.getTime(),
       expiresAt: row.expires_at.getTime(),
+      jkt: row.jkt,
     };
   });
   return slot!;
@@ -117,6 +120,7 @@ async function appTokenEntry(ctx: Context, hash: Buffer): Promise<Entry | undefi
     scopes: [APP_INSTALLATIONS],
     createdAt: row.created_at.getTime(),
     expiresAt: row.expires_at.getTime(),
+    jkt: row.jkt,
   };
 }
 
@@ -143,7 +147,7 @@ export async function resolveAccessToken(
   if (!app || slot.createdAt < app.tokensValidAfter) return undefined;
   if (slot.grantId === null) return appTokenPrincipal(slot);
   tokens.uses.note(slot.grantId, now);
-  return {
+  const principal: PublicPrincipal = {
     merchantId: slot.merchantId,
     mode: slot.mode,
     kind: 'access_token',
@@ -153,11 +157,13 @@ export async function resolveAccessToken(
     issuedAt: slot.createdAt,
     expiresAt: slot.expiresAt,
   };
+  if (slot.jkt !== null) principal.jkt = slot.jkt;
+  return principal;
 }
 
 /** An app token's principal: the app's owner and mode, for the app's own routes only (public-auth.ts). */
 function appTokenPrincipal(slot: Entry): PublicPrincipal {
-  return {
+  const principal: PublicPrincipal = {
     merchantId: slot.merchantId,
     mode: slot.mode,
     kind: 'access_token',
@@ -168,4 +174,6 @@ function appTokenPrincipal(slot: Entry): PublicPrincipal {
     issuedAt: slot.createdAt,
     expiresAt: slot.expiresAt,
   };
+  if (slot.jkt !== null) principal.jkt = slot.jkt;
+  return principal;
 }

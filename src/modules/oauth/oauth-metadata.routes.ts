@@ -31,6 +31,8 @@ export function authorizationServerMetadata(ctx: Context) {
     introspection_endpoint_auth_methods_supported: auth,
     introspection_endpoint_auth_signing_alg_values_supported: algs,
     authorization_response_iss_parameter_supported: true,
+    // RFC 9449 5.1: a token request with a DPoP proof gets a token bound to its key
+    dpop_signing_alg_values_supported: algs,
     service_documentation: `${issuer}/docs`,
   };
 }

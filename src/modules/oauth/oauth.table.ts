@@ -80,6 +80,8 @@ export interface OAuthTokensTable {
   twin_access: Buffer | null;
   /** A sibling revoked by the first refresh of another: a tombstone, reuse when presented. */
   revoked_at: Date | null;
+  /** Of a DPoP-bound access token (migration 0152): its key's RFC 7638 thumbprint. */
+  jkt: Generated<string | null>;
 }
 
 /** An app token (migration 0150): client_credentials, for the app's own resources. */
@@ -91,6 +93,8 @@ export interface OAuthAppTokensTable {
   mode: Mode;
   created_at: Date;
   expires_at: Date;
+  /** DPoP-bound (migration 0152): its key's thumbprint. */
+  jkt: string | null;
 }
 
 /** A JWT id seen once (migration 0151): a client assertion's (by client id) or a DPoP proof's (by key). */

@@ -94,10 +94,24 @@ export async function findAccessToken(db: Executor, hash: Buffer) {
       'g.scopes as grant_scopes',
       't.created_at',
       't.expires_at',
+      't.jkt',
     ])
     .where('t.hash', '=', hash)
     .where('t.kind', '=', 'access')
     .executeTakeFirst();
+}
+
+/**
+ * Binds a just-issued access token to a DPoP key (RFC 9449 5): after the statement that issued it and before
+ * the answer, so no one holds it unbound. Only for a DPoP request: a Bearer request pays nothing.
+ */
+export async function bindAccessToken(db: Executor, hash: Buffer, jkt: string): Promise<void> {
+  await db
+    .updateTable('oauth_tokens')
+    .set({ jkt })
+    .where('hash', '=', hash)
+    .where('kind', '=', 'access')
+    .execute();
 }
 
 /** A refresh token with its grant's current scopes, for checking a narrowing `scope` before rotating. */
