@@ -99,7 +99,8 @@ async function dpopAdmit(
   });
   if ('error' in outcome || outcome.jkt !== principal.jkt) {
     ctx.metrics.authFailure.invalid.inc();
-    const why = 'error' in outcome ? outcome.error : 'The DPoP proof is signed by another key than the token’s.';
+    const why =
+      'error' in outcome ? outcome.error : 'The DPoP proof is signed by another key than the token’s.';
     return dpopRefusal('invalid_dpop_proof', why);
   }
   return admit(request, token, principal, true);
@@ -173,7 +174,10 @@ function admit(
   // RFC 9449 7.1: a bound token is no bearer token; without its proof it proves nothing.
   if (principal.jkt !== undefined && !dpop) {
     metrics.authFailure.invalid.inc();
-    return dpopRefusal('invalid_token', 'This access token is DPoP-bound: send it as `Authorization: DPoP` with a proof.');
+    return dpopRefusal(
+      'invalid_token',
+      'This access token is DPoP-bound: send it as `Authorization: DPoP` with a proof.',
+    );
   }
   // An app token opens no store's data: elsewhere than its own routes it is refused as a merchant session
   // is, as no credential of this interface (docs/decisions/0150-app-tokens.md). The route's options are read

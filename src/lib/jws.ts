@@ -55,12 +55,15 @@ export function publicJwk(jwk: unknown): PublicJwk | { issue: string } {
     return { issue: `alg must be ${alg} for this key type` };
   }
   if (key.use !== undefined && key.use !== 'sig') return { issue: 'use must be sig' };
-  if (key.kid !== undefined && (typeof key.kid !== 'string' || key.kid.length === 0 || key.kid.length > 200)) {
+  if (
+    key.kid !== undefined &&
+    (typeof key.kid !== 'string' || key.kid.length === 0 || key.kid.length > 200)
+  ) {
     return { issue: 'kid must be a string of 1-200 characters' };
   }
   let object: KeyObject;
   try {
-    object = createPublicKey({ key: key as never, format: 'jwk' });
+    object = createPublicKey({ key, format: 'jwk' });
   } catch {
     return { issue: 'is not a valid key of its type' };
   }
@@ -130,7 +133,8 @@ export function verifiedBy(jws: DecodedJws, key: PublicJwk): boolean {
   const data = Buffer.from(jws.signingInput);
   try {
     if (alg === 'EdDSA') return verify(null, data, key.key, jws.signature);
-    if (alg === 'ES256') return verify('sha256', data, { key: key.key, dsaEncoding: 'ieee-p1363' }, jws.signature);
+    if (alg === 'ES256')
+      return verify('sha256', data, { key: key.key, dsaEncoding: 'ieee-p1363' }, jws.signature);
     return verify('sha256', data, key.key, jws.signature);
   } catch {
     return false;
@@ -138,4 +142,5 @@ export function verifiedBy(jws: DecodedJws, key: PublicJwk): boolean {
 }
 
 /** RFC 9449 4.2 `ath`: the base64url SHA-256 of the access token's ASCII text. */
-export const accessTokenHash = (token: string): string => createHash('sha256').update(token).digest('base64url');
+export const accessTokenHash = (token: string): string =>
+  createHash('sha256').update(token).digest('base64url');

@@ -47,8 +47,8 @@ async function appToken(client: TestApp = app, svc = a): Promise<AppToken> {
   return res.json<AppToken>();
 }
 
-async function install(merchant: TestMerchant, client: TestApp = app) {
-  const { code, verifier } = await getCode(a.app, client, merchant);
+async function install(merchant: TestMerchant, client: TestApp = app, scope = 'public:*') {
+  const { code, verifier } = await getCode(a.app, client, merchant, { scope });
   return exchange(a.app, client, code, verifier);
 }
 
@@ -91,7 +91,11 @@ describe('grant_type=client_credentials', () => {
     expect(wrong.json()).toMatchObject({ error: 'invalid_client' });
     const none = await tokenCall(a.app, { grant_type: 'client_credentials' });
     expect(none.statusCode).toBe(401);
-    const scoped = await tokenCall(a.app, { grant_type: 'client_credentials', scope: 'public:read' }, basic(app));
+    const scoped = await tokenCall(
+      a.app,
+      { grant_type: 'client_credentials', scope: 'public:read' },
+      basic(app),
+    );
     expect(scoped.statusCode).toBe(400);
     expect(scoped.json()).toMatchObject({ error: 'invalid_scope' });
   });
@@ -192,8 +196,8 @@ describe('the app’s installations', () => {
     const lister = await createApp(a.app, dev, { name: 'Lister', allowed_scopes: ['public:read'] });
     const first = await signupMerchant(a.app, 'First shop');
     const second = await signupMerchant(a.app, 'Second shop');
-    await install(first, lister);
-    await install(second, lister);
+    await install(first, lister, 'public:read');
+    await install(second, lister, 'public:read');
     const { access_token } = await appToken(lister);
 
     const all = await installations(a, access_token);
@@ -258,7 +262,10 @@ describe('the app’s installations', () => {
       grant_id: string;
     }[];
     expect(after.map((i) => i.grant_id)).not.toContain(grantId);
-    const connections = await a.app.inject({ url: '/api/v1/merchant/developer/connections', headers: shop.auth });
+    const connections = await a.app.inject({
+      url: '/api/v1/merchant/developer/connections',
+      headers: shop.auth,
+    });
     expect(connections.json().data.items).toEqual([]);
 
     const events = await a.app.inject({

@@ -34,7 +34,8 @@ function makeKey(alg: Alg = 'ES256'): Key {
         : generateKeyPairSync('rsa', { modulusLength: 2048 });
   const jwk = pair.publicKey.export({ format: 'jwk' }) as Record<string, string>;
   // RFC 7638 3.2 by hand: the required members in order, no whitespace
-  const members = jwk.kty === 'RSA' ? ['e', 'kty', 'n'] : jwk.kty === 'EC' ? ['crv', 'kty', 'x', 'y'] : ['crv', 'kty', 'x'];
+  const members =
+    jwk.kty === 'RSA' ? ['e', 'kty', 'n'] : jwk.kty === 'EC' ? ['crv', 'kty', 'x', 'y'] : ['crv', 'kty', 'x'];
   const canonical = JSON.stringify(Object.fromEntries(members.map((m) => [m, jwk[m]])));
   const jkt = createHash('sha256').update(canonical).digest('base64url');
   return { alg, privateKey: pair.privateKey, jwk, jkt };
@@ -53,9 +54,7 @@ function proof(
     htm: method,
     htu: `${a.config.publicUrl}${path}`,
     iat: Math.floor(Date.now() / 1000),
-    ...(extra.accessToken
-      ? { ath: createHash('sha256').update(extra.accessToken).digest('base64url') }
-      : {}),
+    ...(extra.accessToken ? { ath: createHash('sha256').update(extra.accessToken).digest('base64url') } : {}),
     ...extra.claims,
   };
   const input = `${b64({ typ: 'dpop+jwt', alg: key.alg, jwk: key.jwk, ...extra.header })}.${b64(payload)}`;
@@ -93,7 +92,8 @@ function dpopHeaders(key: Key, token: string, path = STORES, method = 'GET') {
 
 beforeAll(async () => {
   a = await startTestService({ listen: true });
-  b = await startTestService({ shareWith: a });
+  // the same public URL as a, as every process of one deployment has
+  b = await startTestService({ shareWith: a, env: { SVC_PUBLIC_URL: a.url } });
   dev = await signupMerchant(a.app, 'DPoP Developer');
   shop = await signupMerchant(a.app, 'DPoP Shop');
   app = await createApp(a.app, dev, { allowed_scopes: ['public:read', 'public:write'] });
@@ -123,7 +123,12 @@ describe('the token endpoint with a DPoP proof', () => {
   it('refuses a bad proof with 400 invalid_dpop_proof, and leaves a request without one Bearer', async () => {
     const key = makeKey();
     const { code, verifier } = await getCode(a.app, app, shop);
-    const form = { grant_type: 'authorization_code', code, redirect_uri: app.redirect_uris[0]!, code_verifier: verifier };
+    const form = {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: app.redirect_uris[0]!,
+      code_verifier: verifier,
+    };
     const wrongUrl = await tokenCall(a.app, form, { ...basic(app), dpop: proof(key, 'POST', STORES) });
     expect(wrongUrl.statusCode).toBe(400);
     expect(wrongUrl.json().error).toBe('invalid_dpop_proof');
@@ -136,7 +141,9 @@ describe('the token endpoint with a DPoP proof', () => {
       payload: { token: plain.json().access_token },
     });
     expect(look.json().cnf).toBeUndefined();
-    expect((await storesWith(a, { authorization: `Bearer ${plain.json().access_token}` })).statusCode).toBe(200);
+    expect((await storesWith(a, { authorization: `Bearer ${plain.json().access_token}` })).statusCode).toBe(
+      200,
+    );
     // an unbound token sent with the DPoP scheme is refused: it names no key
     const unbound = await storesWith(a, dpopHeaders(key, plain.json().access_token));
     expect(unbound.statusCode).toBe(401);
@@ -181,23 +188,62 @@ describe('a bound token at the public API', () => {
     const now = Math.floor(Date.now() / 1000);
     const cases: [string, Record<string, string>][] = [
       ['no proof', { authorization: `DPoP ${token}` }],
-      ['another key', { authorization: `DPoP ${token}`, dpop: proof(other, 'GET', STORES, { accessToken: token }) }],
-      ['another method', { authorization: `DPoP ${token}`, dpop: proof(key, 'POST', STORES, { accessToken: token }) }],
+      [
+        'another key',
+        { authorization: `DPoP ${token}`, dpop: proof(other, 'GET', STORES, { accessToken: token }) },
+      ],
+      [
+        'another method',
+        { authorization: `DPoP ${token}`, dpop: proof(key, 'POST', STORES, { accessToken: token }) },
+      ],
       [
         'another URL',
-        { authorization: `DPoP ${token}`, dpop: proof(key, 'GET', '/api/public/v1/payments/supported-countries', { accessToken: token }) },
+        {
+          authorization: `DPoP ${token}`,
+          dpop: proof(key, 'GET', '/api/public/v1/payments/supported-countries', { accessToken: token }),
+        },
       ],
       ['no ath', { authorization: `DPoP ${token}`, dpop: proof(key, 'GET', STORES) }],
-      ['another token', { authorization: `DPoP ${token}`, dpop: proof(key, 'GET', STORES, { accessToken: `${token}x` }) }],
-      ['made 2 minutes ago', { authorization: `DPoP ${token}`, dpop: proof(key, 'GET', STORES, { accessToken: token, claims: { iat: now - 120 } }) }],
-      ['made in 2 minutes', { authorization: `DPoP ${token}`, dpop: proof(key, 'GET', STORES, { accessToken: token, claims: { iat: now + 120 } }) }],
-      ['no jti', { authorization: `DPoP ${token}`, dpop: proof(key, 'GET', STORES, { accessToken: token, claims: { jti: undefined } }) }],
-      ['another typ', { authorization: `DPoP ${token}`, dpop: proof(key, 'GET', STORES, { accessToken: token, header: { typ: 'JWT' } }) }],
+      [
+        'another token',
+        { authorization: `DPoP ${token}`, dpop: proof(key, 'GET', STORES, { accessToken: `${token}x` }) },
+      ],
+      [
+        'made 2 minutes ago',
+        {
+          authorization: `DPoP ${token}`,
+          dpop: proof(key, 'GET', STORES, { accessToken: token, claims: { iat: now - 120 } }),
+        },
+      ],
+      [
+        'made in 2 minutes',
+        {
+          authorization: `DPoP ${token}`,
+          dpop: proof(key, 'GET', STORES, { accessToken: token, claims: { iat: now + 120 } }),
+        },
+      ],
+      [
+        'no jti',
+        {
+          authorization: `DPoP ${token}`,
+          dpop: proof(key, 'GET', STORES, { accessToken: token, claims: { jti: undefined } }),
+        },
+      ],
+      [
+        'another typ',
+        {
+          authorization: `DPoP ${token}`,
+          dpop: proof(key, 'GET', STORES, { accessToken: token, header: { typ: 'JWT' } }),
+        },
+      ],
       [
         'a private key in the header',
         {
           authorization: `DPoP ${token}`,
-          dpop: proof(key, 'GET', STORES, { accessToken: token, header: { jwk: key.privateKey.export({ format: 'jwk' }) } }),
+          dpop: proof(key, 'GET', STORES, {
+            accessToken: token,
+            header: { jwk: key.privateKey.export({ format: 'jwk' }) },
+          }),
         },
       ],
     ];
@@ -233,17 +279,27 @@ describe('a bound token at the public API', () => {
     const key = makeKey();
     const tokens = await boundInstall(key);
     const path = `/api/public/v1/stores/${shop.storeId}/cart`;
-    const res = await a.app.inject({ method: 'POST', url: path, headers: dpopHeaders(key, tokens.access_token, path, 'POST') });
+    const res = await a.app.inject({
+      method: 'POST',
+      url: path,
+      headers: dpopHeaders(key, tokens.access_token, path, 'POST'),
+    });
     expect(res.statusCode, res.body).toBe(201);
   });
 
   it('binds an app token too', async () => {
     const key = makeKey();
-    const res = await tokenCall(a.app, { grant_type: 'client_credentials' }, { ...basic(app), dpop: proof(key, 'POST', TOKEN) });
+    const res = await tokenCall(
+      a.app,
+      { grant_type: 'client_credentials' },
+      { ...basic(app), dpop: proof(key, 'POST', TOKEN) },
+    );
     expect(res.json()).toMatchObject({ token_type: 'DPoP', scope: 'app:installations' });
     const token = res.json().access_token as string;
     const path = '/api/public/v1/app/installations';
-    expect((await a.app.inject({ url: path, headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(401);
+    expect(
+      (await a.app.inject({ url: path, headers: { authorization: `Bearer ${token}` } })).statusCode,
+    ).toBe(401);
     expect((await a.app.inject({ url: path, headers: dpopHeaders(key, token, path) })).statusCode).toBe(200);
   });
 });
@@ -259,7 +315,7 @@ describe('oauth4webapi, unmodified', () => {
     const client = { client_id: app.client_id };
     const auth = oauth.ClientSecretBasic(app.client_secret);
     const keyPair = await oauth.generateKeyPair('ES256');
-    const dpop = oauth.DPoP(client, keyPair);
+    const dpop = oauth.DPoP({}, keyPair);
     const { code, verifier } = await getCode(a.app, app, shop);
     const callback = new URL(`${app.redirect_uris[0]}?code=${code}&iss=${encodeURIComponent(as.issuer)}`);
     const params = oauth.validateAuthResponse(as, client, callback, oauth.expectNoState);
@@ -286,7 +342,10 @@ describe('oauth4webapi, unmodified', () => {
     const refreshed = await oauth.processRefreshTokenResponse(
       as,
       client,
-      await oauth.refreshTokenGrantRequest(as, client, auth, tokens.refresh_token!, { DPoP: dpop, ...options }),
+      await oauth.refreshTokenGrantRequest(as, client, auth, tokens.refresh_token!, {
+        DPoP: dpop,
+        ...options,
+      }),
     );
     expect(refreshed.token_type).toBe('dpop');
   });

@@ -76,7 +76,11 @@ async function appTokenWith(assertion: string, svc = a) {
   return tokenCall(svc.app, { grant_type: 'client_credentials', ...assertionParams(assertion) });
 }
 
-async function patchApp(client: TestApp, body: Record<string, unknown>, path = `/api/v1/merchant/apps/${client.id}`) {
+async function patchApp(
+  client: TestApp,
+  body: Record<string, unknown>,
+  path = `/api/v1/merchant/apps/${client.id}`,
+) {
   return a.app.inject({ method: 'PATCH', url: path, headers: dev.auth, payload: body });
 }
 
@@ -91,7 +95,8 @@ async function switchToKeys(client: TestApp, keys: Key[]) {
 
 beforeAll(async () => {
   a = await startTestService({ listen: true, clock });
-  b = await startTestService({ shareWith: a, clock });
+  // the same issuer as a, as every process of one deployment has
+  b = await startTestService({ shareWith: a, clock, env: { SVC_PUBLIC_URL: a.url } });
   dev = await signupMerchant(a.app, 'Key Developer');
   shop = await signupMerchant(a.app, 'Key Shop');
 }, 120_000); // the first PGlite service of a worker migrates its template: a minute on a loaded machine
@@ -107,7 +112,10 @@ describe('registering keys', () => {
     const app = await switchToKeys(client, keys);
     expect(app.token_endpoint_auth_method).toBe('private_key_jwt');
     expect(app.jwks.keys.map((k: { kid: string }) => k.kid)).toEqual(keys.map((k) => k.kid));
-    const read = await a.app.inject({ url: `/api/v1/merchant/developer/apps/${client.id}`, headers: dev.auth });
+    const read = await a.app.inject({
+      url: `/api/v1/merchant/developer/apps/${client.id}`,
+      headers: dev.auth,
+    });
     expect(read.json().data.token_endpoint_auth_method).toBe('private_key_jwt');
     const back = await patchApp(
       client,
@@ -130,7 +138,12 @@ describe('registering keys', () => {
       ],
       [
         'RSA of 1024 bits',
-        { keys: [makeKey('EdDSA').jwk, generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ format: 'jwk' })] },
+        {
+          keys: [
+            makeKey('EdDSA').jwk,
+            generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ format: 'jwk' }),
+          ],
+        },
         'jwks.keys[1]',
       ],
       ['a broken key', { keys: [{ kty: 'OKP', crv: 'Ed25519', x: 'AAAA' }] }, 'jwks.keys[0]'],
@@ -146,7 +159,9 @@ describe('registering keys', () => {
     const none = await patchApp(client, { token_endpoint_auth_method: 'private_key_jwt' });
     expect(none.statusCode).toBe(400);
     expect(none.json().error.details[0].field).toBe('jwks');
-    expect((await patchApp(client, { token_endpoint_auth_method: 'private_key_jwt', jwks: null })).statusCode).toBe(400);
+    expect(
+      (await patchApp(client, { token_endpoint_auth_method: 'private_key_jwt', jwks: null })).statusCode,
+    ).toBe(400);
     // nothing changed: the secret still works
     const res = await tokenCall(a.app, { grant_type: 'client_credentials' }, basic(client));
     expect(res.statusCode, res.body).toBe(200);
@@ -208,7 +223,10 @@ describe('the token endpoint with private_key_jwt', () => {
     const look = await a.app.inject({
       method: 'POST',
       url: '/api/public/v1/oauth/introspect',
-      payload: { token: fresh.access_token, ...assertionParams(signJwt(key, claims(client, { aud: introspectUrl }))) },
+      payload: {
+        token: fresh.access_token,
+        ...assertionParams(signJwt(key, claims(client, { aud: introspectUrl }))),
+      },
     });
     expect(look.json()).toMatchObject({ active: true, client_id: client.client_id });
     const secretLook = await a.app.inject({
@@ -223,7 +241,10 @@ describe('the token endpoint with private_key_jwt', () => {
     const revoked = await a.app.inject({
       method: 'POST',
       url: '/api/public/v1/oauth/revoke',
-      payload: { token: fresh.refresh_token, ...assertionParams(signJwt(key, claims(client, { aud: revokeUrl }))) },
+      payload: {
+        token: fresh.refresh_token,
+        ...assertionParams(signJwt(key, claims(client, { aud: revokeUrl }))),
+      },
     });
     expect(revoked.statusCode, revoked.body).toBe(200);
     const stores = await a.app.inject({
@@ -302,12 +323,18 @@ describe('the token endpoint with private_key_jwt', () => {
     const client = await createApp(a.app, dev);
     const key = makeKey('EdDSA');
     await switchToKeys(client, [key]);
-    expect((await tokenCall(a.app, { grant_type: 'client_credentials' }, basic(client))).statusCode).toBe(401);
+    expect((await tokenCall(a.app, { grant_type: 'client_credentials' }, basic(client))).statusCode).toBe(
+      401,
+    );
     const back = await patchApp(client, { token_endpoint_auth_method: 'client_secret_basic' });
     expect(back.statusCode).toBe(200);
-    expect((await tokenCall(a.app, { grant_type: 'client_credentials' }, basic(client))).statusCode).toBe(200);
+    expect((await tokenCall(a.app, { grant_type: 'client_credentials' }, basic(client))).statusCode).toBe(
+      200,
+    );
     // on b too: the app change reached its client cache
-    expect((await tokenCall(b.app, { grant_type: 'client_credentials' }, basic(client))).statusCode).toBe(200);
+    expect((await tokenCall(b.app, { grant_type: 'client_credentials' }, basic(client))).statusCode).toBe(
+      200,
+    );
     const assertion = await appTokenWith(signJwt(key, claims(client)));
     expect(assertion.json().error).toBe('invalid_client');
   });
@@ -317,7 +344,11 @@ describe('the token endpoint with private_key_jwt', () => {
     const metadata = res.json();
     for (const which of ['token', 'revocation', 'introspection']) {
       expect(metadata[`${which}_endpoint_auth_methods_supported`]).toContain('private_key_jwt');
-      expect(metadata[`${which}_endpoint_auth_signing_alg_values_supported`]).toEqual(['EdDSA', 'ES256', 'RS256']);
+      expect(metadata[`${which}_endpoint_auth_signing_alg_values_supported`]).toEqual([
+        'EdDSA',
+        'ES256',
+        'RS256',
+      ]);
     }
   });
 });
@@ -336,7 +367,10 @@ describe('oauth4webapi, unmodified', () => {
       const jwk = { ...(await crypto.subtle.exportKey('jwk', pair.publicKey)), kid: 'k1' };
       delete (jwk as { key_ops?: unknown }).key_ops;
       delete (jwk as { ext?: unknown }).ext;
-      const res = await patchApp(client, { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [jwk] } });
+      const res = await patchApp(client, {
+        token_endpoint_auth_method: 'private_key_jwt',
+        jwks: { keys: [jwk] },
+      });
       expect(res.statusCode, res.body).toBe(200);
       const response = await oauth.clientCredentialsGrantRequest(
         as,
@@ -345,7 +379,11 @@ describe('oauth4webapi, unmodified', () => {
         new URLSearchParams(),
         { [oauth.allowInsecureRequests]: true },
       );
-      const tokens = await oauth.processClientCredentialsResponse(as, { client_id: client.client_id }, response);
+      const tokens = await oauth.processClientCredentialsResponse(
+        as,
+        { client_id: client.client_id },
+        response,
+      );
       expect(tokens).toMatchObject({ token_type: 'bearer', scope: 'app:installations' });
     }
   });

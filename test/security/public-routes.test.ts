@@ -177,9 +177,14 @@ describe('every public route', () => {
       }
     }
     // and the app's token serves them (the uninstall last: it ends the installation)
-    for (const route of [...appRoutes].sort((x, y) => Number(x.method === 'DELETE') - Number(y.method === 'DELETE'))) {
+    for (const route of [...appRoutes].sort(
+      (x, y) => Number(x.method === 'DELETE') - Number(y.method === 'DELETE'),
+    )) {
       const res = await call(route.method, route.url, bearer(appToken));
-      expect([`${route.method} ${route.url}`, res.statusCode < 300]).toEqual([`${route.method} ${route.url}`, true]);
+      expect([`${route.method} ${route.url}`, res.statusCode < 300]).toEqual([
+        `${route.method} ${route.url}`,
+        true,
+      ]);
     }
   });
 

@@ -45,7 +45,7 @@ export function presentApp(row: repo.AppRow) {
     mode: row.mode,
     client_secret_last4: row.secret_last4,
     token_endpoint_auth_method: row.token_endpoint_auth_method,
-    jwks: row.jwks === null ? null : (JSON.parse(row.jwks) as { keys: Record<string, unknown>[] }),
+    jwks: row.jwks === null ? null : (JSON.parse(row.jwks) as { keys: { kty: string }[] }),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
   };

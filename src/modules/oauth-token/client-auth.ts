@@ -1,5 +1,6 @@
 // Client authentication at the token, revocation and introspection endpoints (RFC 6749 2.3): `client_secret_basic` (id and
-// secret form-encoded, then base64) or `client_secret_post`, never both. Apps are confidential clients.
+// secret form-encoded, then base64) or `client_secret_post`, never both; or, for an app that switched to it,
+// `private_key_jwt` (RFC 7523, client-assertion.ts), which then refuses the secret. Apps are confidential clients.
 import type { FastifyRequest } from 'fastify';
 import type { Context } from '../../context.ts';
 import { parseCredential } from '../../lib/credentials.ts';
@@ -7,11 +8,10 @@ import { storableText } from '../../http/text-guard.ts';
 import { createFailureLimiter, retryAfterSeconds, type FailureLimiter } from '../../lib/failure-limiter.ts';
 import type { Clock } from '../../lib/time.ts';
 import { clientById, secretMatches, type AppsCache, type ClientApp } from '../oauth-apps/index.ts';
-import { OAuthError, invalidClient } from './oauth.errors.ts';
-
-import { param, type Params } from './params.ts';
-import { assertingClient, usesAssertion, verifyAssertion } from './client-assertion.ts';
 import { decodeJws } from '../../lib/jws.ts';
+import { assertingClient, usesAssertion, verifyAssertion } from './client-assertion.ts';
+import { OAuthError, invalidClient } from './oauth.errors.ts';
+import { param, type Params } from './params.ts';
 
 export { param, type Params } from './params.ts';
 
@@ -132,7 +132,8 @@ async function verify(
 }
 
 /**
- * The authenticated app. A right secret is never refused, whatever others' failures; failures are limited
+ * The authenticated app. A right secret (of an app on a secret method) or a right assertion is never refused,
+ * whatever others' failures; failures are limited
  * per app and per client address (`request.ip`). The request is then recorded in the request log of the
  * app's merchant (API.md section 11.6).
  */
@@ -162,7 +163,7 @@ async function assertedClient(
   params: Params,
   request: FastifyRequest,
 ): Promise<{ client: ClientApp; secret: string }> {
-  const endpointUrl = `${ctx.config.publicUrl}${request.url.split('?')[0]}`;
+  const endpointUrl = `${ctx.config.publicUrl}${request.url.split('?')[0] ?? ''}`;
   try {
     const { client, assertion } = await verifyAssertion(
       ctx,

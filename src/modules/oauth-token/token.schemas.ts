@@ -10,7 +10,9 @@ export const TokenBody = Type.Object(
     redirect_uri: param('The redirect URI of the authorization request.'),
     code_verifier: param('The PKCE verifier.'),
     refresh_token: param('The refresh token (svc_ort_...).'),
-    scope: param('refresh_token grant: a subset of the granted scopes; client_credentials: app:installations.'),
+    scope: param(
+      'refresh_token grant: a subset of the granted scopes; client_credentials: app:installations.',
+    ),
     client_id: param('client_secret_post: the client id.'),
     client_secret: param('client_secret_post: the client secret.'),
   },

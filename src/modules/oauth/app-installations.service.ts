@@ -18,17 +18,13 @@ import { announceGrantRevocation, forgetGrant, type AccessTokens } from './oauth
 /** The app an app token names; gone between the bearer check and here, it is as if the token were. */
 async function appOf(apps: AppsCache, ctx: Context, appId: string): Promise<ClientApp> {
   const app = await appById(apps, ctx, appId);
-  if (!app) throw new AppError('invalid_credential', 'The credential is unknown, malformed, revoked or expired.');
+  if (!app)
+    throw new AppError('invalid_credential', 'The credential is unknown, malformed, revoked or expired.');
   return app;
 }
 
 /** The app's active installations, newest first, each with what it may do now. */
-export async function listAppInstallations(
-  apps: AppsCache,
-  ctx: Context,
-  appId: string,
-  page: PageInput,
-) {
+export async function listAppInstallations(apps: AppsCache, ctx: Context, appId: string, page: PageInput) {
   const app = await appOf(apps, ctx, appId);
   return mapPage(await listInstallations(ctx.db, app.id, page), (r) => ({
     grant_id: r.id,

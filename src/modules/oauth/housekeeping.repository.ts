@@ -13,15 +13,11 @@ export async function purgeExpired(
   const cutoff =
     table === 'oauth_codes' ? sql`${now}::timestamptz - interval '10 minutes'` : sql`${now}::timestamptz`;
   const key =
-    table === 'oauth_consents'
-      ? sql.ref('id')
-      : table === 'oauth_jtis'
-        ? sql`(issuer, jti)`
-        : sql.ref('hash');
+    table === 'oauth_consents' ? sql.ref('id') : table === 'oauth_jtis' ? sql`issuer, jti` : sql.ref('hash');
   // Tombstones (revoked siblings) outlive their own expiry: purgeTombstones takes them with their family.
   const keep = table === 'oauth_tokens' ? sql`and revoked_at is null` : sql``;
   const result = await sql`
-    delete from ${sql.table(table)} where ${key} in (
+    delete from ${sql.table(table)} where (${key}) in (
       select ${key} from ${sql.table(table)} where expires_at < ${cutoff} ${keep} limit ${limit}
     )
   `.execute(db);

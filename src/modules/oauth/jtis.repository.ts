@@ -1,4 +1,4 @@
-// JWT ids used once (migration 0151): a client assertion's `jti` (RFC 7523 3) and a DPoP proof's (RFC 9449
+// JWT ids used once (migration 0153): a client assertion's `jti` (RFC 7523 3) and a DPoP proof's (RFC 9449
 // 11.1), across every process. One autocommitted INSERT is both the check and the record: for an id already
 // seen and not yet expired it writes and returns nothing, however many processes race with it. A row past
 // its expiry that the purge has not reached yet no longer counts: its JWT was refused by then anyway.

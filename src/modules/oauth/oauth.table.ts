@@ -97,7 +97,7 @@ export interface OAuthAppTokensTable {
   jkt: string | null;
 }
 
-/** A JWT id seen once (migration 0151): a client assertion's (by client id) or a DPoP proof's (by key). */
+/** A JWT id seen once (migration 0153): a client assertion's (by client id) or a DPoP proof's (by key). */
 export interface OAuthJtisTable {
   issuer: string;
   jti: string;
