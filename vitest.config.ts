@@ -31,6 +31,9 @@ const ON_PGLITE_TOO = [
   'test/oauth/introspect.test.ts', // oauth: introspection's reads
   'test/oauth/refresh-siblings.test.ts', // oauth: siblings and tombstones
   'test/oauth/metadata-housekeeping.test.ts', // oauth: the purge of expired codes and tokens
+  'test/oauth/client-credentials.test.ts', // oauth: app tokens, the app's installations and uninstall
+  'test/oauth/private-key-jwt.test.ts', // oauth: JWT ids used once, and their purge
+  'test/oauth/dpop.test.ts', // oauth: bound tokens, their look-up, proofs' ids
   'test/ops/master-key-rotation.test.ts', // webhooks' master keys: the re-sealing
   'test/webhooks/subscriptions.test.ts', // webhooks
   'test/webhooks/delivery.test.ts', // deliveries: claim and outcomes

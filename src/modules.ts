@@ -81,6 +81,7 @@ export function createModules(ctx: Context): Composition {
     createDashboard(),
   ];
   for (const m of modules) {
+    if (m.dpop) credentials.setDpop(m.dpop);
     for (const [kind, resolver] of Object.entries(m.credentials ?? {})) {
       credentials.add(kind as keyof NonNullable<Module['credentials']>, resolver);
     }

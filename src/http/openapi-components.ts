@@ -34,7 +34,9 @@ export function components(): Record<string, unknown> {
       },
       oauth2: {
         type: 'oauth2',
-        description: 'Authorization code with PKCE (S256 required); refresh tokens rotate on every use.',
+        description:
+          'Authorization code with PKCE (S256 required); refresh tokens rotate on every use. Client ' +
+          'credentials: an app token for the app’s own installations.',
         flows: {
           authorizationCode: {
             // given by the routes that declare their step of the flow (`config.oauthFlow`), once all are known
@@ -46,6 +48,11 @@ export function components(): Record<string, unknown> {
               'public:write': 'Change store data (POST, PUT, PATCH, DELETE)',
               'public:*': 'Read and change store data',
             },
+          },
+          // An app token: the app's own installations, no store's data (API.md section 12.3).
+          clientCredentials: {
+            tokenUrl: '',
+            scopes: { 'app:installations': "List the app's installations and uninstall it from a store" },
           },
         },
       },

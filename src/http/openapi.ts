@@ -13,7 +13,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Context } from '../context.ts';
 import { ERROR_STATUS } from '../lib/errors.ts';
-import { neededScope } from '../lib/scopes.ts';
+import { APP_INSTALLATIONS, neededScope } from '../lib/scopes.ts';
 import { methodsOf } from './route-hooks.ts';
 import { rolesFrom, type Role } from './roles.ts';
 import { components } from './openapi-components.ts';
@@ -43,6 +43,8 @@ function securityOf(route: RouteOptions, method: string): RouteSecurity {
   if (url.startsWith(MERCHANT)) return route.config?.anonymous ? SECURITY.none : SECURITY.session;
   if (route.config?.security) return route.config.security;
   if (url.startsWith(PUBLIC)) {
+    // An app's own routes take its app token (client_credentials), not a store's credential.
+    if (route.config?.appToken) return [{ oauth2: [APP_INSTALLATIONS] }];
     return [{ publicBearer: [] }, { oauth2: [neededScope(method)] }];
   }
   // The internal interface: the platform's own services, with the internal token.
@@ -221,6 +223,10 @@ function oauthUrls(components: Json | undefined, publicUrl: string, gathered: Ga
   flow.authorizationUrl = `${publicUrl}${authorization}`;
   flow.tokenUrl = `${publicUrl}${token}`;
   flow.refreshUrl = `${publicUrl}${token}`;
+  const appFlow = (
+    components?.securitySchemes as { oauth2?: { flows: { clientCredentials?: Json } } } | undefined
+  )?.oauth2?.flows.clientCredentials;
+  if (appFlow) appFlow.tokenUrl = `${publicUrl}${token}`;
 }
 
 function finishDocument(doc: Json, webhooks: Json, publicUrl: string, gathered: Gathered): Json {

@@ -62,6 +62,13 @@ export interface PublicPrincipal {
   appId?: string;
   /** For access tokens: the installation, for the request log of the app's owner. */
   installation?: AppInstallation;
+  /**
+   * An app token (client_credentials): the app itself, on no store's behalf. Only the routes that declare
+   * `config.appToken` take it; every other public route refuses it as an unknown credential.
+   */
+  appToken?: true;
+  /** A DPoP-bound access token (RFC 9449): the thumbprint of the key every call's proof must be signed by. */
+  jkt?: string;
   /** When the credential was made (epoch ms): introspection's `iat`. */
   issuedAt: number;
   /** When it stops working on its own (epoch ms), if it does: introspection's `exp`. */

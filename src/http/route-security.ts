@@ -11,6 +11,8 @@ declare module 'fastify' {
     security?: RouteSecurity;
     /** The route is this endpoint of the authorization-code flow that the `oauth2` security scheme describes. */
     oauthFlow?: 'authorization' | 'token';
+    /** A public route for an app token (scope app:installations) rather than a store's credential. */
+    appToken?: true;
   }
 }
 

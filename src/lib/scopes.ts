@@ -7,6 +7,12 @@ export type ScopeName = (typeof SCOPES)[number];
 
 type Right = 'read' | 'write';
 
+/**
+ * The one scope of an app token (client_credentials, API.md section 12.3): the app's own installations. It
+ * grants no right over a store's data, so no store route's check passes it.
+ */
+export const APP_INSTALLATIONS = 'app:installations';
+
 export function isScope(value: string): value is ScopeName {
   return (SCOPES as readonly string[]).includes(value);
 }

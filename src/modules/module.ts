@@ -15,7 +15,7 @@
 // - background: loops started when the process runs workers, stopped (awaited) before `stop`;
 // - stop: flushes the module's buffers and closes what it opened, after HTTP drained and loops stopped.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import type { CredentialResolver } from '../http/public-auth.ts';
+import type { CredentialResolver, DpopVerifier } from '../http/public-auth.ts';
 import type { CredentialKind } from '../http/request.ts';
 
 export interface Background {
@@ -32,6 +32,8 @@ export interface Module {
   readonly appHooks?: (app: FastifyInstance) => void;
   readonly interfaceHooks?: (scope: FastifyInstance) => void;
   readonly credentials?: Partial<Record<CredentialKind, CredentialResolver>>;
+  /** How the public interface checks a DPoP proof (RFC 9449): the module that binds tokens gives it. */
+  readonly dpop?: DpopVerifier;
   readonly background?: readonly Background[];
   start?(): Promise<void>;
   stop?(): Promise<void>;

@@ -61,6 +61,7 @@ const ROLE_OF: Record<string, Role> = {
   'POST /api-keys/:keyID/revoke': 'developer',
   'POST /developer/apps': 'developer',
   'PATCH /developer/apps/:appID': 'developer',
+  'PATCH /apps/:appID': 'developer',
   'POST /developer/apps/:appID/rotate-secret': 'developer',
   'DELETE /developer/apps/:appID': 'developer',
   'POST /events/trigger': 'developer',

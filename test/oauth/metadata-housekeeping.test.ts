@@ -26,12 +26,18 @@ describe('metadata (RFC 8414)', () => {
       token_endpoint: `${issuer}/api/public/v1/oauth/token`,
       revocation_endpoint: `${issuer}/api/public/v1/oauth/revoke`,
       introspection_endpoint: `${issuer}/api/public/v1/oauth/introspect`,
-      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      introspection_endpoint_auth_methods_supported: [
+        'client_secret_basic',
+        'client_secret_post',
+        'private_key_jwt',
+      ],
       scopes_supported: ['public:read', 'public:write', 'public:*'],
       response_types_supported: ['code'],
-      grant_types_supported: ['authorization_code', 'refresh_token'],
+      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
       code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+      token_endpoint_auth_signing_alg_values_supported: ['EdDSA', 'ES256', 'RS256'],
+      dpop_signing_alg_values_supported: ['EdDSA', 'ES256', 'RS256'],
       authorization_response_iss_parameter_supported: true,
     });
   });

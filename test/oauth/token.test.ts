@@ -301,7 +301,11 @@ describe('errors of the token endpoint', () => {
       'unsupported_grant_type',
     );
     expectError(
-      await tokenCall(svc.app, { grant_type: 'client_credentials' }, basic(client)),
+      await tokenCall(
+        svc.app,
+        { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: 'x' },
+        basic(client),
+      ),
       400,
       'unsupported_grant_type',
     );

@@ -61,6 +61,7 @@ const MERCHANT_ROUTES = [
   'GET /api/v1/merchant/webhooks/:webhookID/deliveries/:deliveryID',
   'GET /api/v1/merchant/webhooks/events',
   'GET /api/v1/merchant/webhooks/listen',
+  'PATCH /api/v1/merchant/apps/:appID',
   'PATCH /api/v1/merchant/developer/apps/:appID',
   'PATCH /api/v1/merchant/members/:userID',
   'PATCH /api/v1/merchant/settings',

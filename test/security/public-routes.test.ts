@@ -15,11 +15,17 @@ import { fillPath } from './fixtures.ts';
 
 const PUBLIC = '/api/public/v1/';
 const OAUTH = '/api/public/v1/oauth/';
+/** The app's own routes (API.md section 12.3): an app token's, and no store credential's. */
+const APP = '/api/public/v1/app/';
 
 let svc: TestService;
 let owner: TestMerchant;
 let intruder: TestMerchant;
 let oauthApp: TestApp;
+/** An app with an installation on the owner's store, and its app token (client_credentials). */
+let selfManaged: TestApp;
+let appToken: string;
+let grantId: string;
 /** Live credentials of the owner, by name: each is refused in every way below. */
 const good: Record<string, { token: string; mode: 'test' | 'live'; writes: boolean }> = {};
 const revoked: Record<string, string> = {};
@@ -62,6 +68,19 @@ beforeAll(async () => {
   foreign['secret key'] = { token: theirs.secret_key, writes: true };
   foreign['publishable key'] = { token: theirs.publishable_key, writes: false };
   foreign['access token'] = { token: await accessToken(intruder), writes: true };
+
+  selfManaged = await createApp(svc.app, developer, { name: 'Self-managed' });
+  const { code, verifier } = await getCode(svc.app, selfManaged, owner);
+  await exchange(svc.app, selfManaged, code, verifier);
+  const issued = await svc.app.inject({
+    method: 'POST',
+    url: '/api/public/v1/oauth/token',
+    headers: basic(selfManaged),
+    payload: { grant_type: 'client_credentials' },
+  });
+  appToken = issued.json().access_token;
+  const listed = await svc.app.inject({ url: `${APP}installations`, headers: bearer(appToken) });
+  grantId = listed.json().data.items[0].grant_id;
 });
 afterAll(async () => svc?.close());
 
@@ -80,7 +99,12 @@ function bearerRoutes() {
   return publicRoutes().filter((r) => !r.url.startsWith(OAUTH));
 }
 
-const ownStore = (url: string) => fillPath(url, { ids: { store: owner.storeId } });
+/** Those of a store's credentials (keys, access tokens): all but the app's own. */
+function storeRoutes() {
+  return bearerRoutes().filter((r) => !r.url.startsWith(APP));
+}
+
+const ownStore = (url: string) => fillPath(url, { ids: { store: owner.storeId, grant: grantId } });
 
 function call(method: string, url: string, headers: Record<string, string> = {}) {
   return svc.app.inject({ method: method as 'GET', url: ownStore(url), headers });
@@ -103,6 +127,8 @@ describe('every public route', () => {
       .map((r) => `${r.method} ${r.url}`)
       .sort();
     expect(listed).toEqual([
+      'DELETE /api/public/v1/app/installations/:grantID',
+      'GET /api/public/v1/app/installations',
       'GET /api/public/v1/oauth/authorize',
       'GET /api/public/v1/payments/supported-countries',
       'GET /api/public/v1/stores',
@@ -116,7 +142,7 @@ describe('every public route', () => {
   });
 
   it("serves the owner's credentials that may call it, so every refusal below is the credential's", async () => {
-    for (const route of bearerRoutes()) {
+    for (const route of storeRoutes()) {
       for (const [name, { token, writes }] of Object.entries(good)) {
         if (route.method !== 'GET' && !writes) continue;
         const res = await call(route.method, route.url, bearer(token));
@@ -126,6 +152,39 @@ describe('every public route', () => {
           true,
         ]);
       }
+    }
+  });
+
+  it("refuses an app token on a store's route as an unknown credential, and a store's credential on the app's", async () => {
+    for (const route of storeRoutes()) {
+      expect(await outcome(route, 'app token', bearer(appToken))).toEqual([
+        `${route.method} ${route.url}`,
+        'app token',
+        401,
+        'invalid_credential',
+      ]);
+    }
+    const appRoutes = bearerRoutes().filter((r) => r.url.startsWith(APP));
+    expect(appRoutes.length).toBe(2);
+    for (const route of appRoutes) {
+      for (const [name, { token }] of Object.entries(good)) {
+        expect(await outcome(route, name, bearer(token))).toEqual([
+          `${route.method} ${route.url}`,
+          name,
+          403,
+          'insufficient_scope',
+        ]);
+      }
+    }
+    // and the app's token serves them (the uninstall last: it ends the installation)
+    for (const route of [...appRoutes].sort(
+      (x, y) => Number(x.method === 'DELETE') - Number(y.method === 'DELETE'),
+    )) {
+      const res = await call(route.method, route.url, bearer(appToken));
+      expect([`${route.method} ${route.url}`, res.statusCode < 300]).toEqual([
+        `${route.method} ${route.url}`,
+        true,
+      ]);
     }
   });
 

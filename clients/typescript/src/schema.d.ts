@@ -642,6 +642,28 @@ export interface paths {
         patch: operations["updateApp"];
         trace?: never;
     };
+    "/api/v1/merchant/apps/{appID}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update an OAuth app (also at /developer/apps/{appID})
+         * @description The same update as PATCH /developer/apps/{appID}, at the path API.md section 12.3 gives for `token_endpoint_auth_method` and `jwks`.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
+         */
+        patch: operations["updateAppAuthentication"];
+        trace?: never;
+    };
     "/api/v1/merchant/developer/apps/{appID}/rotate-secret": {
         parameters: {
             query?: never;
@@ -1492,6 +1514,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/v1/app/installations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The app's active installations (app token)
+         * @description With an app token (grant_type=client_credentials): the stores that installed the app and have not disconnected it, newest first.
+         */
+        get: operations["listOwnInstallations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/app/installations/{grantID}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Uninstall the app from a store (app token)
+         * @description The installation's tokens stop working at once; app.uninstalled is recorded with reason `app_requested`, and store.redact follows as after a disconnection.
+         */
+        delete: operations["deleteOwnInstallation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/v1/stores/{storeID}/cart": {
         parameters: {
             query?: never;
@@ -1657,7 +1719,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchange a code or a refresh token for tokens (RFC 6749) */
+        /** Exchange a code or a refresh token for tokens, or get an app token (RFC 6749) */
         post: operations["requestToken"];
         delete?: never;
         options?: never;
@@ -2195,6 +2257,15 @@ export interface components {
             allowed_scopes: string[];
             mode: "test" | "live";
             client_secret_last4: string;
+            /** @description How the app authenticates at the token, revocation and introspection endpoints: its client secret (Basic or in the body, either way), or a JWT signed with one of its `jwks` (RFC 7523). */
+            token_endpoint_auth_method: "client_secret_basic" | "client_secret_post" | "private_key_jwt";
+            jwks: {
+                keys: ({
+                    kty: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+            } | null;
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00.000Z
@@ -2513,6 +2584,15 @@ export interface components {
             allowed_scopes: string[];
             mode: "test" | "live";
             client_secret_last4: string;
+            /** @description How the app authenticates at the token, revocation and introspection endpoints: its client secret (Basic or in the body, either way), or a JWT signed with one of its `jwks` (RFC 7523). */
+            token_endpoint_auth_method: "client_secret_basic" | "client_secret_post" | "private_key_jwt";
+            jwks: {
+                keys: ({
+                    kty: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+            } | null;
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00.000Z
@@ -3074,6 +3154,33 @@ export interface components {
             /** @description The webhook deliveries of the events recorded during this request, or by the platform with its request id. */
             deliveries: components["schemas"]["Delivery"][];
         };
+        /** AppInstallation */
+        AppInstallation: {
+            /** @description The installation (grant_...), as app deliveries name it. */
+            grant_id: string;
+            /** @description The merchant that installed the app. */
+            merchant_id: string;
+            /** @description The store the app acts on. */
+            store_id: string | null;
+            mode: "test" | "live";
+            /** @description Effective: granted, within the app's allowed scopes. */
+            scopes: string[];
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            installed_at: string;
+            last_used_at: string | null;
+        };
+        /** AppInstallationList */
+        AppInstallationList: {
+            items: components["schemas"]["AppInstallation"][];
+            /** @description Total matching, over all pages. */
+            count: number;
+            has_more: boolean;
+            /** @description Pass as starting_after. */
+            next_cursor: string | null;
+        };
         /** CartItem */
         CartItem: {
             /**
@@ -3191,16 +3298,20 @@ export interface components {
         /** TokenResponse */
         TokenResponse: {
             access_token: string;
-            /** @enum {string} */
-            token_type: "Bearer";
+            /**
+             * @description `DPoP` when the request carried a DPoP proof: the access token is bound to its key.
+             * @enum {string}
+             */
+            token_type: "Bearer" | "DPoP";
             expires_in: number;
-            refresh_token: string;
-            /** @description The effective scope: granted, within the app's allowed scopes. */
+            /** @description Not with client_credentials: an app token is not refreshed. */
+            refresh_token?: string;
+            /** @description The effective scope: granted, within the app's allowed scopes; `app:installations` for an app token. */
             scope: string;
-            /** @description The merchant that installed the app. */
-            merchant_id: string;
-            /** @description The store the app acts on: the `storeID` of the cart route. Also in GET /stores. */
-            store_id: string | null;
+            /** @description The merchant that installed the app (not with client_credentials). */
+            merchant_id?: string;
+            /** @description The store the app acts on: the `storeID` of the cart route. Also in GET /stores. Not with client_credentials. */
+            store_id?: string | null;
             /** @description The mode of the app. */
             mode: "test" | "live";
         };
@@ -3236,6 +3347,11 @@ export interface components {
             app_id?: string;
             /** @description Keys: the key pair. */
             key_id?: string;
+            /** @description A DPoP-bound access token (RFC 9449 6.2): the key its calls must prove. */
+            cnf?: {
+                /** @description The RFC 7638 thumbprint of the key. */
+                jkt: string;
+            };
         };
         /** OrderLineItem */
         OrderLineItem: {
@@ -4375,11 +4491,8 @@ export interface components {
             store_id: string | null;
             /** @description The installation's effective scopes: granted, within the app's allowed scopes. */
             scopes: ("public:read" | "public:write")[];
-            /**
-             * @description Why it ended: the merchant disconnected the app. Other reasons may be added within v1.
-             * @constant
-             */
-            reason: "merchant_disconnected";
+            /** @description Why it ended: `merchant_disconnected`, the merchant disconnected the app; `app_requested`, the app uninstalled itself with an app token. Other reasons may be added within v1. */
+            reason: "merchant_disconnected" | "app_requested";
             /**
              * Format: date-time
              * @description ISO 8601 UTC.
@@ -4665,6 +4778,8 @@ export type RequestCredential = components['schemas']['RequestCredential'];
 export type RequestLogEntry = components['schemas']['RequestLogEntry'];
 export type RequestLogEntryList = components['schemas']['RequestLogEntryList'];
 export type RequestLogDetail = components['schemas']['RequestLogDetail'];
+export type AppInstallation = components['schemas']['AppInstallation'];
+export type AppInstallationList = components['schemas']['AppInstallationList'];
 export type CartItem = components['schemas']['CartItem'];
 export type Cart = components['schemas']['Cart'];
 export type Country = components['schemas']['Country'];
@@ -8018,6 +8133,135 @@ export interface operations {
                     description?: string | null;
                     redirect_uris?: string[];
                     allowed_scopes?: ("public:read" | "public:write" | "public:*")[];
+                    /** @description How the app authenticates at the token, revocation and introspection endpoints: its client secret (Basic or in the body, either way), or a JWT signed with one of its `jwks` (RFC 7523). */
+                    token_endpoint_auth_method?: "client_secret_basic" | "client_secret_post" | "private_key_jwt";
+                    jwks?: {
+                        keys: ({
+                            kty: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OAuthApp"];
+                    };
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateAppAuthentication: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path: {
+                appID: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string | null;
+                    redirect_uris?: string[];
+                    allowed_scopes?: ("public:read" | "public:write" | "public:*")[];
+                    /** @description How the app authenticates at the token, revocation and introspection endpoints: its client secret (Basic or in the body, either way), or a JWT signed with one of its `jwks` (RFC 7523). */
+                    token_endpoint_auth_method?: "client_secret_basic" | "client_secret_post" | "private_key_jwt";
+                    jwks?: {
+                        keys: ({
+                            kty: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } | null;
                 };
             };
         };
@@ -12982,6 +13226,215 @@ export interface operations {
             };
         };
     };
+    listOwnInstallations: {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+            };
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AppInstallationList"];
+                    };
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteOwnInstallation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path: {
+                grantID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     createCart: {
         parameters: {
             query?: never;
@@ -13711,7 +14164,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/x-www-form-urlencoded": {
-                    /** @description authorization_code or refresh_token */
+                    /** @description authorization_code, refresh_token, or client_credentials (an app token) */
                     grant_type?: string;
                     /** @description The authorization code (svc_oac_...). */
                     code?: string;
@@ -13721,7 +14174,7 @@ export interface operations {
                     code_verifier?: string;
                     /** @description The refresh token (svc_ort_...). */
                     refresh_token?: string;
-                    /** @description refresh_token grant: a subset of the granted scopes. */
+                    /** @description refresh_token grant: a subset of the granted scopes; client_credentials: app:installations. */
                     scope?: string;
                     /** @description client_secret_post: the client id. */
                     client_id?: string;
@@ -13731,7 +14184,7 @@ export interface operations {
                     [key: string]: unknown;
                 };
                 "application/json": {
-                    /** @description authorization_code or refresh_token */
+                    /** @description authorization_code, refresh_token, or client_credentials (an app token) */
                     grant_type?: string;
                     /** @description The authorization code (svc_oac_...). */
                     code?: string;
@@ -13741,7 +14194,7 @@ export interface operations {
                     code_verifier?: string;
                     /** @description The refresh token (svc_ort_...). */
                     refresh_token?: string;
-                    /** @description refresh_token grant: a subset of the granted scopes. */
+                    /** @description refresh_token grant: a subset of the granted scopes; client_credentials: app:installations. */
                     scope?: string;
                     /** @description client_secret_post: the client id. */
                     client_id?: string;

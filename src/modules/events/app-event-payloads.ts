@@ -48,8 +48,10 @@ export const AppScopesUpdated = Type.Object(
 export const AppUninstalled = Type.Object(
   {
     ...installationFields,
-    reason: Type.Literal('merchant_disconnected', {
-      description: 'Why it ended: the merchant disconnected the app. Other reasons may be added within v1.',
+    reason: Type.Union([Type.Literal('merchant_disconnected'), Type.Literal('app_requested')], {
+      description:
+        'Why it ended: `merchant_disconnected`, the merchant disconnected the app; `app_requested`, the app ' +
+        'uninstalled itself with an app token. Other reasons may be added within v1.',
     }),
     uninstalled_at: Timestamp,
   },

@@ -11,6 +11,8 @@ import { notify } from '../../db/bus.ts';
 import { hashCredential, sameHash, type Mode } from '../../lib/credentials.ts';
 import { findAppByClientId, findAppById, type AppRow } from './oauth-apps.repository.ts';
 import { splitScopes } from '../../lib/scopes.ts';
+import { publicJwk, type PublicJwk } from '../../lib/jws.ts';
+import type { TokenEndpointAuthMethod } from './oauth-apps.table.ts';
 
 export const APPS_CHANNEL = 'svc_oauth_apps';
 
@@ -27,6 +29,17 @@ export interface ClientApp {
   secretHash: Buffer;
   previousSecretHash: Buffer | null;
   previousSecretExpiresAt: number | null;
+  /** How it authenticates at the token, revocation and introspection endpoints (API.md section 12.3). */
+  authMethod: TokenEndpointAuthMethod;
+  /** Its registered public keys, ready to verify (private_key_jwt). */
+  keys: readonly PublicJwk[];
+}
+
+/** The keys of a stored JWKS, made into key objects once per cache fill; a stored key is valid by then. */
+export function jwksKeys(jwks: string | null): PublicJwk[] {
+  if (!jwks) return [];
+  const { keys } = JSON.parse(jwks) as { keys: unknown[] };
+  return keys.map(publicJwk).filter((k): k is PublicJwk => 'key' in k);
 }
 
 /** This process's apps, made by `createOauthApps` and passed to whoever looks an app up. */
@@ -52,6 +65,8 @@ export function toClientApp(row: AppRow): ClientApp {
     secretHash: row.secret_hash,
     previousSecretHash: row.previous_secret_hash,
     previousSecretExpiresAt: row.previous_secret_expires_at?.getTime() ?? null,
+    authMethod: row.token_endpoint_auth_method,
+    keys: jwksKeys(row.jwks),
   };
 }
 

@@ -101,6 +101,35 @@ export const oauthAppsRoutes =
       }),
     );
 
+    // API.md section 12.3 names this path for switching to private_key_jwt and back: the same update.
+    app.patch(
+      '/apps/:appID',
+      {
+        config: { role: 'developer' },
+        schema: {
+          operationId: 'updateAppAuthentication',
+          summary: 'Update an OAuth app (also at /developer/apps/{appID})',
+          tags: ['OAuth apps'],
+          description:
+            'The same update as PATCH /developer/apps/{appID}, at the path API.md section 12.3 gives for ' +
+            '`token_endpoint_auth_method` and `jwks`.',
+          params: AppParams,
+          body: UpdateAppBody,
+          response: { 200: AppData, ...errors(400, 401, 403, 404) },
+        },
+      },
+      async (request) => ({
+        data: await service.updateApp(
+          apps,
+          hooks,
+          app.ctx,
+          auditContext(request),
+          request.params.appID,
+          request.body,
+        ),
+      }),
+    );
+
     app.post(
       '/developer/apps/:appID/rotate-secret',
       {

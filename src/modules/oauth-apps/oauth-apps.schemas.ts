@@ -11,6 +11,24 @@ const RedirectUris = Type.Array(PlainText({ minLength: 1, maxLength: 2048 }), {
   uniqueItems: true,
 });
 
+const AuthMethod = Type.Union(
+  [Type.Literal('client_secret_basic'), Type.Literal('client_secret_post'), Type.Literal('private_key_jwt')],
+  {
+    description:
+      'How the app authenticates at the token, revocation and introspection endpoints: its client secret ' +
+      '(Basic or in the body, either way), or a JWT signed with one of its `jwks` (RFC 7523).',
+  },
+);
+// A JWK's members depend on its type (RFC 7517): checked by the service, which names the failing key.
+const Jwk = Type.Object({ kty: Type.String() }, { additionalProperties: true });
+const Jwks = Type.Object(
+  { keys: Type.Array(Jwk, { minItems: 1, maxItems: 5 }) },
+  {
+    additionalProperties: false,
+    description: 'Up to 5 public keys (Ed25519, P-256 or RSA of at least 2048 bits) for private_key_jwt.',
+  },
+);
+
 export const App = Type.Object(
   {
     id: Type.String({ examples: ['app_01jf8z2k3m4n5p6q7r8s9t0v1w2x'] }),
@@ -21,6 +39,8 @@ export const App = Type.Object(
     allowed_scopes: Type.Array(Type.String()),
     mode: Mode,
     client_secret_last4: Type.String(),
+    token_endpoint_auth_method: AuthMethod,
+    jwks: Type.Union([Jwks, Type.Null()]),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -47,6 +67,8 @@ export const UpdateAppBody = Body({
   description: Type.Optional(Description),
   redirect_uris: Type.Optional(RedirectUris),
   allowed_scopes: Type.Optional(Scopes),
+  token_endpoint_auth_method: Type.Optional(AuthMethod),
+  jwks: Type.Optional(Type.Union([Jwks, Type.Null()])),
 });
 
 export const RotateSecretBody = Body({

@@ -3,7 +3,9 @@
 // process in its transaction; deletion cascades to grants, codes and tokens in the database.
 import type { Context } from '../../context.ts';
 import { makeCredential, randomBase62 } from '../../lib/credentials.ts';
-import { AppError, notFound, type ErrorDetail } from '../../lib/errors.ts';
+import { AppError, invalid, notFound, type ErrorDetail } from '../../lib/errors.ts';
+import { publicJwk } from '../../lib/jws.ts';
+import type { TokenEndpointAuthMethod } from './oauth-apps.table.ts';
 import { newId } from '../../lib/ids.ts';
 import { mapPage, type PageInput, type Scope } from '../../lib/scope.ts';
 import { iso } from '../../lib/time.ts';
@@ -42,6 +44,8 @@ export function presentApp(row: repo.AppRow) {
     allowed_scopes: splitScopes(row.allowed_scopes),
     mode: row.mode,
     client_secret_last4: row.secret_last4,
+    token_endpoint_auth_method: row.token_endpoint_auth_method,
+    jwks: row.jwks === null ? null : (JSON.parse(row.jwks) as { keys: { kty: string }[] }),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
   };
@@ -137,6 +141,33 @@ export interface UpdateApp {
   description?: string | null | undefined;
   redirect_uris?: string[] | undefined;
   allowed_scopes?: string[] | undefined;
+  token_endpoint_auth_method?: TokenEndpointAuthMethod | undefined;
+  jwks?: { keys: Record<string, unknown>[] } | null | undefined;
+}
+
+/** The JWKS as stored, each key checked (public, of a type we verify), or 400 naming every refused key. */
+function checkJwks(jwks: { keys: Record<string, unknown>[] }): string {
+  const details: ErrorDetail[] = [];
+  jwks.keys.forEach((jwk, i) => {
+    const checked = publicJwk(jwk);
+    if ('issue' in checked) details.push({ field: `jwks.keys[${i}]`, issue: checked.issue });
+  });
+  const first = details[0];
+  if (first) throw new AppError('validation_failed', `${first.field} ${first.issue}.`, { details });
+  return JSON.stringify({ keys: jwks.keys });
+}
+
+/** The method and keys an update leaves: private_key_jwt needs keys to verify with. */
+function authChanges(current: repo.AppRow, input: UpdateApp) {
+  const jwks = input.jwks === undefined ? undefined : input.jwks === null ? null : checkJwks(input.jwks);
+  const method = input.token_endpoint_auth_method ?? current.token_endpoint_auth_method;
+  if (method === 'private_key_jwt' && (jwks === undefined ? current.jwks : jwks) === null) {
+    throw invalid('jwks', 'is required while token_endpoint_auth_method is private_key_jwt');
+  }
+  return {
+    ...(input.token_endpoint_auth_method ? { token_endpoint_auth_method: method } : {}),
+    ...(jwks !== undefined ? { jwks } : {}),
+  };
 }
 
 export async function updateApp(
@@ -156,6 +187,7 @@ export async function updateApp(
       ...(input.description !== undefined ? { description: input.description } : {}),
       ...(input.redirect_uris ? { redirect_uris: JSON.stringify(input.redirect_uris) } : {}),
       ...(input.allowed_scopes ? { allowed_scopes: joinScopes(input.allowed_scopes) } : {}),
+      ...authChanges(current, input),
     });
     if (!row) throw notFound('app');
     const previous = splitScopes(current.allowed_scopes);

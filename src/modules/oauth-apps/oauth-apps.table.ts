@@ -1,6 +1,8 @@
 import type { Generated } from 'kysely';
 import type { Mode } from '../../lib/credentials.ts';
 
+export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
+
 export interface OAuthAppsTable {
   id: string;
   merchant_id: string;
@@ -17,6 +19,10 @@ export interface OAuthAppsTable {
   previous_secret_hash: Buffer | null;
   previous_secret_expires_at: Date | null;
   tokens_valid_after: Generated<Date>;
+  /** How the app authenticates at the token endpoint (migration 0151). */
+  token_endpoint_auth_method: Generated<TokenEndpointAuthMethod>;
+  /** Its public keys for private_key_jwt: a JWKS as JSON text. */
+  jwks: string | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

@@ -49,6 +49,12 @@ export const Introspection = Type.Object(
     sub: Type.Optional(Type.String({ description: 'The merchant id.' })),
     app_id: Type.Optional(Type.String({ description: 'Access tokens: the app.' })),
     key_id: Type.Optional(Type.String({ description: 'Keys: the key pair.' })),
+    cnf: Type.Optional(
+      Type.Object(
+        { jkt: Type.String({ description: 'The RFC 7638 thumbprint of the key.' }) },
+        { description: 'A DPoP-bound access token (RFC 9449 6.2): the key its calls must prove.' },
+      ),
+    ),
   },
   { title: 'Introspection' },
 );

@@ -26,6 +26,8 @@ export interface ActiveToken {
   sub: string;
   app_id?: string;
   key_id?: string;
+  /** RFC 9449 6.2: the key a DPoP-bound token is bound to. */
+  cnf?: { jkt: string };
 }
 export type Introspection = ActiveToken | { active: false };
 
@@ -57,11 +59,16 @@ export async function introspect(
     scope: joinScopes(principal.scopes),
     ...(app ? { client_id: app.clientId } : {}),
     merchant_id: principal.merchantId,
-    store_id: (await installedStoreId(firstStores, ctx, principal.merchantId)) ?? null,
+    // an app token acts on no store
+    store_id:
+      principal.appToken === true
+        ? null
+        : ((await installedStoreId(firstStores, ctx, principal.merchantId)) ?? null),
     mode: principal.mode,
     ...(principal.expiresAt !== undefined ? { exp: seconds(principal.expiresAt) } : {}),
     iat: seconds(principal.issuedAt),
     sub: principal.merchantId,
     ...(app ? { app_id: app.id } : { key_id: principal.credentialId }),
+    ...(principal.jkt !== undefined ? { cnf: { jkt: principal.jkt } } : {}),
   };
 }

@@ -37,4 +37,6 @@ export async function revokeToken(
     return row.grant_id;
   });
   if (grantId) oauth.forgetGrant(tokens, grantId);
+  // Not a store's token: perhaps one of the app's app tokens (client_credentials), which has no grant to audit.
+  else if (kind === 'access_token') await oauth.revokeAppToken(ctx, tokens, hash, client.id);
 }

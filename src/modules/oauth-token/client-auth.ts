@@ -1,5 +1,6 @@
 // Client authentication at the token, revocation and introspection endpoints (RFC 6749 2.3): `client_secret_basic` (id and
-// secret form-encoded, then base64) or `client_secret_post`, never both. Apps are confidential clients.
+// secret form-encoded, then base64) or `client_secret_post`, never both; or, for an app that switched to it,
+// `private_key_jwt` (RFC 7523, client-assertion.ts), which then refuses the secret. Apps are confidential clients.
 import type { FastifyRequest } from 'fastify';
 import type { Context } from '../../context.ts';
 import { parseCredential } from '../../lib/credentials.ts';
@@ -7,19 +8,12 @@ import { storableText } from '../../http/text-guard.ts';
 import { createFailureLimiter, retryAfterSeconds, type FailureLimiter } from '../../lib/failure-limiter.ts';
 import type { Clock } from '../../lib/time.ts';
 import { clientById, secretMatches, type AppsCache, type ClientApp } from '../oauth-apps/index.ts';
+import { decodeJws } from '../../lib/jws.ts';
+import { assertingClient, usesAssertion, verifyAssertion } from './client-assertion.ts';
 import { OAuthError, invalidClient } from './oauth.errors.ts';
+import { param, type Params } from './params.ts';
 
-export type Params = Record<string, unknown>;
-
-/** One value or none: RFC 6749 3.2 forbids repeated parameters, and an empty one counts as omitted. */
-export function param(params: Params, name: string): string | undefined {
-  const value = params[name];
-  if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string') {
-    throw new OAuthError('invalid_request', `${name} must be given once, as a string.`);
-  }
-  return value;
-}
+export { param, type Params } from './params.ts';
 
 function formDecode(text: string): string {
   return decodeURIComponent(text.replace(/\+/g, ' '));
@@ -126,11 +120,20 @@ async function verify(
     const error = invalidClient('Client authentication failed: unknown client or wrong secret.', basic);
     throw failed(ctx, limits, error, app, ip);
   }
+  // RFC 7523: once the app registered keys and switched, its secret no longer authenticates it.
+  if (app.authMethod === 'private_key_jwt') {
+    const error = invalidClient(
+      'This client authenticates with private_key_jwt: send client_assertion, not the client secret.',
+      basic,
+    );
+    throw failed(ctx, limits, error, app, ip);
+  }
   return app;
 }
 
 /**
- * The authenticated app. A right secret is never refused, whatever others' failures; failures are limited
+ * The authenticated app. A right secret (of an app on a secret method) or a right assertion is never refused,
+ * whatever others' failures; failures are limited
  * per app and per client address (`request.ip`). The request is then recorded in the request log of the
  * app's merchant (API.md section 11.6).
  */
@@ -140,13 +143,9 @@ export async function authenticateClient(
   params: Params,
   request: FastifyRequest,
 ): Promise<ClientApp> {
-  const { client, secret } = await verifiedClient(
-    ctx,
-    limits,
-    params,
-    request.headers.authorization,
-    request.ip,
-  );
+  const { client, secret } = usesAssertion(params)
+    ? await assertedClient(ctx, limits, params, request)
+    : await verifiedClient(ctx, limits, params, request.headers.authorization, request.ip);
   request.caller = {
     merchantId: client.merchantId,
     mode: client.mode,
@@ -155,6 +154,34 @@ export async function authenticateClient(
     last4: secret.slice(-4),
   };
   return client;
+}
+
+/** private_key_jwt: the assertion's app; its failures count as a wrong secret's do. */
+async function assertedClient(
+  ctx: Context,
+  limits: ClientAuthLimits,
+  params: Params,
+  request: FastifyRequest,
+): Promise<{ client: ClientApp; secret: string }> {
+  const endpointUrl = `${ctx.config.publicUrl}${request.url.split('?')[0] ?? ''}`;
+  try {
+    const { client, assertion } = await verifyAssertion(
+      ctx,
+      limits.apps,
+      { params, endpointUrl },
+      request.headers.authorization,
+    );
+    return { client, secret: assertion };
+  } catch (err) {
+    if (!(err instanceof OAuthError) || err.error !== 'invalid_client') throw err;
+    const assertion = params.client_assertion;
+    const app = await assertingClient(
+      ctx,
+      limits.apps,
+      typeof assertion === 'string' ? decodeJws(assertion) : undefined,
+    );
+    throw failed(ctx, limits, err, app, request.ip);
+  }
 }
 
 async function verifiedClient(

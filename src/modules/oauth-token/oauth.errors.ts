@@ -10,6 +10,7 @@ export const OAUTH_ERROR_STATUS = {
   invalid_scope: 400,
   unsupported_token_type: 400,
   invalid_token: 401,
+  invalid_dpop_proof: 400,
   access_denied: 403,
   unsupported_response_type: 400,
   server_error: 500,

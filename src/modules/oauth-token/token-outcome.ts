@@ -12,7 +12,7 @@ import { OAuthError } from './oauth.errors.ts';
 
 export interface TokenAnswer {
   access_token: string;
-  token_type: 'Bearer';
+  token_type: 'Bearer' | 'DPoP';
   expires_in: number;
   refresh_token: string;
   scope: string;

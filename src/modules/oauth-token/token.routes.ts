@@ -11,7 +11,15 @@ import { OAuthError } from './oauth.errors.ts';
 import { NO_STORE, rfcErrors } from './rfc-errors.ts';
 import { OAuthErrorBody, TokenBody, TokenResponse } from './token.schemas.ts';
 import { exchangeCode, refreshTokens } from './token.service.ts';
+import { issueAppToken } from './client-credentials.ts';
+import { bound, dpopKey } from './dpop-binding.ts';
 import type { TokenState } from './token.state.ts';
+
+const GRANT_TYPES: ReadonlySet<string> = new Set([
+  'authorization_code',
+  'refresh_token',
+  'client_credentials',
+]);
 
 export const tokenRoutes =
   (state: TokenState): FastifyPluginAsync =>
@@ -27,7 +35,7 @@ export const tokenRoutes =
         config: { security: SECURITY.client, oauthFlow: 'token' },
         schema: {
           operationId: 'requestToken',
-          summary: 'Exchange a code or a refresh token for tokens (RFC 6749)',
+          summary: 'Exchange a code or a refresh token for tokens, or get an app token (RFC 6749)',
           tags: ['OAuth protocol'],
           consumes: ['application/x-www-form-urlencoded', 'application/json'],
           body: TokenBody,
@@ -40,10 +48,10 @@ export const tokenRoutes =
         // The grant type first, as node-oidc-provider does: saying which grants exist reveals nothing.
         const grantType = param(params, 'grant_type');
         if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required.');
-        if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
+        if (!GRANT_TYPES.has(grantType)) {
           throw new OAuthError(
             'unsupported_grant_type',
-            'grant_type must be authorization_code or refresh_token.',
+            'grant_type must be authorization_code, refresh_token or client_credentials.',
           );
         }
         const client = await authenticateClient(app.ctx, state.limits, params, request);
@@ -54,6 +62,13 @@ export const tokenRoutes =
             'unauthorized_client',
             `This is a ${client.mode}-mode client: it only gets ${client.mode} tokens.`,
           );
+        }
+        // RFC 9449 5: a proof binds the access token issued now to its key
+        const jkt = await dpopKey(app.ctx, request);
+        if (grantType === 'client_credentials') {
+          const answer = await issueAppToken(app.ctx, client, params, jkt);
+          app.ctx.metrics.tokenGrants.labels(grantType, 'issued').inc();
+          return answer;
         }
         const meta = requestMeta(request);
         let tokens: Awaited<ReturnType<typeof exchangeCode>>;
@@ -67,6 +82,7 @@ export const tokenRoutes =
           app.ctx.metrics.tokenGrants.labels(grantType, outcome).inc();
           throw err;
         }
+        if (jkt !== undefined) tokens = await bound(app.ctx, tokens, jkt);
         app.ctx.metrics.tokenGrants.labels(grantType, 'issued').inc();
         // The installation, so that the app knows which store it acts on (Stripe's `stripe_user_id`).
         const storeId = (await installedStoreId(state.firstStores, app.ctx, tokens.merchant_id)) ?? null;

@@ -5,7 +5,9 @@ import { recordLastUses } from '../../db/last-uses.ts';
 import { pageById } from '../../db/paging.ts';
 import type { PageInput, Scope } from '../../lib/scope.ts';
 import type { Mode } from '../../lib/credentials.ts';
-import { retireAccessTokens } from './tokens.repository.ts';
+import { retireAccessTokens, type GrantOwner } from './tokens.repository.ts';
+
+export type { GrantOwner };
 
 /** The grant's current scopes: every token of the grant is bound by them (undefined: the grant is gone). */
 export async function findGrantScopes(db: Executor, grantId: string): Promise<string | undefined> {
@@ -93,13 +95,14 @@ export async function listGrants(db: Executor, scope: Scope, page: PageInput) {
  * (oauth_retired_tokens), so that a call still made with one is recorded for the app's owner. Run it in a
  * transaction: a grant not deleted retires nothing.
  */
-export async function deleteGrant(db: Executor, merchantId: string, mode: Mode, grantId: string) {
-  await retireAccessTokens(db, merchantId, mode, grantId);
-  return db
-    .deleteFrom('oauth_grants')
-    .where('merchant_id', '=', merchantId)
-    .where('mode', '=', mode)
-    .where('id', '=', grantId)
+export async function deleteGrant(db: Executor, owner: GrantOwner, grantId: string) {
+  await retireAccessTokens(db, owner, grantId);
+  const scoped = db.deleteFrom('oauth_grants').where('id', '=', grantId);
+  return (
+    'appId' in owner
+      ? scoped.where('app_id', '=', owner.appId)
+      : scoped.where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode)
+  )
     .returning(['id', 'app_id', 'merchant_id', 'mode', 'scopes', 'store_id'])
     .returning((eb) =>
       eb

@@ -5,14 +5,21 @@ import type { Executor } from '../../db/database.ts';
 /** Deletes up to `limit` rows whose time is past at `now`; returns how many went. */
 export async function purgeExpired(
   db: Executor,
-  table: 'oauth_tokens' | 'oauth_codes' | 'oauth_consents' | 'oauth_retired_tokens',
+  table:
+    | 'oauth_tokens'
+    | 'oauth_codes'
+    | 'oauth_consents'
+    | 'oauth_retired_tokens'
+    | 'oauth_app_tokens'
+    | 'oauth_jtis',
   limit: number,
   now: Date,
 ): Promise<number> {
   // Used codes are kept 10 minutes past expiry so that a late second use is still seen as reuse.
   const cutoff =
     table === 'oauth_codes' ? sql`${now}::timestamptz - interval '10 minutes'` : sql`${now}::timestamptz`;
-  const key = table === 'oauth_consents' ? sql.ref('id') : sql.ref('hash');
+  const key =
+    table === 'oauth_consents' ? sql.ref('id') : table === 'oauth_jtis' ? sql`issuer, jti` : sql.ref('hash');
   // Tombstones (revoked siblings) outlive their own expiry: purgeTombstones takes them with their family. An
   // access token is kept an hour past its expiry, as a removed installation's are (oauth_retired_tokens), so
   // that a call still made with it is recorded for the app's owner (docs/decisions/0156-refused-app-calls.md).
@@ -21,7 +28,7 @@ export async function purgeExpired(
       ? sql`and revoked_at is null and (kind = 'refresh' or expires_at < ${now}::timestamptz - interval '1 hour')`
       : sql``;
   const result = await sql`
-    delete from ${sql.table(table)} where ${key} in (
+    delete from ${sql.table(table)} where (${key}) in (
       select ${key} from ${sql.table(table)} where expires_at < ${cutoff} ${keep} limit ${limit}
     )
   `.execute(db);

@@ -7,14 +7,19 @@ import type { Context } from '../../context.ts';
 import type { Module } from '../module.ts';
 import type { AppsCache } from '../oauth-apps/index.ts';
 import { accessTokens, resolveAccessToken, type AccessTokens } from './oauth-bearer.service.ts';
+import { appInstallationsRoutes } from './app-installations.routes.ts';
 import { connectionsRoutes } from './oauth-connections.routes.ts';
 import { housekeeping } from './oauth-housekeeping.ts';
 import { redactionLoop } from './installations.service.ts';
 import { metadataRoutes } from './oauth-metadata.routes.ts';
 import type { OauthState } from './oauth.state.ts';
+import { verifyDpopProof } from './dpop.service.ts';
 
 export { authorizationServerMetadata } from './oauth-metadata.routes.ts';
 export { sweepExpired } from './oauth-housekeeping.ts';
+export { insertAppToken, revokeAppToken } from './app-tokens.service.ts';
+export { useJti } from './jtis.repository.ts';
+export { htuOf, verifyDpopProof, type DpopOutcome } from './dpop.service.ts';
 export {
   effectiveScopes,
   recordAllowedScopesChange,
@@ -42,6 +47,7 @@ export {
   type CodeRow,
 } from './codes.repository.ts';
 export {
+  bindAccessToken,
   deleteFamily,
   deleteTokens,
   findRefreshWithGrant,
@@ -81,8 +87,10 @@ export function createOauth(ctx: Context, deps: OauthDeps): OauthModule {
     name: 'oauth',
     tokens: state.tokens,
     merchantRoutes: connectionsRoutes(state),
+    publicRoutes: appInstallationsRoutes(state),
     routes: metadataRoutes,
     credentials: { access_token: (c, token) => resolveAccessToken(c, state.tokens, token) },
+    dpop: verifyDpopProof,
     background: [housekeeping(ctx), redactionLoop(ctx)],
     // After HTTP drained and the endpoints' modules stopped (their rotations and exchanges finished): the
     // grants' last uses gathered since the loop's last run reach the database.

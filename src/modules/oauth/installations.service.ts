@@ -76,17 +76,21 @@ export async function recordConsent(
   );
 }
 
-/** After the merchant disconnected the app: app.uninstalled now, store.redact scheduled for later. */
+/** Why an installation ended: the merchant disconnected the app, or the app uninstalled itself. */
+export type UninstallReason = 'merchant_disconnected' | 'app_requested';
+
+/** After the grant was deleted: app.uninstalled now, store.redact scheduled for later. */
 export async function recordUninstall(
   ctx: Context,
   trx: Executor,
   i: InstallationFacts,
   at: Date,
+  reason: UninstallReason,
 ): Promise<void> {
   await emitEvent(
     trx,
     lifecycleEvent(i, 'app.uninstalled', {
-      reason: 'merchant_disconnected',
+      reason,
       uninstalled_at: at.toISOString(),
     }),
     at,

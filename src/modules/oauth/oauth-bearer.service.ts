@@ -16,6 +16,8 @@ import { LastUses } from '../../lib/last-uses.ts';
 import { warnOnFailure } from '../../lib/loop.ts';
 import type { AppInstallation, PublicPrincipal } from '../../http/request.ts';
 import { APPS_CHANNEL, appById, intersect, splitScopes, type AppsCache } from '../oauth-apps/index.ts';
+import { APP_INSTALLATIONS } from '../../lib/scopes.ts';
+import { findAppToken } from './app-tokens.repository.ts';
 import { recordGrantUses } from './grants.repository.ts';
 import { findAccessToken, findRetiredToken } from './tokens.repository.ts';
 
@@ -38,11 +40,14 @@ interface Owned {
 }
 
 interface Entry extends Owned {
-  grantId: string;
+  /** Null for an app token (client_credentials): it opens no installation. */
+  grantId: string | null;
   /** The token's scopes within its grant's, as they were read; the app's allowed scopes bound them at use. */
   scopes: readonly string[];
   createdAt: number;
   expiresAt: number;
+  /** DPoP-bound: the key's thumbprint; null for a Bearer token. */
+  jkt: string | null;
 }
 /**
  * A miss carries no grant: no notification names it, and it ages out. A token of a removed installation is a
@@ -64,7 +69,7 @@ export function accessTokens(ctx: Context, apps: AppsCache): AccessTokens {
     apps,
     cache: new BusCache<Slot>(ctx.bus, {
       channel: GRANTS_CHANNEL,
-      tagOf: (slot) => ('grantId' in slot ? slot.grantId : ''),
+      tagOf: (slot) => ('grantId' in slot ? (slot.grantId ?? appTokensTag(slot.appId)) : ''),
       alsoOn: [{ channel: APPS_CHANNEL, tagOf: (slot) => ('appId' in slot ? slot.appId : '') }],
       maxEntries: MAX_ENTRIES,
     }),
@@ -77,6 +82,9 @@ export function accessTokens(ctx: Context, apps: AppsCache): AccessTokens {
     }),
   };
 }
+
+/** What the grants' channel names to drop an app's app tokens (a revocation of one of them). */
+export const appTokensTag = (appId: string) => `app-tokens:${appId}`;
 
 /** In the revoking transaction: every process forgets the grant's tokens at its commit. */
 export async function announceGrantRevocation(trx: Executor, grantId: string): Promise<void> {
@@ -96,7 +104,9 @@ async function lookup(ctx: Context, tokens: AccessTokens, key: string): Promise<
     const hash = Buffer.from(key, 'base64');
     const row = await findAccessToken(ctx.db, hash);
     if (!row) {
-      // Only a token that is not live pays this second statement.
+      const app = await appTokenEntry(ctx, hash);
+      if (app) return app;
+      // Only a token that is neither live nor an app token pays this third statement.
       const retired = await findRetiredToken(ctx.db, hash);
       const missUntil = ctx.clock.now() + MISS_TTL_MS;
       if (!retired) return { missUntil };
@@ -112,9 +122,27 @@ async function lookup(ctx: Context, tokens: AccessTokens, key: string): Promise<
       scopes: intersect(splitScopes(row.scopes), splitScopes(row.grant_scopes)),
       createdAt: row.created_at.getTime(),
       expiresAt: row.expires_at.getTime(),
+      jkt: row.jkt,
     };
   });
   return slot!;
+}
+
+/** An app token, looked up only when no store's token has the hash: the second statement of a rare miss. */
+async function appTokenEntry(ctx: Context, hash: Buffer): Promise<Entry | undefined> {
+  const row = await findAppToken(ctx.db, hash);
+  if (!row) return undefined;
+  return {
+    grantId: null,
+    appId: row.app_id,
+    merchantId: row.merchant_id,
+    mode: row.mode,
+    storeId: null,
+    scopes: [APP_INSTALLATIONS],
+    createdAt: row.created_at.getTime(),
+    expiresAt: row.expires_at.getTime(),
+    jkt: row.jkt,
+  };
 }
 
 /** A grant was used outside a bearer check (a code exchange): recorded in the next batched write. */
@@ -138,8 +166,9 @@ export async function resolveAccessToken(
   if ('missUntil' in slot || slot.expiresAt <= now) return undefined;
   const app = await appById(tokens.apps, ctx, slot.appId);
   if (!app || slot.createdAt < app.tokensValidAfter) return undefined;
+  if (slot.grantId === null) return appTokenPrincipal(slot);
   tokens.uses.note(slot.grantId, now);
-  return {
+  const principal: PublicPrincipal = {
     merchantId: slot.merchantId,
     mode: slot.mode,
     kind: 'access_token',
@@ -150,6 +179,25 @@ export async function resolveAccessToken(
     issuedAt: slot.createdAt,
     expiresAt: slot.expiresAt,
   };
+  if (slot.jkt !== null) principal.jkt = slot.jkt;
+  return principal;
+}
+
+/** An app token's principal: the app's owner and mode, for the app's own routes only (public-auth.ts). */
+function appTokenPrincipal(slot: Entry): PublicPrincipal {
+  const principal: PublicPrincipal = {
+    merchantId: slot.merchantId,
+    mode: slot.mode,
+    kind: 'access_token',
+    credentialId: slot.appId,
+    scopes: slot.scopes,
+    appId: slot.appId,
+    appToken: true,
+    issuedAt: slot.createdAt,
+    expiresAt: slot.expiresAt,
+  };
+  if (slot.jkt !== null) principal.jkt = slot.jkt;
+  return principal;
 }
 
 /** A refused access token's call, as the app owner's request log records it. */

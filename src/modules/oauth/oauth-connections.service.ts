@@ -45,7 +45,7 @@ export async function disconnect(
   await ctx.db
     .transaction()
     .execute(async (trx) => {
-      const grant = await repo.deleteGrant(trx, audit.merchantId, audit.mode, grantId);
+      const grant = await repo.deleteGrant(trx, audit, grantId);
       if (!grant) throw notFound('connection');
       await recordUninstall(
         ctx,
@@ -59,6 +59,7 @@ export async function disconnect(
           scopes: effectiveScopes(grant.scopes, splitScopes(grant.allowed_scopes ?? '')),
         },
         new Date(ctx.clock.now()),
+        'merchant_disconnected',
       );
       await writeAudit(trx, audit, {
         action: 'oauth.connection_revoked',

@@ -12,7 +12,15 @@ const MAX_BATCHES = 50;
 export async function sweepExpired(ctx: Context): Promise<number> {
   const now = new Date(ctx.clock.now());
   let total = 0;
-  for (const table of ['oauth_tokens', 'oauth_codes', 'oauth_consents', 'oauth_retired_tokens'] as const) {
+  const tables = [
+    'oauth_tokens',
+    'oauth_codes',
+    'oauth_consents',
+    'oauth_retired_tokens',
+    'oauth_app_tokens',
+    'oauth_jtis',
+  ] as const;
+  for (const table of tables) {
     for (let i = 0; i < MAX_BATCHES; i++) {
       const n = await purgeExpired(ctx.db, table, BATCH, now);
       total += n;

@@ -76,3 +76,20 @@ export const Installation = Type.Object(
 );
 export const InstallationsPage = List(Installation);
 export const AppParams = Type.Object({ appID: Type.String({ minLength: 1, maxLength: 64 }) });
+
+/** An installation as its app sees it with an app token (API.md section 12.3). */
+export const AppInstallation = Type.Object(
+  {
+    grant_id: Type.String({ description: 'The installation (grant_...), as app deliveries name it.' }),
+    merchant_id: Type.String({ description: 'The merchant that installed the app.' }),
+    store_id: Type.Union([Type.String(), Type.Null()], { description: 'The store the app acts on.' }),
+    mode: Mode,
+    scopes: Type.Array(Type.String(), {
+      description: "Effective: granted, within the app's allowed scopes.",
+    }),
+    installed_at: Timestamp,
+    last_used_at: NullableTimestamp,
+  },
+  { title: 'AppInstallation' },
+);
+export const AppInstallationsPage = List(AppInstallation);

@@ -80,6 +80,28 @@ export interface OAuthTokensTable {
   twin_access: Buffer | null;
   /** A sibling revoked by the first refresh of another: a tombstone, reuse when presented. */
   revoked_at: Date | null;
+  /** Of a DPoP-bound access token (migration 0152): its key's RFC 7638 thumbprint. */
+  jkt: Generated<string | null>;
+}
+
+/** An app token (migration 0150): client_credentials, for the app's own resources. */
+export interface OAuthAppTokensTable {
+  hash: Buffer;
+  app_id: string;
+  /** The app's owner. */
+  merchant_id: string;
+  mode: Mode;
+  created_at: Date;
+  expires_at: Date;
+  /** DPoP-bound (migration 0152): its key's thumbprint. */
+  jkt: string | null;
+}
+
+/** A JWT id seen once (migration 0153): a client assertion's (by client id) or a DPoP proof's (by key). */
+export interface OAuthJtisTable {
+  issuer: string;
+  jti: string;
+  expires_at: Date;
 }
 
 /** An access token of a removed installation (migration 0161): whose app it was, until an hour past its expiry. */
@@ -95,6 +117,8 @@ export interface OAuthRetiredTokensTable {
 }
 
 export interface OAuthTables {
+  oauth_app_tokens: OAuthAppTokensTable;
+  oauth_jtis: OAuthJtisTable;
   oauth_grants: OAuthGrantsTable;
   oauth_consents: OAuthConsentsTable;
   oauth_codes: OAuthCodesTable;

@@ -95,6 +95,7 @@ export async function findAccessToken(db: Executor, hash: Buffer) {
       'g.store_id',
       't.created_at',
       't.expires_at',
+      't.jkt',
     ])
     .where('t.hash', '=', hash)
     .where('t.kind', '=', 'access')
@@ -110,41 +111,53 @@ export async function findRetiredToken(db: Executor, hash: Buffer) {
     .executeTakeFirst();
 }
 
+/** Whose grant may be deleted: the installing merchant's (a disconnection), or the app's (an uninstall). */
+export type GrantOwner = { merchantId: string; mode: Mode } | { appId: string };
+
 /**
  * Keeps the access tokens of a grant about to be deleted, by hash, until an hour past their expiry: in the
  * deleting transaction, before the delete cascades to them.
  */
-export async function retireAccessTokens(
-  db: Executor,
-  merchantId: string,
-  mode: Mode,
-  grantId: string,
-): Promise<void> {
+export async function retireAccessTokens(db: Executor, owner: GrantOwner, grantId: string): Promise<void> {
+  const ofGrant = db
+    // tokens are indexed by family, and families by grant
+    .selectFrom('oauth_grants as g')
+    .innerJoin('oauth_families as f', 'f.grant_id', 'g.id')
+    .innerJoin('oauth_tokens as t', 't.family_id', 'f.id')
+    .where('g.id', '=', grantId)
+    .where('t.kind', '=', 'access');
   await db
     .insertInto('oauth_retired_tokens')
     .columns(['hash', 'app_id', 'grant_id', 'merchant_id', 'mode', 'store_id', 'retired_at', 'expires_at'])
     .expression(
-      db
-        // tokens are indexed by family, and families by grant
-        .selectFrom('oauth_grants as g')
-        .innerJoin('oauth_families as f', 'f.grant_id', 'g.id')
-        .innerJoin('oauth_tokens as t', 't.family_id', 'f.id')
-        .select([
-          't.hash',
-          't.app_id',
-          't.grant_id',
-          't.merchant_id',
-          't.mode',
-          'g.store_id',
-          sql<Date>`now()`.as('retired_at'),
-          sql<Date>`t.expires_at + interval '1 hour'`.as('expires_at'),
-        ])
-        .where('g.id', '=', grantId)
-        .where('g.merchant_id', '=', merchantId)
-        .where('g.mode', '=', mode)
-        .where('t.kind', '=', 'access'),
+      ('appId' in owner
+        ? ofGrant.where('g.app_id', '=', owner.appId)
+        : ofGrant.where('g.merchant_id', '=', owner.merchantId).where('g.mode', '=', owner.mode)
+      ).select([
+        't.hash',
+        't.app_id',
+        't.grant_id',
+        't.merchant_id',
+        't.mode',
+        'g.store_id',
+        sql<Date>`now()`.as('retired_at'),
+        sql<Date>`t.expires_at + interval '1 hour'`.as('expires_at'),
+      ]),
     )
     .onConflict((oc) => oc.column('hash').doNothing())
+    .execute();
+}
+
+/**
+ * Binds a just-issued access token to a DPoP key (RFC 9449 5): after the statement that issued it and before
+ * the answer, so no one holds it unbound. Only for a DPoP request: a Bearer request pays nothing.
+ */
+export async function bindAccessToken(db: Executor, hash: Buffer, jkt: string): Promise<void> {
+  await db
+    .updateTable('oauth_tokens')
+    .set({ jkt })
+    .where('hash', '=', hash)
+    .where('kind', '=', 'access')
     .execute();
 }
 
