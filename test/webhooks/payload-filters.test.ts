@@ -104,7 +104,10 @@ describe('validation', () => {
       any: [{ path: 'store_id', op: 'exists', value: false }],
     });
     expect((await patch(id, { filter: null })).json<{ data: { filter: unknown } }>().data.filter).toBeNull();
-    const logs = await svc.app.inject({ url: '/api/v1/merchant/developer/logs?action=webhook.updated', headers: m.auth });
+    const logs = await svc.app.inject({
+      url: '/api/v1/merchant/developer/logs?action=webhook.updated',
+      headers: m.auth,
+    });
     const entries = logs.json<{ data: { items: { metadata: string }[] } }>().data.items;
     const audited = entries.map((e) => (JSON.parse(e.metadata) as { changed: string[] }).changed);
     expect(audited).toContainEqual(['filter']);
@@ -143,7 +146,7 @@ describe('the fan-out', () => {
       }),
     };
     const eur = await emit(svc, m, 'order.created', { id: 'ord_eur', currency: 'EUR' });
-    const usd = await emit(svc, m, 'order.created', {
+    await emit(svc, m, 'order.created', {
       id: 'ord_usd',
       currency: 'USD',
       email: 'vip+1@example.com',
@@ -189,7 +192,9 @@ describe('the fan-out', () => {
   it('counts refusals across batches of ingestion and by the hour', async () => {
     const id = await filtered({ all: [{ path: 'data.currency', op: 'eq', value: 'JPY' }] });
     await Promise.all(
-      Array.from({ length: 12 }, (_, i) => emit(svc, m, 'order.created', { id: `ord_b${i}`, currency: 'EUR' })),
+      Array.from({ length: 12 }, (_, i) =>
+        emit(svc, m, 'order.created', { id: `ord_b${i}`, currency: 'EUR' }),
+      ),
     );
     expect(await count(id)).toBe(0);
     expect((await health(id)).health.filtered_24h).toBe(12);

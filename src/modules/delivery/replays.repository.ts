@@ -92,7 +92,9 @@ async function bounds(db: Executor, spec: ReplaySpec) {
                        and created_at < ${spec.since}::timestamptz
                      order by sequence desc limit 1), 0)::text as after,
            coalesce((select max(sequence) from events
-                     where merchant_id = ${spec.merchantId} and mode = ${spec.mode}), 0)::text as end`.execute(db);
+                     where merchant_id = ${spec.merchantId} and mode = ${spec.mode}), 0)::text as end`.execute(
+    db,
+  );
   return { source, afterId: null, afterSequence: rows[0]!.after, endSequence: rows[0]!.end };
 }
 
@@ -161,11 +163,19 @@ const replaysOf = (db: Executor, webhookId: string) =>
   db.selectFrom('webhook_replays').where('webhook_id', '=', webhookId);
 
 /** A page of the webhook's replays, newest first; the webhook was found within the caller's merchant. */
-export async function listReplays(db: Executor, webhookId: string, page: PageInput): Promise<Page<ReplayRow>> {
+export async function listReplays(
+  db: Executor,
+  webhookId: string,
+  page: PageInput,
+): Promise<Page<ReplayRow>> {
   return pageById(replaysOf(db, webhookId), replaysOf(db, webhookId).selectAll(), page);
 }
 
-export async function findReplay(db: Executor, webhookId: string, id: string): Promise<ReplayRow | undefined> {
+export async function findReplay(
+  db: Executor,
+  webhookId: string,
+  id: string,
+): Promise<ReplayRow | undefined> {
   return replaysOf(db, webhookId).selectAll().where('id', '=', id).executeTakeFirst();
 }
 

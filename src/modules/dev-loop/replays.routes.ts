@@ -99,7 +99,8 @@ export const replayRoutes =
           operationId: 'cancelWebhookReplay',
           summary: 'Cancel a replay',
           tags: ['Webhooks'],
-          description: 'Nothing more is queued; what was queued is sent. An ended replay is answered as it is.',
+          description:
+            'Nothing more is queued; what was queued is sent. An ended replay is answered as it is.',
           params: ReplayParams,
           response: { 200: ReplayData, ...errors(401, 404) },
         },

@@ -11,7 +11,8 @@ const ReplayEventStatus = Type.Union([Type.Literal('failed'), Type.Literal('all'
 const StoreId = Type.String({
   minLength: 1,
   maxLength: 64,
-  description: "Only this store's: an app webhook's installation on it, or events whose `data.store_id` it is.",
+  description:
+    "Only this store's: an app webhook's installation on it, or events whose `data.store_id` it is.",
 });
 
 export const ReplayBody = Body({
@@ -45,7 +46,8 @@ export const Replay = Type.Object(
       { description: 'What the replay was asked for (`until` defaults to when it was made).' },
     ),
     matched: Type.Integer({
-      description: 'Events in the window: counted when it began, and the exact sum of the two below once done.',
+      description:
+        'Events in the window: counted when it began, and the exact sum of the two below once done.',
     }),
     queued: Type.Integer({ description: 'Deliveries made so far; they are sent after every live one due.' }),
     skipped: Type.Integer({

@@ -74,7 +74,12 @@ function specOf(
   };
 }
 
-export async function previewReplay(ctx: Context, audit: AuditContext, webhookId: string, input: ReplayInput) {
+export async function previewReplay(
+  ctx: Context,
+  audit: AuditContext,
+  webhookId: string,
+  input: ReplayInput,
+) {
   const webhook = await findOwnEndpoint(ctx.db, audit, webhookId);
   const spec = specOf(webhook, audit, input, new Date(ctx.clock.now()));
   return { matched: await countReplay(ctx.db, spec) };

@@ -56,7 +56,9 @@ function valueFault(op: FilterOp, value: unknown): string | undefined {
     case 'exists':
       return typeof value === 'boolean' ? undefined : 'must be true or false for exists';
     case 'prefix':
-      return typeof value === 'string' && value.length > 0 ? undefined : 'must be a non-empty string for prefix';
+      return typeof value === 'string' && value.length > 0
+        ? undefined
+        : 'must be a non-empty string for prefix';
   }
 }
 
@@ -85,7 +87,9 @@ export function checkFilter(raw: unknown): PayloadFilter | null {
   const keys = isObject(raw) ? Object.keys(raw) : [];
   const key = keys[0];
   if (!isObject(raw) || keys.length !== 1 || (key !== 'all' && key !== 'any'))
-    throw new AppError('validation_failed', `filter ${shape}.`, { details: [{ field: 'filter', issue: shape }] });
+    throw new AppError('validation_failed', `filter ${shape}.`, {
+      details: [{ field: 'filter', issue: shape }],
+    });
   const conditions = raw[key];
   const field = `filter.${key}`;
   if (!Array.isArray(conditions) || conditions.length === 0 || conditions.length > MAX_CONDITIONS) {

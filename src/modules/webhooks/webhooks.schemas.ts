@@ -69,7 +69,7 @@ export const WebhookHealth = Type.Object(
     filtered_24h: Type.Integer({
       description:
         "Events its payload filter refused (no delivery recorded), counted by the hour: the current hour's and " +
-        "the 23 before it.",
+        'the 23 before it.',
     }),
     success_rate_24h: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
       description: 'Of those with at least one attempt, the share that succeeded; null when none was tried.',
