@@ -46,6 +46,8 @@ const ON_PGLITE_TOO = [
   'test/webhooks/ordering.test.ts', // deliveries: keys held and released, resend and recover in order
   'test/webhooks/sequence.test.ts', // events: the sequence counters, after_sequence
   'test/webhooks/outbox-definition.test.ts', // the outbox's functions as migrated: src/modules/webhooks/outbox.sql
+  'test/webhooks/payload-filters.test.ts', // the fan-out's filters and their counts
+  'test/webhooks/replays.test.ts', // replays: the walk, its batches, the claim of what they queue
   'test/events/trigger.test.ts', // events of a test trigger
   'test/cli/listen.test.ts', // listeners and their streams
   'test/ops/metrics.test.ts', // the queue's depth

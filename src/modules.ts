@@ -69,6 +69,7 @@ export function createModules(ctx: Context): Composition {
     delivery,
     createDevLoop({
       sending: delivery.state.sending,
+      replayMade: delivery.state.replayMade,
       listeners: outbox.state.ingestion.listeners,
       apps: oauthApps.apps,
     }),

@@ -24,6 +24,7 @@ export const ID_KINDS = [
   'tok',
   'inv',
   'pk',
+  'rpl',
 ] as const;
 export type IdKind = (typeof ID_KINDS)[number];
 

@@ -32,6 +32,8 @@ const SEVERAL_OWNERS = [
   '0081_event_request_ids.sql',
   '0092_outbox_apps_sequence.sql',
   '0100_sign_in_security.sql',
+  // the outbox's function, which inserts deliveries and counts what the filters refused (0134, 0145)
+  '0141_outbox_payload_filters.sql',
 ];
 
 /** The module table of architecture.md: each row's module, whether it is created, and the tables it owns. */

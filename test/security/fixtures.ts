@@ -51,6 +51,9 @@ export async function createFixtures(svc: TestService, m: TestMerchant): Promise
     events: ['order.created'],
   });
   const delivery = await call(svc, m, 'POST', `/api/v1/merchant/webhooks/${webhook.id}/test`, {});
+  const replay = await call(svc, m, 'POST', `/api/v1/merchant/webhooks/${webhook.id}/replays`, {
+    since: new Date(0).toISOString(),
+  });
 
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
@@ -123,6 +126,7 @@ export async function createFixtures(svc: TestService, m: TestMerchant): Promise
       key: key.id,
       webhook: webhook.id,
       delivery: delivery.id,
+      replay: replay.id,
       event: delivery.event_id,
       grant: connections.items[0].id,
       request: requestId,
@@ -138,7 +142,7 @@ export async function createFixtures(svc: TestService, m: TestMerchant): Promise
 export function validBody(method: string, url: string, fixtures: Fixtures): object | undefined {
   if (url.endsWith('/passkeys/:passkeyID')) return { password: 'a password of some length' };
   if (method === 'GET' || method === 'DELETE') return undefined;
-  if (url.endsWith('/recover')) return { since: new Date(0).toISOString() };
+  if (url.endsWith('/recover') || url.endsWith('/replays')) return { since: new Date(0).toISOString() };
   if (url.endsWith('/reveal-secret')) return { password: 'a password of some length' };
   if (url.endsWith('/resend')) return { webhook_id: fixtures.ids.webhook };
   if (url.endsWith('/report')) return { status: 200, duration_ms: 1 };

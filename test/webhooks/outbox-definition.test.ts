@@ -26,7 +26,11 @@ afterAll(() => service.close());
 
 it('holds each svc_ function of the migrated database as pg_get_functiondef prints it, and no other', async () => {
   const inFile = definitionsInFile();
-  expect([...inFile.keys()].toSorted()).toEqual(['svc_record_sequenced_events', 'svc_sequenced']);
+  expect([...inFile.keys()].toSorted()).toEqual([
+    'svc_payload_matches',
+    'svc_record_sequenced_events',
+    'svc_sequenced',
+  ]);
   const { rows } = await sql<{ name: string; definition: string }>`
     select p.proname as name, pg_get_functiondef(p.oid) as definition
       from pg_proc p join pg_namespace n on n.oid = p.pronamespace

@@ -59,6 +59,7 @@ describe('endpoint health, events, resend and recovery', () => {
     bad = await createWebhook(svc, m, `${rx.url}/bad`, ['order.paid']);
     expect(await health(ok.id)).toEqual({
       deliveries_24h: 0,
+      filtered_24h: 0,
       success_rate_24h: null,
       last_attempt_at: null,
       last_status: null,

@@ -1040,6 +1040,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/merchant/webhooks/{webhookID}/replays": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's replays
+         * @description Role: viewer, that is any member of the merchant.
+         */
+        get: operations["listWebhookReplays"];
+        put?: never;
+        /**
+         * Send again the events of a window
+         * @description With `preview`, 200 and the count. Otherwise 202 and the replay, which runs in the background: its deliveries go out after every live one due, so it never delays a new event.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
+         */
+        post: operations["replayWebhookEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchant/webhooks/{webhookID}/replays/{replayID}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a replay and its progress
+         * @description Role: viewer, that is any member of the merchant.
+         */
+        get: operations["getWebhookReplay"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a replay
+         * @description Nothing more is queued; what was queued is sent. An ended replay is answered as it is.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
+         */
+        delete: operations["cancelWebhookReplay"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/merchant/events": {
         parameters: {
             query?: never;
@@ -2702,6 +2754,8 @@ export interface components {
         WebhookHealth: {
             /** @description Real (non-test) deliveries created in the last 24 hours. */
             deliveries_24h: number;
+            /** @description Events its payload filter refused (no delivery recorded), counted by the hour: the current hour's and the 23 before it. */
+            filtered_24h: number;
             /** @description Of those with at least one attempt, the share that succeeded; null when none was tried. */
             success_rate_24h: number | null;
             last_attempt_at: string | null;
@@ -2745,6 +2799,20 @@ export interface components {
             rate_limit: number | null;
             /** @description `per_object`: a delivery waits while an earlier-recorded delivery of the same ordering key (the event's `ordering_key`, else its `data.id`) to this webhook is pending; other keys flow. `none` (the default): no order. */
             ordering: "none" | "per_object";
+            /**
+             * PayloadFilter
+             * @description null (the default: every event of the subscribed types), or `{"all":[...]}` (every condition holds) or `{"any":[...]}` (at least one does) of 1-20 conditions `{"path","op","value"}`. `path`: a dotted path into the delivery body (`data.total`, `data.currency`, `store_id`; a number steps into an array). `op`: `eq`, `ne` (JSON values; a missing path is `ne` any value), `gt`, `gte`, `lt`, `lte` (a number with numbers, a string with strings byte by byte), `in` (value: an array of 1-100 scalars), `exists` (value: true or false; a JSON null exists), `prefix` (value: a non-empty string). An event that does not match records no delivery to the webhook (counted in `health.filtered_24h`); test deliveries ignore it.
+             * @example {
+             *       "all": [
+             *         {
+             *           "path": "data.total",
+             *           "op": "gte",
+             *           "value": 100
+             *         }
+             *       ]
+             *     }
+             */
+            filter: unknown;
             health: components["schemas"]["WebhookHealth"];
             /** @description whsec_ + base64; shown only here. */
             secret: string;
@@ -2776,6 +2844,20 @@ export interface components {
             rate_limit: number | null;
             /** @description `per_object`: a delivery waits while an earlier-recorded delivery of the same ordering key (the event's `ordering_key`, else its `data.id`) to this webhook is pending; other keys flow. `none` (the default): no order. */
             ordering: "none" | "per_object";
+            /**
+             * PayloadFilter
+             * @description null (the default: every event of the subscribed types), or `{"all":[...]}` (every condition holds) or `{"any":[...]}` (at least one does) of 1-20 conditions `{"path","op","value"}`. `path`: a dotted path into the delivery body (`data.total`, `data.currency`, `store_id`; a number steps into an array). `op`: `eq`, `ne` (JSON values; a missing path is `ne` any value), `gt`, `gte`, `lt`, `lte` (a number with numbers, a string with strings byte by byte), `in` (value: an array of 1-100 scalars), `exists` (value: true or false; a JSON null exists), `prefix` (value: a non-empty string). An event that does not match records no delivery to the webhook (counted in `health.filtered_24h`); test deliveries ignore it.
+             * @example {
+             *       "all": [
+             *         {
+             *           "path": "data.total",
+             *           "op": "gte",
+             *           "value": 100
+             *         }
+             *       ]
+             *     }
+             */
+            filter: unknown;
             health: components["schemas"]["WebhookHealth"];
         };
         /** WebhookList */
@@ -2853,6 +2935,51 @@ export interface components {
         /** DeliveryList */
         DeliveryList: {
             items: components["schemas"]["Delivery"][];
+            /** @description Total matching, over all pages. */
+            count: number;
+            has_more: boolean;
+            /** @description Pass as starting_after. */
+            next_cursor: string | null;
+        };
+        /** Replay */
+        Replay: {
+            /** @description rpl_... */
+            id: string;
+            webhook_id: string;
+            status: "running" | "done" | "cancelled";
+            /** @description What the replay was asked for (`until` defaults to when it was made). */
+            filter: {
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T10:00:00.000Z
+                 */
+                since: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T10:00:00.000Z
+                 */
+                until: string;
+                /** @description `failed` (the default): events whose last delivery to this endpoint failed, finally or with a retry still scheduled. `all`: every event the endpoint received or should have received in the window. */
+                status: "failed" | "all";
+                event_types: string[] | null;
+                store_id: string | null;
+            };
+            /** @description Events in the window: counted when it began, and the exact sum of the two below once done. */
+            matched: number;
+            /** @description Deliveries made so far; they are sent after every live one due. */
+            queued: number;
+            /** @description Events of a type the endpoint no longer subscribes to, or that its filter refuses. */
+            skipped: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            finished_at: string | null;
+        };
+        /** ReplayList */
+        ReplayList: {
+            items: components["schemas"]["Replay"][];
             /** @description Total matching, over all pages. */
             count: number;
             has_more: boolean;
@@ -4760,6 +4887,8 @@ export type Attempt = components['schemas']['Attempt'];
 export type DeliveryWithAttempts = components['schemas']['DeliveryWithAttempts'];
 export type Delivery = components['schemas']['Delivery'];
 export type DeliveryList = components['schemas']['DeliveryList'];
+export type Replay = components['schemas']['Replay'];
+export type ReplayList = components['schemas']['ReplayList'];
 export type Event = components['schemas']['Event'];
 export type EventList = components['schemas']['EventList'];
 export type KeyPairWithSecret = components['schemas']['KeyPairWithSecret'];
@@ -9087,6 +9216,20 @@ export interface operations {
                     rate_limit?: number | null;
                     /** @description `per_object`: a delivery waits while an earlier-recorded delivery of the same ordering key (the event's `ordering_key`, else its `data.id`) to this webhook is pending; other keys flow. `none` (the default): no order. */
                     ordering?: "none" | "per_object";
+                    /**
+                     * PayloadFilter
+                     * @description null (the default: every event of the subscribed types), or `{"all":[...]}` (every condition holds) or `{"any":[...]}` (at least one does) of 1-20 conditions `{"path","op","value"}`. `path`: a dotted path into the delivery body (`data.total`, `data.currency`, `store_id`; a number steps into an array). `op`: `eq`, `ne` (JSON values; a missing path is `ne` any value), `gt`, `gte`, `lt`, `lte` (a number with numbers, a string with strings byte by byte), `in` (value: an array of 1-100 scalars), `exists` (value: true or false; a JSON null exists), `prefix` (value: a non-empty string). An event that does not match records no delivery to the webhook (counted in `health.filtered_24h`); test deliveries ignore it.
+                     * @example {
+                     *       "all": [
+                     *         {
+                     *           "path": "data.total",
+                     *           "op": "gte",
+                     *           "value": 100
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    filter?: unknown;
                     /** @description An app of this account in the request's mode: the webhook then receives the events of every merchant that installed the app, and never the account’s own unless it installed the app too. */
                     app_id?: string;
                 };
@@ -9406,6 +9549,20 @@ export interface operations {
                     rate_limit?: number | null;
                     /** @description `per_object`: a delivery waits while an earlier-recorded delivery of the same ordering key (the event's `ordering_key`, else its `data.id`) to this webhook is pending; other keys flow. `none` (the default): no order. */
                     ordering?: "none" | "per_object";
+                    /**
+                     * PayloadFilter
+                     * @description null (the default: every event of the subscribed types), or `{"all":[...]}` (every condition holds) or `{"any":[...]}` (at least one does) of 1-20 conditions `{"path","op","value"}`. `path`: a dotted path into the delivery body (`data.total`, `data.currency`, `store_id`; a number steps into an array). `op`: `eq`, `ne` (JSON values; a missing path is `ne` any value), `gt`, `gte`, `lt`, `lte` (a number with numbers, a string with strings byte by byte), `in` (value: an array of 1-100 scalars), `exists` (value: true or false; a JSON null exists), `prefix` (value: a non-empty string). An event that does not match records no delivery to the webhook (counted in `health.filtered_24h`); test deliveries ignore it.
+                     * @example {
+                     *       "all": [
+                     *         {
+                     *           "path": "data.total",
+                     *           "op": "gte",
+                     *           "value": 100
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    filter?: unknown;
                 };
             };
         };
@@ -10545,6 +10702,474 @@ export interface operations {
             };
             /** @description Every error answer. */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWebhookReplays: {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+            };
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path: {
+                webhookID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReplayList"];
+                    };
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    replayWebhookEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+                /** @description Makes the POST safe to retry: the first answer is kept 24 h per principal and replayed for the same request; another request with the same key answers 409 idempotency_conflict. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                webhookID: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Events recorded at or after this.
+                     */
+                    since: string;
+                    /**
+                     * Format: date-time
+                     * @description Events recorded before this (default: now).
+                     */
+                    until?: string;
+                    /** @description `failed` (the default): events whose last delivery to this endpoint failed, finally or with a retry still scheduled. `all`: every event the endpoint received or should have received in the window. */
+                    status?: "failed" | "all";
+                    /** @description Only events of these types. */
+                    event_types?: components["schemas"]["EventType"][];
+                    /** @description Only this store's: an app webhook's installation on it, or events whose `data.store_id` it is. */
+                    store_id?: string;
+                    /**
+                     * @description Only count the events it would walk (`matched`).
+                     * @default false
+                     */
+                    preview?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Events the replay would walk now. */
+                            matched: number;
+                        };
+                    };
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Replay"];
+                    };
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getWebhookReplay: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path: {
+                webhookID: string;
+                replayID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Replay"];
+                    };
+                };
+            };
+            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cancelWebhookReplay: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path: {
+                webhookID: string;
+                replayID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Replay"];
+                    };
+                };
+            };
+            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;

@@ -39,6 +39,8 @@ export interface ClaimedDelivery {
   limited: boolean;
   /** It has an ordering key (a per_object endpoint): its outcome may release the next of its key. */
   ordered: boolean;
+  /** Queued by a replay: it waits behind the webhook's other held deliveries (holdings.ts). */
+  replay?: boolean | null;
 }
 
 export interface ClaimOptions {
@@ -105,6 +107,35 @@ export function heldHere(o: ClaimOptions): { held: Held; skip: RawBuilder<unknow
   return { held, skip };
 }
 
+/**
+ * Step 1's candidates: the due deliveries (`columns` of each), then, while the window has room, the deliveries
+ * replays queued (parked as 'replay', migration 0142), oldest first. Those have no due time, so every ranking
+ * below (by next_attempt_at, nulls last) puts them after the due ones: a replay takes only what live work
+ * leaves, and never comes before a new event's first attempt (docs/decisions/0146-replays-behind-live-deliveries.md).
+ */
+export function candidatesOf(
+  o: ClaimOptions,
+  skip: RawBuilder<unknown>,
+  columns: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  const { now } = o;
+  return sql`due as (
+      select d.id, d.webhook_id, d.next_attempt_at, ${columns}
+      from deliveries d
+      where d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz
+        and (d.locked_until is null or d.locked_until <= ${now}::timestamptz) ${skip}
+      limit ${o.limit * 2}::int
+    ), candidates as (
+      select * from due
+      union all
+      (select d.id, d.webhook_id, d.next_attempt_at, ${columns}
+       from deliveries d
+       where d.status = 'pending' and d.parked = 'replay' ${skip}
+       order by d.id
+       limit greatest(0, ${o.limit * 2}::int - (select count(*) from due)))
+    )`;
+}
+
 export async function claimDeliveries(db: Executor, o: ClaimOptions): Promise<Claim> {
   const { now } = o;
   const nowMs = now.getTime();
@@ -135,17 +166,12 @@ export async function claimDeliveries(db: Executor, o: ClaimOptions): Promise<Cl
   //    touches no index; leased rows stay in the due index, where the next claims step over them.
   const steps = [paceAllowance(o, held), choice(o, held), orderAndParking(now), lease(o), paceUpdates()];
   const { rows } = await sql<Row>`
-    with candidates as (
-      select d.id, d.webhook_id, d.next_attempt_at, d.ordering_key, d.ordering_seq
-      from deliveries d
-      where d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz
-        and (d.locked_until is null or d.locked_until <= ${now}::timestamptz) ${skip}
-      limit ${o.limit * 2}::int
-    ), ${sql.join(steps)}
+    with ${candidatesOf(o, skip, sql`d.ordering_key, d.ordering_seq`)}, ${sql.join(steps)}
     select c.*, e.payload, w.app_id, w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at,
            (w.status = 'enabled' and w.deleted_at is null) as deliverable, s.start_ms as start_at,
            coalesce(s.limited, false) as limited,
-           false as summary, null::int as parked_count, null::float8 as wake_ms, null::boolean as special
+           false as summary, null::int as parked_count, null::float8 as wake_ms, null::boolean as special,
+           c.id = any (array(select id from locked where replay)) as replay
     from claimed c
     cross join lateral (select payload from events where id = c.event_id offset 0) e
     cross join lateral (select * from webhooks where id = c.webhook_id offset 0) w
@@ -163,7 +189,8 @@ export async function claimDeliveries(db: Executor, o: ClaimOptions): Promise<Cl
               where x.time_bound and (x.parked_now > 0 or (x.parked and x.found >= x.wanted))),
              (select ${nowMs}::float8 from seen s
               where s.webhook_id <> all (array(select webhook_id from paces)) limit 1)),
-           exists (select 1 from seen) or exists (select 1 from candidates where ordering_key is not null)
+           exists (select 1 from seen) or exists (select 1 from candidates where ordering_key is not null),
+           null
   `.execute(db);
   return claimOf(rows);
 }
@@ -259,7 +286,8 @@ function orderAndParking(now: Date): RawBuilder<unknown> {
     ), to_park as (
       select id, 'order' as why from proven
       union all
-      select r.id, 'pace' from ranked r where r.rate is not null and r.n > r.slots
+      -- a replay's delivery beyond the slots stays parked as it is, behind every due one
+      select r.id, 'pace' from ranked r where r.rate is not null and r.n > r.slots and r.next_attempt_at is not null
     ), parking as (
       select d.id from deliveries d
       where d.id = any (array(select id from to_park)) and d.status = 'pending'
@@ -278,10 +306,10 @@ function orderAndParking(now: Date): RawBuilder<unknown> {
 function lease(o: ClaimOptions): RawBuilder<unknown> {
   const { now } = o;
   return sql`locked as (
-      select d.id from deliveries d
+      select d.id, d.parked is not distinct from 'replay' as replay from deliveries d
       where d.id = any (array(select id from chosen where id <> all (array(select id from waiting))))
         and d.status = 'pending'
-        and (d.next_attempt_at + interval '0 s' <= ${now}::timestamptz or d.parked = 'pace')
+        and (d.next_attempt_at + interval '0 s' <= ${now}::timestamptz or d.parked in ('pace', 'replay'))
         and (d.locked_until is null or d.locked_until <= ${now}::timestamptz)
       for update skip locked
     ), slotted as (

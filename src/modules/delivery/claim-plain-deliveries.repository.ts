@@ -2,7 +2,14 @@
 // claim, its types and its reasons are in claim-deliveries.repository.ts).
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
-import { claimOf, heldHere, type Claim, type ClaimOptions, type Row } from './claim-deliveries.repository.ts';
+import {
+  candidatesOf,
+  claimOf,
+  heldHere,
+  type Claim,
+  type ClaimOptions,
+  type Row,
+} from './claim-deliveries.repository.ts';
 
 /**
  * The claim of deliveries that neither pace nor order concerns, which is most of them: the due candidates
@@ -16,13 +23,7 @@ export async function claimPlainDeliveries(db: Executor, o: ClaimOptions): Promi
   const { now } = o;
   const { held, skip } = heldHere(o);
   const { rows } = await sql<Row>`
-    with candidates as (
-      select d.id, d.webhook_id, d.next_attempt_at, d.ordering_key
-      from deliveries d
-      where d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz
-        and (d.locked_until is null or d.locked_until <= ${now}::timestamptz) ${skip}
-      limit ${o.limit * 2}::int
-    ), paced as (
+    with ${candidatesOf(o, skip, sql`d.ordering_key`)}, paced as (
       select p.webhook_id from webhook_paces p
       where p.webhook_id = any (array(select distinct webhook_id from candidates))
         and (p.rate_limit is not null or p.pace is not null or p.parked)
@@ -35,15 +36,19 @@ export async function claimPlainDeliveries(db: Executor, o: ClaimOptions): Promi
     ), chosen as (
       select id from ranked where slot <= ${o.perWebhook}::int order by next_attempt_at limit ${o.limit}::int
     ), locked as (
-      select d.id from deliveries d
+      select d.id, d.parked is not distinct from 'replay' as replay from deliveries d
       where d.id = any (array(select id from chosen))
-        and d.status = 'pending' and d.next_attempt_at + interval '0 s' <= ${now}::timestamptz
+        and d.status = 'pending'
+        and (d.next_attempt_at + interval '0 s' <= ${now}::timestamptz or d.parked = 'replay')
         and (d.locked_until is null or d.locked_until <= ${now}::timestamptz)
       for update skip locked
     ), claimed as (
       update deliveries d
       set locked_until = ${now}::timestamptz + ${o.leaseMs}::int * interval '1 millisecond',
-          locked_by = ${o.worker}::text
+          locked_by = ${o.worker}::text,
+          -- a replay's delivery leaves its parking, and comes due again should its lease run out
+          next_attempt_at = coalesce(d.next_attempt_at, ${now}::timestamptz),
+          parked = null
       where d.id = any (array(select id from locked))
       returning d.id, d.webhook_id, d.merchant_id, d.mode, d.event_id, d.attempt_count, d.step, d.test,
                 d.grant_id, d.store_id, d.ordering_key is not null as ordered
@@ -51,7 +56,8 @@ export async function claimPlainDeliveries(db: Executor, o: ClaimOptions): Promi
     select c.*, e.payload, w.app_id, w.url, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at,
            (w.status = 'enabled' and w.deleted_at is null) as deliverable, null::float8 as start_at,
            false as limited,
-           false as summary, null::int as parked_count, null::float8 as wake_ms, null::boolean as special
+           false as summary, null::int as parked_count, null::float8 as wake_ms, null::boolean as special,
+           c.id = any (array(select id from locked where replay)) as replay
     from claimed c
     cross join lateral (select payload from events where id = c.event_id offset 0) e
     cross join lateral (select * from webhooks where id = c.webhook_id offset 0) w
@@ -59,7 +65,8 @@ export async function claimPlainDeliveries(db: Executor, o: ClaimOptions): Promi
     select null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
            null, null, null, null, true, 0, null,
            exists (select 1 from paced) or exists (select 1 from candidates where ordering_key is not null)
-             or exists (select 1 from webhook_paces where parked)
+             or exists (select 1 from webhook_paces where parked),
+           null
   `.execute(db);
   return claimOf(rows);
 }

@@ -1,10 +1,11 @@
-// Row types of the delivery tables (src/db/migrations/0004_webhooks.sql, 0060_pace_sequence_order.sql).
+// Row types of the delivery tables (src/db/migrations/0004_webhooks.sql, 0060_pace_sequence_order.sql,
+// 0142_webhook_replays.sql).
 import type { Generated } from 'kysely';
 import type { Mode } from '../../lib/credentials.ts';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
-/** Why a pending delivery is out of the due index (migration 0060). */
-export type Parked = 'pace' | 'order';
+/** Why a pending delivery is out of the due index (migration 0060); 'replay': queued by a replay (0142). */
+export type Parked = 'pace' | 'order' | 'replay';
 /** What the endpoint answered when it was last paced down. */
 export type PaceReason = '429' | '503' | 'timeout';
 
@@ -65,8 +66,38 @@ export interface DeliveryAttemptsTable {
   error: string | null;
 }
 
+export type ReplayStatus = 'running' | 'done' | 'cancelled';
+/** Which deliveries a replay sends again: those whose last attempt failed, or every event of the window. */
+export type ReplayEventStatus = 'failed' | 'all';
+
+/** A replay and its progress (migration 0142). */
+export interface WebhookReplaysTable {
+  id: string;
+  merchant_id: string;
+  mode: Mode;
+  webhook_id: string;
+  status: ReplayStatus;
+  event_status: ReplayEventStatus;
+  since: Date;
+  until: Date;
+  event_types: string[] | null;
+  store_id: string | null;
+  /** What the cursor walks: the webhook's deliveries by id, or the merchant's events by sequence. */
+  source: 'deliveries' | 'events';
+  after_id: string | null;
+  after_sequence: string | null;
+  end_sequence: string | null;
+  matched: number;
+  queued: Generated<number>;
+  skipped: Generated<number>;
+  created_at: Date;
+  updated_at: Date;
+  finished_at: Date | null;
+}
+
 export interface DeliveryTables {
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
   webhook_paces: WebhookPacesTable;
+  webhook_replays: WebhookReplaysTable;
 }

@@ -1,8 +1,8 @@
 // What one delivery worker holds: every delivery it claimed, from the claim until its attempt ends or its
 // lease is given back. A delivery of a paced endpoint first waits for the start of its slot (given by the
 // claim). A webhook has at most `perWebhook` attempts under way here; its other claimed deliveries wait in its
-// queue, in claim order, and the next starts the moment one of its attempts ends, with no database round trip
-// in between. A delivery paced by a rate_limit that could not start within START_LATE_MS of its slot's start
+// queue, in claim order (a replay's behind the others), and the next starts the moment one of its attempts
+// ends, with no database round trip in between. A delivery paced by a rate_limit that could not start within START_LATE_MS of its slot's start
 // gives its lease back instead: starting later could put more than the endpoint's rate_limit into one second.
 // The same deadline holds when its request is written (sender.ts): a start on time whose connect was delayed is
 // given back too. A slot of an adaptive pace alone may start late (`limited` in claim-deliveries.repository.ts).
@@ -89,8 +89,13 @@ export class Holdings {
     if (this.mayStart(row.webhook_id)) this.start(row);
     else {
       const queue = this.queued.get(row.webhook_id);
-      if (queue) queue.push(row);
-      else this.queued.set(row.webhook_id, [row]);
+      if (!queue) this.queued.set(row.webhook_id, [row]);
+      else {
+        // a replay's deliveries wait behind the rest, as they do in the claim
+        const firstReplay = row.replay ? -1 : queue.findIndex((q) => q.replay);
+        if (firstReplay < 0) queue.push(row);
+        else queue.splice(firstReplay, 0, row);
+      }
     }
   }
 

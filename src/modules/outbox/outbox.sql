@@ -1,15 +1,52 @@
 -- The outbox's functions as the migrations leave them, read in one place: their text is spread over migrations
--- 0004, 0019, 0060, 0081 and 0092, which were never rewritten once run (docs/architecture.md). Each definition
--- is as PostgreSQL prints it (pg_get_functiondef), and test/webhooks/outbox-definition.test.ts checks that a
+-- 0004, 0019, 0060, 0081, 0092 and 0141, which were never rewritten once run (docs/architecture.md). Each
+-- definition is as PostgreSQL prints it (pg_get_functiondef), and test/webhooks/outbox-definition.test.ts checks that a
 -- migrated database holds exactly these, on PostgreSQL and on PGlite. To change the outbox: add a migration
 -- that redefines a function, then copy its new definition here (the test prints it when they differ).
 --
--- svc_record_sequenced_events (migration 0092): records a batch of events and fans each out to its deliveries
--- in one statement (src/modules/webhooks/events.repository.ts calls it). The comments of migration 0092 say
--- who receives an event (`to_merchant`, `to_installed`, `app_id`), and those of 0060 what the sequence and the
--- per-object ordering add.
+-- svc_record_sequenced_events (migrations 0092, 0141): records a batch of events and fans each out to its
+-- deliveries in one statement (src/modules/outbox/events.repository.ts calls it), each webhook's payload filter
+-- applied and its refusals counted (0141). The comments of migration 0092 say who receives an event
+-- (`to_merchant`, `to_installed`, `app_id`), and those of 0060 what the sequence and the per-object ordering add.
 --
 -- svc_sequenced (migration 0060): the delivery body with its sequence as its last member.
+--
+-- svc_payload_matches (migration 0141): whether a delivery body matches a webhook's payload filter; its comments
+-- there give the semantics of each op.
+
+CREATE OR REPLACE FUNCTION public.svc_payload_matches(p_filter jsonb, p_body jsonb)
+ RETURNS boolean
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+  select case when p_filter ? 'any' then coalesce(bool_or(m.ok), false) else coalesce(bool_and(m.ok), true) end
+  from jsonb_array_elements(coalesce(p_filter -> 'all', p_filter -> 'any')) as c(cond)
+  cross join lateral (
+    select p_body #> string_to_array(c.cond ->> 'path', '.') as v, c.cond -> 'value' as x, c.cond ->> 'op' as op
+  ) f
+  cross join lateral (
+    select case when jsonb_typeof(f.v) is distinct from jsonb_typeof(f.x) then null
+                when jsonb_typeof(f.x) = 'number' then sign(f.v::numeric - f.x::numeric)::int
+                when jsonb_typeof(f.x) = 'string' then
+                  case when (f.v #>> '{}') collate "C" < (f.x #>> '{}') collate "C" then -1
+                       when (f.v #>> '{}') collate "C" = (f.x #>> '{}') collate "C" then 0 else 1 end
+           end as cmp
+  ) o
+  cross join lateral (
+    select coalesce(case f.op
+      when 'eq' then f.v = f.x
+      when 'ne' then f.v is distinct from f.x
+      when 'gt' then o.cmp > 0
+      when 'gte' then o.cmp >= 0
+      when 'lt' then o.cmp < 0
+      when 'lte' then o.cmp <= 0
+      when 'in' then f.v is not null and f.x @> jsonb_build_array(f.v)
+      when 'exists' then (f.v is not null) = (f.x = 'true'::jsonb)
+      when 'prefix' then case when jsonb_typeof(f.v) = 'string'
+                              then starts_with(f.v #>> '{}', f.x #>> '{}') else false end
+    end, false) as ok
+  ) m
+$function$;
 
 CREATE OR REPLACE FUNCTION public.svc_sequenced(p_payload text, p_sequence bigint)
  RETURNS text
@@ -57,7 +94,8 @@ begin
     select k.*, ev.sequence from known k join ev on ev.id = k.id
   ), targets as (
     select k.id as event_id, k.type, k.created_at, k.id_prefix, k.ordering_key, k.sequence, w.id as webhook_id,
-           w.merchant_id, w.mode, w.kind, w.ordering, null::text as grant_id, null::text as store_id
+           w.merchant_id, w.mode, w.kind, w.ordering, null::text as grant_id, null::text as store_id,
+           k.merchant_id as event_merchant_id, k.payload, w.filter, w.app_id
     from recorded k
     join webhooks w
       on w.merchant_id = k.merchant_id and w.mode = k.mode and w.app_id is null and w.status = 'enabled'
@@ -65,7 +103,7 @@ begin
     where k.to_merchant
     union all
     select k.id, k.type, k.created_at, k.id_prefix, k.ordering_key, k.sequence, w.id, w.merchant_id, w.mode,
-           w.kind, w.ordering, g.id, g.store_id
+           w.kind, w.ordering, g.id, g.store_id, k.merchant_id, k.payload, w.filter, w.app_id
     from recorded k
     join oauth_grants g on g.merchant_id = k.merchant_id and g.mode = k.mode
     join webhooks w
@@ -77,12 +115,30 @@ begin
                        where a.id = g.app_id and a.allowed_scopes ~ '(^| )public:(read|\*)( |$)'))
     union all
     select k.id, k.type, k.created_at, k.id_prefix, k.ordering_key, k.sequence, w.id, w.merchant_id, w.mode,
-           w.kind, w.ordering, k.grant_id, k.store_id
+           w.kind, w.ordering, k.grant_id, k.store_id, k.merchant_id, k.payload, w.filter, w.app_id
     from recorded k
     join webhooks w
       on w.app_id = k.app_id and w.mode = k.mode and w.status = 'enabled' and w.deleted_at is null
      and k.type = any (w.events)
     where k.app_id is not null
+  ), judged as (
+    -- A webhook's payload filter, on the body its delivery would send (the sequenced payload, with the
+    -- installation for an app webhook, src/modules/delivery/delivery-body.ts), parsed only where there is one.
+    select t.*, case when t.filter is null then true
+                     else svc_payload_matches(t.filter, case when t.app_id is null then b.body else b.body
+                          || jsonb_build_object('app_id', t.app_id, 'grant_id', t.grant_id, 'store_id', t.store_id)
+                          end) end as ok
+    from targets t
+    cross join lateral (select case when t.filter is null then null
+                                    else svc_sequenced(t.payload, t.sequence)::jsonb end as body) b
+  ), refused as (
+    -- what the filters refused, by webhook, hour and the event's merchant (migration 0140)
+    insert into webhook_filtered_counts as f (webhook_id, hour, merchant_id, filtered)
+    select t.webhook_id, date_bin('1 hour', t.created_at, timestamptz '2000-01-01 00:00:00+00'),
+           t.event_merchant_id, count(*)::int
+    from judged t where not t.ok
+    group by 1, 2, 3
+    on conflict (webhook_id, hour, merchant_id) do update set filtered = f.filtered + excluded.filtered
   ), dl as (
     -- Delivery ids: the caller's time prefix (src/lib/ids.ts) and 96 bits from a v4 UUID (migration 0004).
     insert into deliveries as d
@@ -93,7 +149,8 @@ begin
            case when t.kind = 'listener' then null else t.created_at end, t.created_at, t.created_at,
            case when t.ordering = 'per_object' then t.ordering_key end,
            case when t.ordering = 'per_object' and t.ordering_key is not null then 2 * t.sequence end
-    from targets t
+    from judged t
+    where t.ok
     returning d.event_id, d.next_attempt_at
   ), counts as (
     select dl.event_id, count(*)::int as n from dl where dl.next_attempt_at is not null group by dl.event_id

@@ -5,11 +5,14 @@
 // planner choose a sequential scan that tested every row against the whole page of ids.) Written: by the
 // delivery module's outcome statement, through `recordHealth`.
 import { sql, type ExpressionBuilder, type RawBuilder } from 'kysely';
+import type { Executor } from '../../db/database.ts';
 import { idFloor } from '../../lib/ids.ts';
 import type { DB } from '../../schema.ts';
 
 export interface RecentDeliveries {
   deliveries: number;
+  /** Events its payload filter refused since then (counted by the hour, migration 0140). */
+  filtered: number;
   /** Deliveries with at least one attempt: the denominator of the success rate. */
   attempted: number;
   succeeded: number;
@@ -29,6 +32,29 @@ export function recentDeliveries(since: Date) {
       .where('deliveries.id', '>=', idFloor('dlv', since))
       .where('deliveries.test', '=', false)
       .as('recent');
+}
+
+/**
+ * For `crossJoinLateral` on `webhooks`: what the row's filter refused in the hours that began after `since`
+ * (the current hour and the 23 before it, for a day before now): one short range of the counts' key.
+ */
+export function recentlyFiltered(since: Date) {
+  return (eb: ExpressionBuilder<DB, 'webhooks'>) =>
+    eb
+      .selectFrom('webhook_filtered_counts as f')
+      .select(sql<number>`coalesce(sum(f.filtered), 0)::int`.as('filtered'))
+      .whereRef('f.webhook_id', '=', 'webhooks.id')
+      .where('f.hour', '>', since)
+      .as('refused');
+}
+
+/** Retention: counts of hours before `before`, at most `batch`; answers how many went. */
+export async function purgeFilteredCounts(db: Executor, before: Date, batch: number): Promise<number> {
+  const result = await sql`
+    delete from webhook_filtered_counts where ctid = any (array(
+      select ctid from webhook_filtered_counts where hour < ${before}::timestamptz limit ${batch}::int))
+  `.execute(db);
+  return Number(result.numAffectedRows ?? 0);
 }
 
 /**

@@ -27,7 +27,8 @@ export {
 } from './webhooks.repository.ts';
 export { webhookSecretsById } from './exposure.repository.ts';
 export { disableFailing, FAILING_DAYS } from './disable-failing.repository.ts';
-export { recordHealth } from './health.repository.ts';
+export { purgeFilteredCounts, recordHealth } from './health.repository.ts';
+export type { PayloadFilter } from './payload-filter.ts';
 export {
   closeListeners,
   noteListenerAttempt,

@@ -22,6 +22,7 @@ function presentPace(w: Partial<WebhookView>) {
 export function presentHealth(w: ShownWebhook & Partial<WebhookView>) {
   return {
     deliveries_24h: w.deliveries ?? 0,
+    filtered_24h: w.filtered ?? 0,
     success_rate_24h: w.attempted ? w.succeeded! / w.attempted : null,
     last_attempt_at: iso(w.last_attempt_at),
     last_status: w.last_response_status,
@@ -51,6 +52,7 @@ export function presentWebhook(w: ShownWebhook & Partial<WebhookView>) {
     disabled_reason: w.disabled_reason,
     rate_limit: w.rate_limit ?? null,
     ordering: w.ordering,
+    filter: w.filter,
     health: presentHealth(w),
   };
 }

@@ -4,7 +4,7 @@ import type { Executor } from '../../db/database.ts';
 import { pageById } from '../../db/paging.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import type { Page, PageInput, Scope } from '../../lib/scope.ts';
-import { recentDeliveries, type RecentDeliveries } from './health.repository.ts';
+import { recentDeliveries, recentlyFiltered, type RecentDeliveries } from './health.repository.ts';
 import type { DB } from '../../schema.ts';
 import type { WebhooksTable } from './webhooks.table.ts';
 
@@ -25,6 +25,7 @@ const SHOWN = [
   'last_response_status',
   'last_error',
   'ordering',
+  'filter',
   'created_at',
   'updated_at',
 ] as const;
@@ -55,9 +56,10 @@ function liveWebhooks(db: Executor, scope: Scope, appId?: string) {
 function viewed(db: Executor, scope: Scope, since: Date, appId?: string) {
   return liveWebhooks(db, scope, appId)
     .crossJoinLateral(recentDeliveries(since))
+    .crossJoinLateral(recentlyFiltered(since))
     .leftJoin('webhook_paces as p', 'p.webhook_id', 'webhooks.id')
     .select(SHOWN.map((column) => `webhooks.${column}` as const))
-    .select(['recent.deliveries', 'recent.attempted', 'recent.succeeded'])
+    .select(['recent.deliveries', 'recent.attempted', 'recent.succeeded', 'refused.filtered'])
     .select(['p.rate_limit', 'p.pace', 'p.pace_reason']);
 }
 

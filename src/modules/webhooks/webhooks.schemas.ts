@@ -46,9 +46,31 @@ const Ordering = Type.Union([Type.Literal('none'), Type.Literal('per_object')], 
     'default): no order.',
 });
 
+/**
+ * Checked by the service (payload-filter.ts), which names every faulty condition in `details`; the schema only
+ * documents the shape, so that a fault is reported once, by its condition.
+ */
+const PayloadFilter = Type.Unknown({
+  title: 'PayloadFilter',
+  description:
+    'null (the default: every event of the subscribed types), or `{"all":[...]}` (every condition holds) or ' +
+    '`{"any":[...]}` (at least one does) of 1-20 conditions `{"path","op","value"}`. `path`: a dotted path ' +
+    'into the delivery body (`data.total`, `data.currency`, `store_id`; a number steps into an array). `op`: ' +
+    '`eq`, `ne` (JSON values; a missing path is `ne` any value), `gt`, `gte`, `lt`, `lte` (a number with ' +
+    'numbers, a string with strings byte by byte), `in` (value: an array of 1-100 scalars), `exists` (value: ' +
+    'true or false; a JSON null exists), `prefix` (value: a non-empty string). An event that does not match ' +
+    'records no delivery to the webhook (counted in `health.filtered_24h`); test deliveries ignore it.',
+  examples: [{ all: [{ path: 'data.total', op: 'gte', value: 100 }] }],
+});
+
 export const WebhookHealth = Type.Object(
   {
     deliveries_24h: Type.Integer({ description: 'Real (non-test) deliveries created in the last 24 hours.' }),
+    filtered_24h: Type.Integer({
+      description:
+        "Events its payload filter refused (no delivery recorded), counted by the hour: the current hour's and " +
+        'the 23 before it.',
+    }),
     success_rate_24h: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
       description: 'Of those with at least one attempt, the share that succeeded; null when none was tried.',
     }),
@@ -112,6 +134,7 @@ export const Webhook = Type.Object(
       description: 'Most attempts started in any one second; null: no limit.',
     }),
     ordering: Ordering,
+    filter: PayloadFilter,
     health: WebhookHealth,
   },
   { title: 'Webhook' },
@@ -130,6 +153,7 @@ export const CreateWebhookBody = Body({
   description: Type.Optional(Description),
   rate_limit: Type.Optional(RateLimit),
   ordering: Type.Optional(Ordering),
+  filter: Type.Optional(PayloadFilter),
   app_id: Type.Optional(AppId),
 });
 export const WebhooksQuery = Type.Object({
@@ -144,6 +168,7 @@ export const UpdateWebhookBody = Body({
   description: Type.Optional(Type.Union([Description, Type.Null()])),
   rate_limit: Type.Optional(RateLimit),
   ordering: Type.Optional(Ordering),
+  filter: Type.Optional(PayloadFilter),
 });
 export const RotateSecretBody = Body({
   previous_secret_expires_in: Type.Optional(

@@ -12,6 +12,7 @@ import type { WebhookOrdering } from './webhooks.table.ts';
 import { presentWebhook } from './webhooks.presenters.ts';
 import * as repo from './webhooks.repository.ts';
 import { checkEvents, checkUrl } from './webhook-rules.ts';
+import { checkFilter, type PayloadFilter } from './payload-filter.ts';
 import { newWebhookSecret } from './signing.ts';
 
 export type Webhook = ReturnType<typeof presentWebhook>;
@@ -33,6 +34,10 @@ function loggableUrl(raw: string): string {
   const url = new URL(raw);
   return `${url.protocol}//${url.host}${url.pathname}`;
 }
+
+/** A filter as its jsonb column takes it: written as JSON text, so both drivers store the same value. */
+const filterColumn = (filter: PayloadFilter | null) =>
+  (filter === null ? null : JSON.stringify(filter)) as unknown as PayloadFilter | null;
 
 const DAY_MS = 86_400_000;
 const dayBefore = (now: Date) => new Date(now.getTime() - DAY_MS);
@@ -94,6 +99,8 @@ export async function checkOwnApp(
 interface DeliveryRules {
   rate_limit?: number | null | undefined;
   ordering?: WebhookOrdering | undefined;
+  /** Unchecked as it came: checkFilter (payload-filter.ts) names every faulty condition. */
+  filter?: unknown;
 }
 
 export async function createWebhook(
@@ -109,6 +116,7 @@ export async function createWebhook(
   } & DeliveryRules,
 ): Promise<Webhook & { secret: string }> {
   const events = checkEvents(input.events);
+  const filter = input.filter === undefined ? null : checkFilter(input.filter);
   const url = await checkUrl(ctx.config, audit.mode, input.url);
   const appId = input.app_id === undefined ? null : await checkOwnApp(ctx, apps, audit, input.app_id);
   const secret = newWebhookSecret();
@@ -131,6 +139,7 @@ export async function createWebhook(
       created_at: now,
       updated_at: now,
       ordering: input.ordering ?? 'none',
+      filter: filterColumn(filter),
     });
     const rateLimit = input.rate_limit ?? null;
     if (rateLimit !== null) await deliveries.setRateLimit(trx, row.id, rateLimit);
@@ -139,6 +148,7 @@ export async function createWebhook(
       events,
       rate_limit: rateLimit,
       ordering: row.ordering,
+      ...(filter ? { filter } : {}),
       ...(appId ? { app_id: appId } : {}),
     });
     return { ...presentWebhook({ ...row, rate_limit: rateLimit }), secret };
@@ -170,6 +180,7 @@ export async function updateWebhook(
   } & DeliveryRules,
 ): Promise<Webhook> {
   const events = input.events ? checkEvents(input.events) : undefined;
+  const filter = input.filter === undefined ? undefined : checkFilter(input.filter);
   const url = input.url !== undefined ? await checkUrl(ctx.config, audit.mode, input.url) : undefined;
   return ctx.db.transaction().execute(async (trx) => {
     const now = new Date(ctx.clock.now());
@@ -179,8 +190,15 @@ export async function updateWebhook(
       ...(events !== undefined ? { events } : {}),
       ...(input.description !== undefined ? { description: input.description } : {}),
       ...(input.ordering !== undefined ? { ordering: input.ordering } : {}),
+      ...(filter !== undefined ? { filter } : {}),
     };
-    await repo.updateWebhook(trx, scopeOf(audit), id, changes, now);
+    await repo.updateWebhook(
+      trx,
+      scopeOf(audit),
+      id,
+      { ...changes, ...(filter !== undefined ? { filter: filterColumn(filter) } : {}) },
+      now,
+    );
     if (input.rate_limit !== undefined) await deliveries.setRateLimit(trx, id, input.rate_limit);
     const limit = input.rate_limit !== undefined ? { rate_limit: input.rate_limit } : {};
     await audited(trx, audit, 'webhook.updated', id, {

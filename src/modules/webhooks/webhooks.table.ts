@@ -1,8 +1,9 @@
 // Row type of the webhooks table, the subscriptions (src/db/migrations/0004_webhooks.sql). Its health columns
 // (failing_since, last_*, ok_*) are written by the delivery module's outcome statement through this module's
-// fragment (health.repository.ts).
+// fragment (health.repository.ts); its filtered counts by the outbox's fan-out (migration 0141).
 import type { Generated } from 'kysely';
 import type { Mode } from '../../lib/credentials.ts';
+import type { PayloadFilter } from './payload-filter.ts';
 
 export type WebhookStatus = 'enabled' | 'disabled';
 /** `listener`: the temporary endpoint of an open `svc listen` stream (migration 0016). */
@@ -33,6 +34,8 @@ export interface WebhooksTable {
   /** The last attempt's error, beside its status (migration 0090). */
   last_error: Generated<string | null>;
   ordering: Generated<WebhookOrdering>;
+  /** Its payload filter (migration 0140); null: every event of its types. */
+  filter: Generated<PayloadFilter | null>;
   /** The start of the second whose successes `ok_in_second` counts, and the count of the one before (0060). */
   ok_second: Generated<Date | null>;
   ok_in_second: Generated<number>;
@@ -42,6 +45,15 @@ export interface WebhooksTable {
   deleted_at: Date | null;
 }
 
+/** What payload filters refused, by webhook, hour and the event's merchant (migration 0140). */
+export interface WebhookFilteredCountsTable {
+  webhook_id: string;
+  hour: Date;
+  merchant_id: string;
+  filtered: number;
+}
+
 export interface WebhooksTables {
   webhooks: WebhooksTable;
+  webhook_filtered_counts: WebhookFilteredCountsTable;
 }

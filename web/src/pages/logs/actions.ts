@@ -29,6 +29,8 @@ export const FAMILIES: Record<string, readonly string[]> = {
     'webhook.delivery_retried',
     'webhook.event_resent',
     'webhook.recovered',
+    'webhook.replayed',
+    'webhook.replay_cancelled',
     'webhook.secret_revealed',
     'webhook.event_triggered',
   ],
