@@ -1,6 +1,6 @@
 // The dev-loop module: the merchant's window onto what the outbox recorded and the delivery module sent, and
-// the developer's loop with it (API.md sections 7 and 10): the deliveries of an endpoint with their attempts,
-// retry, recover, the test route, the account's events with where each went, resend, trigger, and `svc
+// the developer's loop with it (API.md sections 7, 10 and 12.2): the deliveries of an endpoint with their
+// attempts, every attempt of the account's endpoints, retry, recover, the test route, the account's events with where each went, resend, trigger, and `svc
 // listen`'s stream. It owns no table and holds no SQL: each read and change is a function of the module that
 // owns the rows (webhooks, outbox, delivery), called in this module's use case and its transaction.
 import type { FastifyPluginAsync } from 'fastify';
@@ -8,6 +8,7 @@ import type { Sending } from '../delivery/index.ts';
 import type { AppsCache } from '../oauth-apps/index.ts';
 import type { Signal } from '../outbox/index.ts';
 import type { Module } from '../module.ts';
+import { attemptRoutes } from './attempts.routes.ts';
 import { deliveryRoutes } from './deliveries.routes.ts';
 import { listenRoutes } from './listen.routes.ts';
 import { merchantEventRoutes } from './merchant-events.routes.ts';
@@ -28,6 +29,7 @@ const merchantRoutes =
   (deps: DevLoopDeps): FastifyPluginAsync =>
   async (app) => {
     await app.register(deliveryRoutes(deps.sending));
+    await app.register(attemptRoutes);
     await app.register(merchantEventRoutes(deps.listeners));
     await app.register(listenRoutes(deps.listeners, deps.apps));
   };
