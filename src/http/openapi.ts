@@ -43,6 +43,7 @@ function securityOf(route: RouteOptions, method: string): RouteSecurity {
   if (url.startsWith(MERCHANT)) return route.config?.anonymous ? SECURITY.none : SECURITY.session;
   if (route.config?.security) return route.config.security;
   if (url.startsWith(PUBLIC)) {
+    if (route.config?.anonymous) return SECURITY.none;
     return [{ publicBearer: [] }, { oauth2: [neededScope(method)] }];
   }
   // The internal interface: the platform's own services, with the internal token.
