@@ -43,6 +43,8 @@ const ON_PGLITE_TOO = [
   'test/webhooks/ordering.test.ts', // deliveries: keys held and released, resend and recover in order
   'test/webhooks/sequence.test.ts', // events: the sequence counters, after_sequence
   'test/webhooks/outbox-definition.test.ts', // the outbox's functions as migrated: src/modules/webhooks/outbox.sql
+  'test/webhooks/attempts.test.ts', // deliveries: the attempts list, its filters and their plans
+  'test/webhooks/resend-targets.test.ts', // deliveries of an event: where a resend may go
   'test/events/trigger.test.ts', // events of a test trigger
   'test/cli/listen.test.ts', // listeners and their streams
   'test/ops/metrics.test.ts', // the queue's depth

@@ -115,12 +115,15 @@ describe('GET /webhook-attempts', () => {
           'outcome',
           'response_status',
           'store_id',
+          'webhook_id',
         ].sort(),
       );
     }
     const of = (w: { id: string }) => first.filter((a) => a.webhook_id === w.id);
     expect(of(ok).map((a) => a.outcome)).toEqual(['succeeded', 'succeeded', 'succeeded']);
-    expect(of(bad)).toEqual([expect.objectContaining({ outcome: 'failed', response_status: 500, store_id: null })]);
+    expect(of(bad)).toEqual([
+      expect.objectContaining({ outcome: 'failed', response_status: 500, store_id: null }),
+    ]);
     expect(of(client)).toEqual([expect.objectContaining({ outcome: 'failed', response_status: 422 })]);
     expect(of(down)).toEqual([expect.objectContaining({ outcome: 'network_error', response_status: null })]);
     expect(of(appHook)).toEqual([
@@ -143,15 +146,21 @@ describe('GET /webhook-attempts', () => {
     expect(byStore.json<{ data: { count: number } }>().data.count).toBe(1);
     const other = await svc.app.inject({ url: `${url}?store_id=${dev.storeId}`, headers: dev.auth });
     expect(other.json<{ data: { count: number } }>().data.count).toBe(0);
-    const own = await svc.app.inject({ url: `/api/v1/merchant/webhooks/${ok.id}/deliveries`, headers: dev.auth });
+    const own = await svc.app.inject({
+      url: `/api/v1/merchant/webhooks/${ok.id}/deliveries`,
+      headers: dev.auth,
+    });
     for (const d of own.json<{ data: { items: { store_id: unknown; app_id: unknown }[] } }>().data.items)
       expect(d).toMatchObject({ store_id: null, app_id: null });
   });
 
   it('filters by endpoint, type, family, outcome, status class, store and app', async () => {
-    const only = async (query: string) => (await page(dev, `?limit=200&${query}`)).items.filter((a) => a.attempt === 1);
+    const only = async (query: string) =>
+      (await page(dev, `?limit=200&${query}`)).items.filter((a) => a.attempt === 1);
     expect((await only(`webhook_id=${bad.id}`)).map((a) => a.webhook_id)).toEqual([bad.id]);
-    expect((await only('event_type=order.paid')).map((a) => a.webhook_id).sort()).toEqual([ok.id, bad.id].sort());
+    expect((await only('event_type=order.paid')).map((a) => a.webhook_id).sort()).toEqual(
+      [ok.id, bad.id].sort(),
+    );
     expect(await only('event_type=order.*')).toHaveLength(5);
     expect(await only('event_type=order.paid,cart.abandoned')).toHaveLength(4);
     expect((await only('outcome=network_error')).map((a) => a.webhook_id)).toEqual([down.id]);

@@ -13,7 +13,10 @@ let m: TestMerchant;
 
 beforeAll(async () => {
   svc = await startTestService({
-    env: { SVC_EGRESS_ADDRESSES: '203.0.113.7, 198.51.100.0/24,2001:db8::/48', SVC_EGRESS_ADDRESSES_UPDATED_AT: UPDATED },
+    env: {
+      SVC_EGRESS_ADDRESSES: '203.0.113.7, 198.51.100.0/24,2001:db8::/48',
+      SVC_EGRESS_ADDRESSES_UPDATED_AT: UPDATED,
+    },
   });
   bare = await startTestService();
   m = await signupMerchant(svc.app, 'Firewall keeper');
@@ -33,7 +36,14 @@ describe('SVC_EGRESS_ADDRESSES', () => {
       '10.0.0.0/8',
     ]);
     expect(loadConfig(env).egressAddresses).toEqual([]);
-    for (const bad of ['egress.example.com', '10.0.0.0/33', '10.0.0.1/8/1', '::1/129', '10.0.0.1,', '300.1.1.1']) {
+    for (const bad of [
+      'egress.example.com',
+      '10.0.0.0/33',
+      '10.0.0.1/8/1',
+      '::1/129',
+      '10.0.0.1,',
+      '300.1.1.1',
+    ]) {
       expect(() => loadConfig({ ...env, SVC_EGRESS_ADDRESSES: bad }), bad).toThrow(ConfigError);
       expect(() => loadConfig({ ...env, SVC_EGRESS_ADDRESSES: bad }), bad).toThrow(/SVC_EGRESS_ADDRESSES/);
     }
@@ -66,9 +76,9 @@ describe('GET /webhook-source-addresses', () => {
       headers: { authorization: 'Bearer nonsense' },
     });
     expect(withJunk.statusCode).toBe(200);
-    expect((await svc.app.inject({ method: 'POST', url: '/api/public/v1/webhook-source-addresses' })).statusCode).toBe(
-      405,
-    );
+    expect(
+      (await svc.app.inject({ method: 'POST', url: '/api/public/v1/webhook-source-addresses' })).statusCode,
+    ).toBe(405);
   });
 
   it('answers an empty list, as old as the process, when none is configured', async () => {

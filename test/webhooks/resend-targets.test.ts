@@ -14,14 +14,19 @@ let m: TestMerchant;
 let paid: CreatedWebhook;
 let created: CreatedWebhook;
 let disabled: CreatedWebhook;
-let ownApp: CreatedWebhook;
+let ownApp: CreatedWebhook & { app_id: string };
 let lateApp: CreatedWebhook;
 let eventId: string;
 
 const RX = 'http://127.0.0.1:9/';
 
 const call = (method: 'GET' | 'POST', url: string, payload?: object, who: TestMerchant = m) =>
-  svc.app.inject({ method, url: `/api/v1/merchant${url}`, headers: who.auth, ...(payload ? { payload } : {}) });
+  svc.app.inject({
+    method,
+    url: `/api/v1/merchant${url}`,
+    headers: who.auth,
+    ...(payload ? { payload } : {}),
+  });
 
 beforeAll(async () => {
   svc = await startTestService({ env: { SVC_INTERNAL_TOKEN: INTERNAL_TOKEN } });
@@ -44,7 +49,8 @@ describe('GET /events/{id}/resend-targets', () => {
   it('offers only the endpoints that subscribe to the type and may receive it', async () => {
     const res = await call('GET', `/events/${eventId}/resend-targets`);
     expect(res.statusCode).toBe(200);
-    const data = res.json<{ data: { items: { webhook_id: string }[]; count: number; has_more: boolean } }>().data;
+    const data = res.json<{ data: { items: { webhook_id: string }[]; count: number; has_more: boolean } }>()
+      .data;
     expect(data.items.map((t) => t.webhook_id).sort()).toEqual([created.id, ownApp.id].sort());
     expect(data).toMatchObject({ count: 2, has_more: false, next_cursor: null });
     expect(data.items.find((t) => t.webhook_id === ownApp.id)).toMatchObject({
@@ -87,10 +93,12 @@ describe('POST /events/{id}/resend', () => {
     // the disabled endpoint is offered again once enabled
     expect((await call('POST', `/webhooks/${disabled.id}/enable`)).statusCode).toBe(200);
     const offers = await call('GET', `/events/${eventId}/resend-targets`);
-    expect(offers.json<{ data: { items: { webhook_id: string }[] } }>().data.items.map((t) => t.webhook_id)).toContain(
-      disabled.id,
+    expect(
+      offers.json<{ data: { items: { webhook_id: string }[] } }>().data.items.map((t) => t.webhook_id),
+    ).toContain(disabled.id);
+    expect((await call('POST', `/events/${eventId}/resend`, { webhook_id: disabled.id })).statusCode).toBe(
+      202,
     );
-    expect((await call('POST', `/events/${eventId}/resend`, { webhook_id: disabled.id })).statusCode).toBe(202);
   });
 
   it("never sends store.redact to a merchant's own webhook, only to the app's", () => {
@@ -107,7 +115,8 @@ describe('POST /events/{id}/resend', () => {
 describe('the deliveries list', () => {
   it('shows the store and app of each delivery', async () => {
     const res = await svc.app.inject({ url: `${base}/${ownApp.id}/deliveries`, headers: m.auth });
-    const items = res.json<{ data: { items: { store_id: string | null; app_id: string | null }[] } }>().data.items;
+    const items = res.json<{ data: { items: { store_id: string | null; app_id: string | null }[] } }>().data
+      .items;
     expect(items.length).toBeGreaterThanOrEqual(1);
     for (const d of items) expect(d).toMatchObject({ store_id: m.storeId, app_id: ownApp.app_id });
   });

@@ -72,7 +72,11 @@ const COLUMN_OF = {
 };
 
 /** One filter of several values as one equality per branch; `undefined` values: the filter is off. */
-function restrict(q: Scoped, dimension: Dimension, values: readonly (string | number)[] | undefined): Scoped[] {
+function restrict(
+  q: Scoped,
+  dimension: Dimension,
+  values: readonly (string | number)[] | undefined,
+): Scoped[] {
   if (values === undefined) return [q];
   return values.map((v) => q.where(COLUMN_OF[dimension], '=', v));
 }

@@ -338,20 +338,10 @@ export function claimOf(rows: Row[]): Claim {
   return {
     rows: rows
       .filter((r) => !r.summary)
-      .map(
-        ({
-          summary: _s,
-          parked_count: _p,
-          wake_ms: _w,
-          special: _x,
-          grant_id,
-          store_id,
-          ...row
-        }) => ({
-          ...row,
-          payload: deliveryBody(row.payload, { appId: row.app_id, grantId: grant_id, storeId: store_id }),
-        }),
-      ),
+      .map(({ summary: _s, parked_count: _p, wake_ms: _w, special: _x, grant_id, store_id, ...row }) => ({
+        ...row,
+        payload: deliveryBody(row.payload, { appId: row.app_id, grantId: grant_id, storeId: store_id }),
+      })),
     parked: summary.parked_count ?? 0,
     wakeAt: summary.wake_ms,
     special: summary.special ?? false,

@@ -5,7 +5,13 @@ import { List, PageQuery, Timestamp } from '../../http/schemas.ts';
 
 const OUTCOMES = ['succeeded', 'failed', 'timeout', 'network_error', 'refused'] as const;
 export const AttemptOutcome = Type.Union(
-  OUTCOMES.map((o) => Type.Literal(o)),
+  [
+    Type.Literal('succeeded'),
+    Type.Literal('failed'),
+    Type.Literal('timeout'),
+    Type.Literal('network_error'),
+    Type.Literal('refused'),
+  ],
   {
     description:
       '`succeeded`: a 2xx; `failed`: another status; `timeout`: no complete answer in time; `network_error`: ' +
@@ -48,7 +54,11 @@ export const AttemptsQuery = Type.Object({
     }),
   ),
   outcome: Type.Optional(
-    Type.String({ pattern: COMMA_OUTCOMES, maxLength: 200, description: 'One outcome or several, comma-separated.' }),
+    Type.String({
+      pattern: COMMA_OUTCOMES,
+      maxLength: 200,
+      description: 'One outcome or several, comma-separated.',
+    }),
   ),
   status_class: Type.Optional(
     Type.String({
@@ -59,6 +69,10 @@ export const AttemptsQuery = Type.Object({
   ),
   store_id: Type.Optional(ID),
   app_id: Type.Optional(ID),
-  since: Type.Optional(Type.String({ format: 'date-time', description: 'Attempts started at or after (inclusive).' })),
-  until: Type.Optional(Type.String({ format: 'date-time', description: 'Attempts started before (exclusive).' })),
+  since: Type.Optional(
+    Type.String({ format: 'date-time', description: 'Attempts started at or after (inclusive).' }),
+  ),
+  until: Type.Optional(
+    Type.String({ format: 'date-time', description: 'Attempts started before (exclusive).' }),
+  ),
 });

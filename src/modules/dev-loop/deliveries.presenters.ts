@@ -23,10 +23,8 @@ export function presentDelivery(d: DeliveryRow & { app_id: string | null }) {
 }
 
 /** The deliveries of one webhook, which names their app. */
-export const deliveryOf =
-  (webhook: { app_id: string | null }) =>
-  (d: DeliveryRow) =>
-    presentDelivery({ ...d, app_id: webhook.app_id });
+export const deliveryOf = (webhook: { app_id: string | null }) => (d: DeliveryRow) =>
+  presentDelivery({ ...d, app_id: webhook.app_id });
 
 export function presentAttempt(a: AttemptRow) {
   return {

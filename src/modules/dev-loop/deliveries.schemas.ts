@@ -69,7 +69,11 @@ export const DeliveriesQuery = Type.Object({
   ...PageQuery,
   status: Type.Optional(DeliveryStatus),
   store_id: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 64, description: "An installing store: an app webhook's deliveries for it." }),
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: "An installing store: an app webhook's deliveries for it.",
+    }),
   ),
 });
 export const DeliveryParams = Type.Object({

@@ -41,7 +41,10 @@ export interface DeliveriesInput extends PageInput {
 export async function listDeliveries(ctx: Context, scope: Scope, input: DeliveriesInput) {
   const { webhookId, status, storeId, ...page } = input;
   const webhook = await findOwnWebhook(ctx.db, scope, webhookId);
-  return mapPage(await repo.listDeliveries(ctx.db, webhook.id, { status, storeId }, page), deliveryOf(webhook));
+  return mapPage(
+    await repo.listDeliveries(ctx.db, webhook.id, { status, storeId }, page),
+    deliveryOf(webhook),
+  );
 }
 
 export async function getDelivery(ctx: Context, audit: AuditContext, webhookId: string, id: string) {
@@ -65,7 +68,8 @@ export async function retryDelivery(ctx: Context, audit: AuditContext, webhookId
     if (!row) throw notFound('delivery');
     if (webhook.status !== 'enabled') throw new AppError('conflict', 'Enable the webhook before retrying.');
     const now = new Date(ctx.clock.now());
-    if (row.status === 'pending' && row.locked_until && row.locked_until > now) return deliveryOf(webhook)(row);
+    if (row.status === 'pending' && row.locked_until && row.locked_until > now)
+      return deliveryOf(webhook)(row);
     // A delivery that had finished gets one more attempt; a pending one keeps its place in the schedule.
     const step = row.status === 'pending' ? row.step : ctx.config.webhookRetrySchedule.length;
     const updated = await repo.requeueDelivery(trx, row.id, step, now);

@@ -11,7 +11,9 @@ export const ResendTarget = Type.Object(
     webhook_id: Type.String(),
     url: Type.String(),
     description: Type.Union([Type.String(), Type.Null()]),
-    app_id: Type.Union([Type.String(), Type.Null()], { description: "The app of an app webhook; null for the merchant's own." }),
+    app_id: Type.Union([Type.String(), Type.Null()], {
+      description: "The app of an app webhook; null for the merchant's own.",
+    }),
   },
   { title: 'ResendTarget' },
 );

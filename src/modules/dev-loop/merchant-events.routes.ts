@@ -113,7 +113,9 @@ export const merchantEventRoutes =
         },
       },
       async (request) => ({
-        data: await service.listResendTargets(app.ctx, merchantScope(request), { eventId: request.params.eventID }),
+        data: await service.listResendTargets(app.ctx, merchantScope(request), {
+          eventId: request.params.eventID,
+        }),
       }),
     );
 

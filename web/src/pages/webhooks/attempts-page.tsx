@@ -45,7 +45,10 @@ export function AttemptsPage() {
   const webhooks = useAsync(() => api<ListPage<Webhook>>('GET', '/webhooks?limit=200'), []);
   const { state, reload } = useAsync(
     () =>
-      api<ListPage<AttemptItem>>('GET', `/webhook-attempts${query({ ...filters, limit: PAGE, starting_after: after })}`),
+      api<ListPage<AttemptItem>>(
+        'GET',
+        `/webhook-attempts${query({ ...filters, limit: PAGE, starting_after: after })}`,
+      ),
     [filters, after],
   );
   const endpoints = webhooks.state.status === 'ok' ? webhooks.state.data.items : [];
@@ -140,7 +143,9 @@ export function AttemptsPage() {
                       {page.items.map((a) => (
                         <tr key={a.id}>
                           <td>
-                            <Link to={`/settings/developers/webhooks/${a.webhook_id}/deliveries/${a.delivery_id}`}>
+                            <Link
+                              to={`/settings/developers/webhooks/${a.webhook_id}/deliveries/${a.delivery_id}`}
+                            >
                               <code>{a.event_type}</code>
                             </Link>{' '}
                             <span className="muted small">#{a.attempt}</span>

@@ -24,8 +24,8 @@ export function SourceAddressesCard() {
           ) : (
             <>
               <p className="muted small">
-                Deliveries leave from these addresses: allow them if your endpoint is behind a firewall. Listed
-                since <TimeText value={data.updated_at} />.
+                Deliveries leave from these addresses: allow them if your endpoint is behind a firewall.
+                Listed since <TimeText value={data.updated_at} />.
               </p>
               <ul className="stack" aria-label="Source addresses">
                 {data.addresses.map((a) => (
