@@ -914,6 +914,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/merchant/webhook-source-addresses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the addresses webhook deliveries come from
+         * @description The IP addresses or CIDRs that deliveries leave from, as the operator declares them: allow them in a receiver's firewall. The same list on the merchant and the public interface.
+         *
+         *     Role: viewer, that is any member of the merchant.
+         */
+        get: operations["getWebhookSourceAddresses"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/merchant/webhooks/{webhookID}/test": {
         parameters: {
             query?: never;
@@ -1018,6 +1040,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/merchant/webhook-attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List every delivery attempt of the account's endpoints
+         * @description Newest first, across every endpoint of the mode, app webhooks included. Each filter takes one value or several, comma-separated; filters combine.
+         *
+         *     Role: viewer, that is any member of the merchant.
+         */
+        get: operations["listWebhookAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/merchant/events": {
         parameters: {
             query?: never;
@@ -1082,6 +1126,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/merchant/events/{eventID}/resend-targets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the endpoints an event may be resent to
+         * @description The account's endpoints that subscribe to the event's type and may receive it (enabled; an app webhook only if the event reached it through an installation), newest first, up to 500; all in one page. A resend to any other endpoint answers 409 conflict naming why.
+         *
+         *     Role: viewer, that is any member of the merchant.
+         */
+        get: operations["listResendTargets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/merchant/events/{eventID}/resend": {
         parameters: {
             query?: never;
@@ -1093,7 +1159,9 @@ export interface paths {
         put?: never;
         /**
          * Send an event again to one endpoint
-         * @description Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
+         * @description Only to an endpoint that subscribes to the event's type and may receive it (GET `/events/{eventID}/resend-targets` lists them); any other answers 409 conflict naming why.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
          */
         post: operations["resendEvent"];
         delete?: never;
@@ -1462,6 +1530,26 @@ export interface paths {
          * @description Any credential kind: an installed app learns its store here (or from the token response).
          */
         get: operations["listStores"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/webhook-source-addresses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the addresses webhook deliveries come from
+         * @description The IP addresses or CIDRs that deliveries leave from, as the operator declares them: allow them in a receiver's firewall. The same list on the merchant and the public interface. No credential is needed.
+         */
+        get: operations["getPublicWebhookSourceAddresses"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2678,6 +2766,17 @@ export interface components {
             /** @description Pass as starting_after. */
             next_cursor: string | null;
         };
+        /** WebhookSourceAddresses */
+        WebhookSourceAddresses: {
+            /** @description IP addresses or CIDRs, as the operator declares them (SVC_EGRESS_ADDRESSES); empty when none are declared. */
+            addresses: string[];
+            /**
+             * Format: date-time
+             * @description When the operator last changed the list (SVC_EGRESS_ADDRESSES_UPDATED_AT), else when this process started.
+             * @example 2026-12-01T09:30:00.000Z
+             */
+            updated_at: string;
+        };
         /** Attempt */
         Attempt: {
             number: number;
@@ -2706,6 +2805,10 @@ export interface components {
             webhook_id: string;
             event_id: string;
             event_type: string;
+            /** @description The installing store of an app webhook's delivery; null for the merchant's own. */
+            store_id: string | null;
+            /** @description The app of an app webhook; null for the merchant's own webhooks. */
+            app_id: string | null;
             status: "pending" | "succeeded" | "failed" | "cancelled";
             attempt_count: number;
             next_attempt_at: string | null;
@@ -2728,6 +2831,10 @@ export interface components {
             webhook_id: string;
             event_id: string;
             event_type: string;
+            /** @description The installing store of an app webhook's delivery; null for the merchant's own. */
+            store_id: string | null;
+            /** @description The app of an app webhook; null for the merchant's own webhooks. */
+            app_id: string | null;
             status: "pending" | "succeeded" | "failed" | "cancelled";
             attempt_count: number;
             next_attempt_at: string | null;
@@ -2744,6 +2851,40 @@ export interface components {
         /** DeliveryList */
         DeliveryList: {
             items: components["schemas"]["Delivery"][];
+            /** @description Total matching, over all pages. */
+            count: number;
+            has_more: boolean;
+            /** @description Pass as starting_after. */
+            next_cursor: string | null;
+        };
+        /** DeliveryAttempt */
+        DeliveryAttempt: {
+            /** @description `att_...` */
+            id: string;
+            delivery_id: string;
+            webhook_id: string;
+            event_id: string;
+            event_type: string;
+            /** @description The installing store of an app webhook's delivery; null for the merchant's own. */
+            store_id: string | null;
+            /** @description The app of an app webhook; null for the merchant's own webhooks. */
+            app_id: string | null;
+            /** @description The attempt's number within its delivery. */
+            attempt: number;
+            /** @description `succeeded`: a 2xx; `failed`: another status; `timeout`: no complete answer in time; `network_error`: the connection failed; `refused`: the address is one deliveries may not reach. */
+            outcome: "succeeded" | "failed" | "timeout" | "network_error" | "refused";
+            /** @description Null when no answer came. */
+            response_status: number | null;
+            duration_ms: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        /** DeliveryAttemptList */
+        DeliveryAttemptList: {
+            items: components["schemas"]["DeliveryAttempt"][];
             /** @description Total matching, over all pages. */
             count: number;
             has_more: boolean;
@@ -2784,6 +2925,23 @@ export interface components {
         /** EventList */
         EventList: {
             items: components["schemas"]["Event"][];
+            /** @description Total matching, over all pages. */
+            count: number;
+            has_more: boolean;
+            /** @description Pass as starting_after. */
+            next_cursor: string | null;
+        };
+        /** ResendTarget */
+        ResendTarget: {
+            webhook_id: string;
+            url: string;
+            description: string | null;
+            /** @description The app of an app webhook; null for the merchant's own. */
+            app_id: string | null;
+        };
+        /** ResendTargetList */
+        ResendTargetList: {
+            items: components["schemas"]["ResendTarget"][];
             /** @description Total matching, over all pages. */
             count: number;
             has_more: boolean;
@@ -4581,12 +4739,17 @@ export type WebhookHealth = components['schemas']['WebhookHealth'];
 export type WebhookWithSecret = components['schemas']['WebhookWithSecret'];
 export type Webhook = components['schemas']['Webhook'];
 export type WebhookList = components['schemas']['WebhookList'];
+export type WebhookSourceAddresses = components['schemas']['WebhookSourceAddresses'];
 export type Attempt = components['schemas']['Attempt'];
 export type DeliveryWithAttempts = components['schemas']['DeliveryWithAttempts'];
 export type Delivery = components['schemas']['Delivery'];
 export type DeliveryList = components['schemas']['DeliveryList'];
+export type DeliveryAttempt = components['schemas']['DeliveryAttempt'];
+export type DeliveryAttemptList = components['schemas']['DeliveryAttemptList'];
 export type Event = components['schemas']['Event'];
 export type EventList = components['schemas']['EventList'];
+export type ResendTarget = components['schemas']['ResendTarget'];
+export type ResendTargetList = components['schemas']['ResendTargetList'];
 export type KeyPairWithSecret = components['schemas']['KeyPairWithSecret'];
 export type KeyPair = components['schemas']['KeyPair'];
 export type KeyPairList = components['schemas']['KeyPairList'];
@@ -9674,6 +9837,96 @@ export interface operations {
             };
         };
     };
+    getWebhookSourceAddresses: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookSourceAddresses"];
+                    };
+                };
+            };
+            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     testWebhook: {
         parameters: {
             query?: never;
@@ -9801,6 +10054,8 @@ export interface operations {
                 limit?: number;
                 starting_after?: string;
                 status?: "pending" | "succeeded" | "failed" | "cancelled";
+                /** @description An installing store: an app webhook's deliveries for it. */
+                store_id?: string;
             };
             header?: {
                 /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
@@ -10277,6 +10532,112 @@ export interface operations {
             };
         };
     };
+    listWebhookAttempts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+                webhook_id?: string;
+                /** @description Event types of the catalog, comma-separated; `order.*` names a family. */
+                event_type?: string;
+                /** @description One outcome or several, comma-separated. */
+                outcome?: string;
+                /** @description `2xx`, `3xx`, `4xx` or `5xx`, or several comma-separated. */
+                status_class?: string;
+                store_id?: string;
+                app_id?: string;
+                /** @description Attempts started at or after (inclusive). */
+                since?: string;
+                /** @description Attempts started before (exclusive). */
+                until?: string;
+            };
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeliveryAttemptList"];
+                    };
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
@@ -10565,6 +10926,108 @@ export interface operations {
                             created_at: string;
                             deliveries: components["schemas"]["Delivery"][];
                         };
+                    };
+                };
+            };
+            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listResendTargets: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path: {
+                eventID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ResendTargetList"];
                     };
                 };
             };
@@ -12782,6 +13245,90 @@ export interface operations {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPublicWebhookSourceAddresses: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookSourceAddresses"];
+                    };
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
