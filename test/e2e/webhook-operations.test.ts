@@ -73,7 +73,7 @@ describe('operating an app webhook', () => {
     await page.getByRole('columnheader', { name: 'Store' }).waitFor();
     await settled(page);
     await page.getByRole('cell', { name: shop.storeId }).waitFor();
-    await page.getByLabel('Store').fill(dev.storeId);
+    await page.getByRole('textbox', { name: 'Store' }).fill(dev.storeId);
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.getByText('No matching deliveries.').waitFor();
     expect(await seriousViolations(page)).toEqual([]);
