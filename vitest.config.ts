@@ -48,6 +48,8 @@ const ON_PGLITE_TOO = [
   'test/webhooks/outbox-definition.test.ts', // the outbox's functions as migrated: src/modules/webhooks/outbox.sql
   'test/webhooks/payload-filters.test.ts', // the fan-out's filters and their counts
   'test/webhooks/replays.test.ts', // replays: the walk, its batches, the claim of what they queue
+  'test/webhooks/attempts.test.ts', // deliveries: the attempts list, its filters and their plans
+  'test/webhooks/resend-targets.test.ts', // deliveries of an event: where a resend may go
   'test/events/trigger.test.ts', // events of a test trigger
   'test/cli/listen.test.ts', // listeners and their streams
   'test/ops/metrics.test.ts', // the queue's depth

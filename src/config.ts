@@ -81,6 +81,10 @@ export interface Config {
   readonly smtpUrl: string | undefined;
   /** The From of those emails. */
   readonly mailFrom: string;
+  /** The addresses or CIDRs deliveries leave from, as the operator declares them (API.md section 12.2). */
+  readonly egressAddresses: readonly string[];
+  /** When the operator last changed them (SVC_EGRESS_ADDRESSES_UPDATED_AT); absent: the process start. */
+  readonly egressUpdatedAt: Date | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -160,6 +164,39 @@ function trustProxy(env: Env): false | string[] {
     }
   }
   return entries;
+}
+
+/** An IPv4 or IPv6 address, or one with a prefix length (a CIDR). */
+function isAddressOrCidr(entry: string): boolean {
+  const [address = '', bits, extra] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+}
+
+/** SVC_EGRESS_ADDRESSES: a comma list of addresses or CIDRs; absent or empty: none declared. */
+function egressAddresses(env: Env): string[] {
+  const raw = env.SVC_EGRESS_ADDRESSES?.trim();
+  if (!raw) return [];
+  const entries = raw.split(',').map((s) => s.trim());
+  for (const entry of entries) {
+    if (!isAddressOrCidr(entry)) {
+      throw new ConfigError(
+        `SVC_EGRESS_ADDRESSES must be a comma list of IP addresses or CIDRs, got "${entry}"`,
+      );
+    }
+  }
+  return [...new Set(entries)];
+}
+
+function isoTime(env: Env, name: string): Date | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  const at = new Date(raw);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(raw) || Number.isNaN(at.getTime())) {
+    throw new ConfigError(`${name} must be an ISO 8601 time such as 2026-12-01T00:00:00Z, got "${raw}"`);
+  }
+  return at;
 }
 
 function publicUrl(env: Env, host: string, port: number): string {
@@ -344,6 +381,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     redisUrl: redisUrl(env),
     smtpUrl: smtpUrl(env),
     mailFrom: env.SVC_MAIL_FROM || `svc <no-reply@${new URL(base).hostname}>`,
+    egressAddresses: egressAddresses(env),
+    egressUpdatedAt: isoTime(env, 'SVC_EGRESS_ADDRESSES_UPDATED_AT'),
     ...overrides,
   };
   return Object.freeze(config);

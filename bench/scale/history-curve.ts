@@ -30,10 +30,12 @@ with d as (
        lateral (select now() - make_interval(secs => 86400 * ($3::float8 - ($3::float8 - $4::float8) * g / $2)) as at) a,
        lateral (select (extract(epoch from at) * 1000)::bigint as ms) t
   where w.id = $1
-  returning id, created_at
+  returning id, created_at, merchant_id, mode, webhook_id, event_id, event_type
 )
-insert into delivery_attempts (delivery_id, number, started_at, duration_ms, response_status, response_body)
-select id, 1, created_at, 3, 204, '' from d`;
+insert into delivery_attempts (id, delivery_id, number, started_at, duration_ms, response_status, response_body,
+                               merchant_id, mode, webhook_id, event_id, event_type, outcome)
+select 'att_' || substr(id, 5, 10) || substr(md5(id), 1, 20), id, 1, created_at, 3, 204, '', merchant_id, mode,
+       webhook_id, event_id, event_type, 'succeeded' from d`;
 
 const SIZES_SQL = `
 select c.relname as table, pg_relation_size(c.oid) as heap, pg_indexes_size(c.oid) as indexes,

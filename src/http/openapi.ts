@@ -45,6 +45,7 @@ function securityOf(route: RouteOptions, method: string): RouteSecurity {
   if (url.startsWith(PUBLIC)) {
     // An app's own routes take its app token (client_credentials), not a store's credential.
     if (route.config?.appToken) return [{ oauth2: [APP_INSTALLATIONS] }];
+    if (route.config?.anonymous) return SECURITY.none;
     return [{ publicBearer: [] }, { oauth2: [neededScope(method)] }];
   }
   // The internal interface: the platform's own services, with the internal token.

@@ -94,9 +94,12 @@ function publicRoutes() {
   return routes;
 }
 
-/** The routes that take a bearer credential: all but the OAuth protocol endpoints (see the top). */
+/** Open to anyone: the addresses deliveries come from, which a receiver's firewall needs (egress.test.ts). */
+const OPEN = new Set(['GET /api/public/v1/webhook-source-addresses']);
+
+/** The routes that take a bearer credential: all but the OAuth protocol endpoints (see the top) and the open. */
 function bearerRoutes() {
-  return publicRoutes().filter((r) => !r.url.startsWith(OAUTH));
+  return publicRoutes().filter((r) => !r.url.startsWith(OAUTH) && !OPEN.has(`${r.method} ${r.url}`));
 }
 
 /** Those of a store's credentials (keys, access tokens): all but the app's own. */
@@ -132,6 +135,7 @@ describe('every public route', () => {
       'GET /api/public/v1/oauth/authorize',
       'GET /api/public/v1/payments/supported-countries',
       'GET /api/public/v1/stores',
+      'GET /api/public/v1/webhook-source-addresses',
       'POST /api/public/v1/oauth/authorize/consent',
       'POST /api/public/v1/oauth/authorize/login',
       'POST /api/public/v1/oauth/introspect',

@@ -183,7 +183,14 @@ describe('retention', () => {
       await db
         .insertInto('delivery_attempts')
         .values({
+          id: newId('att', at.getTime()),
           delivery_id: id,
+          merchant_id: merchant.merchantId,
+          mode: 'test',
+          webhook_id: wh.id,
+          event_id: eventId,
+          event_type: 'order.paid',
+          outcome: 'failed',
           number: 1,
           started_at: at,
           duration_ms: 1,

@@ -13,6 +13,7 @@ import {
   slows,
   type OutcomeRow,
 } from '../../src/modules/delivery/record-outcomes.repository.ts';
+import { newId } from '../../src/lib/ids.ts';
 
 const WORKER = 'law-test';
 let svc: TestService;
@@ -44,6 +45,9 @@ async function record(nowMs: number, oks: number, refused = 0, startedMs = nowMs
   const outcome = (ok: boolean): OutcomeRow => ({
     id: leased.shift()!,
     webhook_id: webhookId,
+    attempt_id: newId('att', t0 + (ok ? nowMs - 10 : startedMs)),
+    app_id: null,
+    outcome: ok ? 'succeeded' : 'failed',
     test: false,
     number: 1,
     attempted: true,

@@ -145,12 +145,16 @@ describe('endpoint health, events, resend and recovery', () => {
     expect(theirs.statusCode).toBe(404);
   });
 
-  it('resends an event to a chosen endpoint', async () => {
+  it('resends an event to a chosen endpoint that subscribes to its type', async () => {
+    // `ok` does not hear order.paid: a resend there is refused (resend-targets.test.ts has every reason)
+    const refused = await call('POST', `/events/${badEvents[0]}/resend`, { webhook_id: ok.id });
+    expect(refused.statusCode).toBe(409);
+    const paidToo = await createWebhook(svc, m, `${rx.url}/ok`, ['order.paid']);
     const before = rx.received.filter((r) => r.path === '/ok').length;
-    const res = await call('POST', `/events/${badEvents[0]}/resend`, { webhook_id: ok.id });
+    const res = await call('POST', `/events/${badEvents[0]}/resend`, { webhook_id: paidToo.id });
     expect(res.statusCode).toBe(202);
     expect(res.json<{ data: { webhook_id: string; event_id: string } }>().data).toMatchObject({
-      webhook_id: ok.id,
+      webhook_id: paidToo.id,
       event_id: badEvents[0],
     });
     const got = await rx.waitFor(before + 1, 10_000, (r) => r.path === '/ok');

@@ -489,7 +489,7 @@ export interface paths {
         head?: never;
         /**
          * Change the merchant’s settings
-         * @description `require_mfa`: every member must have a second factor; one without may then only enrol (403 `mfa_enrolment_required` elsewhere). The answer names the members without one (`members_without_second_factor`). Owner only. Audit `merchant.settings_updated`.
+         * @description `require_mfa`: every member must have a second factor; one without may then only enrol (403 `mfa_enrolment_required` elsewhere). Owner only. Audit `merchant.settings_updated`.
          *
          *     Role: owner (owner); a member of a lower role gets 403 forbidden.
          */
@@ -640,28 +640,6 @@ export interface paths {
          *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
          */
         patch: operations["updateApp"];
-        trace?: never;
-    };
-    "/api/v1/merchant/apps/{appID}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /**
-         * Update an OAuth app (also at /developer/apps/{appID})
-         * @description The same update as PATCH /developer/apps/{appID}, at the path API.md section 12.3 gives for `token_endpoint_auth_method` and `jwks`.
-         *
-         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
-         */
-        patch: operations["updateAppAuthentication"];
         trace?: never;
     };
     "/api/v1/merchant/developer/apps/{appID}/rotate-secret": {
@@ -936,6 +914,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/merchant/webhook-source-addresses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the addresses webhook deliveries come from
+         * @description The IP addresses or CIDRs that deliveries leave from, as the operator declares them: allow them in a receiver's firewall. The same list on the merchant and the public interface.
+         *
+         *     Role: viewer, that is any member of the merchant.
+         */
+        get: operations["getWebhookSourceAddresses"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/merchant/webhooks/{webhookID}/test": {
         parameters: {
             query?: never;
@@ -1040,7 +1040,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/merchant/webhooks/{webhookID}/replays": {
+    "/api/v1/merchant/webhook-attempts": {
         parameters: {
             query?: never;
             header?: never;
@@ -1048,45 +1048,15 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List an endpoint's replays
-         * @description Role: viewer, that is any member of the merchant.
-         */
-        get: operations["listWebhookReplays"];
-        put?: never;
-        /**
-         * Send again the events of a window
-         * @description With `preview`, 200 and the count. Otherwise 202 and the replay, which runs in the background: its deliveries go out after every live one due, so it never delays a new event.
+         * List every delivery attempt of the account's endpoints
+         * @description Newest first, across every endpoint of the mode, app webhooks included. Each filter takes one value or several, comma-separated; filters combine.
          *
-         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
+         *     Role: viewer, that is any member of the merchant.
          */
-        post: operations["replayWebhookEvents"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/merchant/webhooks/{webhookID}/replays/{replayID}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get a replay and its progress
-         * @description Role: viewer, that is any member of the merchant.
-         */
-        get: operations["getWebhookReplay"];
+        get: operations["listWebhookAttempts"];
         put?: never;
         post?: never;
-        /**
-         * Cancel a replay
-         * @description Nothing more is queued; what was queued is sent. An ended replay is answered as it is.
-         *
-         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
-         */
-        delete: operations["cancelWebhookReplay"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1156,6 +1126,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/merchant/events/{eventID}/resend-targets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the endpoints an event may be resent to
+         * @description The account's endpoints that subscribe to the event's type and may receive it (enabled; an app webhook only if the event reached it through an installation), newest first, up to 500; all in one page. A resend to any other endpoint answers 409 conflict naming why.
+         *
+         *     Role: viewer, that is any member of the merchant.
+         */
+        get: operations["listResendTargets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/merchant/events/{eventID}/resend": {
         parameters: {
             query?: never;
@@ -1167,7 +1159,9 @@ export interface paths {
         put?: never;
         /**
          * Send an event again to one endpoint
-         * @description Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
+         * @description Only to an endpoint that subscribes to the event's type and may receive it (GET `/events/{eventID}/resend-targets` lists them); any other answers 409 conflict naming why.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
          */
         post: operations["resendEvent"];
         delete?: never;
@@ -1366,28 +1360,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/merchant/former-members": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Former members who saw credentials that still work
-         * @description Members removed in the last 90 days whose exposed credentials (as GET .../exposed-credentials) still work, the latest removal first; one leaves the list once each is rotated, revoked or expired (POST /members/{userID}/exposed-credentials/rotate rotates them all). A team fits one page.
-         *
-         *     Role: viewer, that is any member of the merchant.
-         */
-        get: operations["listFormerMembers"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/merchant/members/{userID}/exposed-credentials/rotate": {
         parameters: {
             query?: never;
@@ -1429,7 +1401,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone to the team
-         * @description A single-use link valid 7 days, in this answer only and sent by email when the service has a mail server (SVC_SMTP_URL). An email with a pending invitation: 409 conflict naming it (its link keeps working; withdraw it to send another). Inviting an owner needs the owner role; an email that is a member already: 409 conflict.
+         * @description A single-use link valid 7 days, in this answer only and sent by email when the service has a mail server (SVC_SMTP_URL). It replaces a pending invitation to the same email. Inviting an owner needs the owner role; an email that is a member already: 409 conflict.
          *
          *     Role: admin (admin or owner); a member of a lower role gets 403 forbidden.
          */
@@ -1511,7 +1483,7 @@ export interface paths {
         };
         /**
          * List request log entries
-         * @description Every call to /api/public/v1 (the OAuth token, revoke and introspection endpoints included) made with a credential of this merchant in this mode, newest first. With app_id, that app's calls: for its owner, on every store that installed it, with the calls refused because the installation was disconnected or the token expired. Recording trails the answer by about a second; entries are kept at least SVC_REQUEST_LOG_RETENTION_DAYS (default 7) days.
+         * @description Every call to /api/public/v1 (the OAuth token, revoke and introspection endpoints included) made with a credential of this merchant in this mode, newest first. Recording trails the answer by about a second; entries are kept at least SVC_REQUEST_LOG_RETENTION_DAYS (default 7) days.
          *
          *     Role: viewer, that is any member of the merchant.
          */
@@ -1566,7 +1538,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/public/v1/app/installations": {
+    "/api/public/v1/webhook-source-addresses": {
         parameters: {
             query?: never;
             header?: never;
@@ -1574,33 +1546,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The app's active installations (app token)
-         * @description With an app token (grant_type=client_credentials): the stores that installed the app and have not disconnected it, newest first.
+         * List the addresses webhook deliveries come from
+         * @description The IP addresses or CIDRs that deliveries leave from, as the operator declares them: allow them in a receiver's firewall. The same list on the merchant and the public interface. No credential is needed.
          */
-        get: operations["listOwnInstallations"];
+        get: operations["getPublicWebhookSourceAddresses"];
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/public/v1/app/installations/{grantID}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Uninstall the app from a store (app token)
-         * @description The installation's tokens stop working at once; app.uninstalled is recorded with reason `app_requested`, and store.redact follows as after a disconnection.
-         */
-        delete: operations["deleteOwnInstallation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1771,7 +1723,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchange a code or a refresh token for tokens, or get an app token (RFC 6749) */
+        /** Exchange a code or a refresh token for tokens (RFC 6749) */
         post: operations["requestToken"];
         delete?: never;
         options?: never;
@@ -2309,15 +2261,6 @@ export interface components {
             allowed_scopes: string[];
             mode: "test" | "live";
             client_secret_last4: string;
-            /** @description How the app authenticates at the token, revocation and introspection endpoints: its client secret (Basic or in the body, either way), or a JWT signed with one of its `jwks` (RFC 7523). */
-            token_endpoint_auth_method: "client_secret_basic" | "client_secret_post" | "private_key_jwt";
-            jwks: {
-                keys: ({
-                    kty: string;
-                } & {
-                    [key: string]: unknown;
-                })[];
-            } | null;
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00.000Z
@@ -2519,16 +2462,9 @@ export interface components {
             /** @description Pass as starting_after. */
             next_cursor: string | null;
         };
-        /** MemberWithoutSecondFactor */
-        MemberWithoutSecondFactor: {
-            id: string;
-            email: string;
-        };
         /** MerchantSettings */
         MerchantSettings: {
             require_mfa: boolean;
-            /** @description The members who have no second factor now: with require_mfa they may only enrol one (API.md 12.4). */
-            members_without_second_factor: components["schemas"]["MemberWithoutSecondFactor"][];
         };
         /** AuditEntry */
         AuditEntry: {
@@ -2636,15 +2572,6 @@ export interface components {
             allowed_scopes: string[];
             mode: "test" | "live";
             client_secret_last4: string;
-            /** @description How the app authenticates at the token, revocation and introspection endpoints: its client secret (Basic or in the body, either way), or a JWT signed with one of its `jwks` (RFC 7523). */
-            token_endpoint_auth_method: "client_secret_basic" | "client_secret_post" | "private_key_jwt";
-            jwks: {
-                keys: ({
-                    kty: string;
-                } & {
-                    [key: string]: unknown;
-                })[];
-            } | null;
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00.000Z
@@ -2754,8 +2681,6 @@ export interface components {
         WebhookHealth: {
             /** @description Real (non-test) deliveries created in the last 24 hours. */
             deliveries_24h: number;
-            /** @description Events its payload filter refused (no delivery recorded), counted by the hour: the current hour's and the 23 before it. */
-            filtered_24h: number;
             /** @description Of those with at least one attempt, the share that succeeded; null when none was tried. */
             success_rate_24h: number | null;
             last_attempt_at: string | null;
@@ -2799,20 +2724,6 @@ export interface components {
             rate_limit: number | null;
             /** @description `per_object`: a delivery waits while an earlier-recorded delivery of the same ordering key (the event's `ordering_key`, else its `data.id`) to this webhook is pending; other keys flow. `none` (the default): no order. */
             ordering: "none" | "per_object";
-            /**
-             * PayloadFilter
-             * @description null (the default: every event of the subscribed types), or `{"all":[...]}` (every condition holds) or `{"any":[...]}` (at least one does) of 1-20 conditions `{"path","op","value"}`. `path`: a dotted path into the delivery body (`data.total`, `data.currency`, `store_id`; a number steps into an array). `op`: `eq`, `ne` (JSON values; a missing path is `ne` any value), `gt`, `gte`, `lt`, `lte` (a number with numbers, a string with strings byte by byte), `in` (value: an array of 1-100 scalars), `exists` (value: true or false; a JSON null exists), `prefix` (value: a non-empty string). An event that does not match records no delivery to the webhook (counted in `health.filtered_24h`); test deliveries ignore it.
-             * @example {
-             *       "all": [
-             *         {
-             *           "path": "data.total",
-             *           "op": "gte",
-             *           "value": 100
-             *         }
-             *       ]
-             *     }
-             */
-            filter: unknown;
             health: components["schemas"]["WebhookHealth"];
             /** @description whsec_ + base64; shown only here. */
             secret: string;
@@ -2844,20 +2755,6 @@ export interface components {
             rate_limit: number | null;
             /** @description `per_object`: a delivery waits while an earlier-recorded delivery of the same ordering key (the event's `ordering_key`, else its `data.id`) to this webhook is pending; other keys flow. `none` (the default): no order. */
             ordering: "none" | "per_object";
-            /**
-             * PayloadFilter
-             * @description null (the default: every event of the subscribed types), or `{"all":[...]}` (every condition holds) or `{"any":[...]}` (at least one does) of 1-20 conditions `{"path","op","value"}`. `path`: a dotted path into the delivery body (`data.total`, `data.currency`, `store_id`; a number steps into an array). `op`: `eq`, `ne` (JSON values; a missing path is `ne` any value), `gt`, `gte`, `lt`, `lte` (a number with numbers, a string with strings byte by byte), `in` (value: an array of 1-100 scalars), `exists` (value: true or false; a JSON null exists), `prefix` (value: a non-empty string). An event that does not match records no delivery to the webhook (counted in `health.filtered_24h`); test deliveries ignore it.
-             * @example {
-             *       "all": [
-             *         {
-             *           "path": "data.total",
-             *           "op": "gte",
-             *           "value": 100
-             *         }
-             *       ]
-             *     }
-             */
-            filter: unknown;
             health: components["schemas"]["WebhookHealth"];
         };
         /** WebhookList */
@@ -2868,6 +2765,17 @@ export interface components {
             has_more: boolean;
             /** @description Pass as starting_after. */
             next_cursor: string | null;
+        };
+        /** WebhookSourceAddresses */
+        WebhookSourceAddresses: {
+            /** @description IP addresses or CIDRs, as the operator declares them (SVC_EGRESS_ADDRESSES); empty when none are declared. */
+            addresses: string[];
+            /**
+             * Format: date-time
+             * @description When the operator last changed the list (SVC_EGRESS_ADDRESSES_UPDATED_AT), else when this process started.
+             * @example 2026-12-01T09:30:00.000Z
+             */
+            updated_at: string;
         };
         /** Attempt */
         Attempt: {
@@ -2897,6 +2805,10 @@ export interface components {
             webhook_id: string;
             event_id: string;
             event_type: string;
+            /** @description The installing store of an app webhook's delivery; null for the merchant's own. */
+            store_id: string | null;
+            /** @description The app of an app webhook; null for the merchant's own webhooks. */
+            app_id: string | null;
             status: "pending" | "succeeded" | "failed" | "cancelled";
             attempt_count: number;
             next_attempt_at: string | null;
@@ -2919,6 +2831,10 @@ export interface components {
             webhook_id: string;
             event_id: string;
             event_type: string;
+            /** @description The installing store of an app webhook's delivery; null for the merchant's own. */
+            store_id: string | null;
+            /** @description The app of an app webhook; null for the merchant's own webhooks. */
+            app_id: string | null;
             status: "pending" | "succeeded" | "failed" | "cancelled";
             attempt_count: number;
             next_attempt_at: string | null;
@@ -2941,45 +2857,34 @@ export interface components {
             /** @description Pass as starting_after. */
             next_cursor: string | null;
         };
-        /** Replay */
-        Replay: {
-            /** @description rpl_... */
+        /** DeliveryAttempt */
+        DeliveryAttempt: {
+            /** @description `att_...` */
             id: string;
+            delivery_id: string;
             webhook_id: string;
-            status: "running" | "done" | "cancelled";
-            /** @description What the replay was asked for (`until` defaults to when it was made). */
-            filter: {
-                /**
-                 * Format: date-time
-                 * @example 2026-11-21T10:00:00.000Z
-                 */
-                since: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-21T10:00:00.000Z
-                 */
-                until: string;
-                /** @description `failed` (the default): events whose last delivery to this endpoint failed, finally or with a retry still scheduled. `all`: every event the endpoint received or should have received in the window. */
-                status: "failed" | "all";
-                event_types: string[] | null;
-                store_id: string | null;
-            };
-            /** @description Events in the window: counted when it began, and the exact sum of the two below once done. */
-            matched: number;
-            /** @description Deliveries made so far; they are sent after every live one due. */
-            queued: number;
-            /** @description Events of a type the endpoint no longer subscribes to, or that its filter refuses. */
-            skipped: number;
+            event_id: string;
+            event_type: string;
+            /** @description The installing store of an app webhook's delivery; null for the merchant's own. */
+            store_id: string | null;
+            /** @description The app of an app webhook; null for the merchant's own webhooks. */
+            app_id: string | null;
+            /** @description The attempt's number within its delivery. */
+            attempt: number;
+            /** @description `succeeded`: a 2xx; `failed`: another status; `timeout`: no complete answer in time; `network_error`: the connection failed; `refused`: the address is one deliveries may not reach. */
+            outcome: "succeeded" | "failed" | "timeout" | "network_error" | "refused";
+            /** @description Null when no answer came. */
+            response_status: number | null;
+            duration_ms: number;
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00.000Z
              */
             created_at: string;
-            finished_at: string | null;
         };
-        /** ReplayList */
-        ReplayList: {
-            items: components["schemas"]["Replay"][];
+        /** DeliveryAttemptList */
+        DeliveryAttemptList: {
+            items: components["schemas"]["DeliveryAttempt"][];
             /** @description Total matching, over all pages. */
             count: number;
             has_more: boolean;
@@ -3020,6 +2925,23 @@ export interface components {
         /** EventList */
         EventList: {
             items: components["schemas"]["Event"][];
+            /** @description Total matching, over all pages. */
+            count: number;
+            has_more: boolean;
+            /** @description Pass as starting_after. */
+            next_cursor: string | null;
+        };
+        /** ResendTarget */
+        ResendTarget: {
+            webhook_id: string;
+            url: string;
+            description: string | null;
+            /** @description The app of an app webhook; null for the merchant's own. */
+            app_id: string | null;
+        };
+        /** ResendTargetList */
+        ResendTargetList: {
+            items: components["schemas"]["ResendTarget"][];
             /** @description Total matching, over all pages. */
             count: number;
             has_more: boolean;
@@ -3131,30 +3053,6 @@ export interface components {
             /** @description Pass as starting_after. */
             next_cursor: string | null;
         };
-        /** FormerMember */
-        FormerMember: {
-            /** @description The former member’s user id (usr_). */
-            id: string;
-            email: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-21T10:00:00.000Z
-             */
-            removed_at: string;
-            removed_by: string | null;
-            removed_by_email: string | null;
-            /** @description As the removal’s answer: what the member saw in clear that still works now. */
-            exposed_credentials: components["schemas"]["ExposedCredential"][];
-        };
-        /** FormerMemberList */
-        FormerMemberList: {
-            items: components["schemas"]["FormerMember"][];
-            /** @description Total matching, over all pages. */
-            count: number;
-            has_more: boolean;
-            /** @description Pass as starting_after. */
-            next_cursor: string | null;
-        };
         /** RotatedCredential */
         RotatedCredential: {
             type: "api_key" | "client_secret" | "webhook_secret";
@@ -3223,10 +3121,6 @@ export interface components {
             error_code: string | null;
             duration_ms: number;
             credential: components["schemas"]["RequestCredential"];
-            /** @description The app of a call made with its access token or its client secret; null otherwise. */
-            app_id: string | null;
-            /** @description The store of the installation an access token acts through; null otherwise. */
-            store_id: string | null;
             ip: string | null;
             user_agent: string | null;
             idempotency_key: string | null;
@@ -3264,10 +3158,6 @@ export interface components {
             error_code: string | null;
             duration_ms: number;
             credential: components["schemas"]["RequestCredential"];
-            /** @description The app of a call made with its access token or its client secret; null otherwise. */
-            app_id: string | null;
-            /** @description The store of the installation an access token acts through; null otherwise. */
-            store_id: string | null;
             ip: string | null;
             user_agent: string | null;
             idempotency_key: string | null;
@@ -3280,33 +3170,6 @@ export interface components {
             audit_entries: components["schemas"]["AuditEntry"][];
             /** @description The webhook deliveries of the events recorded during this request, or by the platform with its request id. */
             deliveries: components["schemas"]["Delivery"][];
-        };
-        /** AppInstallation */
-        AppInstallation: {
-            /** @description The installation (grant_...), as app deliveries name it. */
-            grant_id: string;
-            /** @description The merchant that installed the app. */
-            merchant_id: string;
-            /** @description The store the app acts on. */
-            store_id: string | null;
-            mode: "test" | "live";
-            /** @description Effective: granted, within the app's allowed scopes. */
-            scopes: string[];
-            /**
-             * Format: date-time
-             * @example 2026-11-21T10:00:00.000Z
-             */
-            installed_at: string;
-            last_used_at: string | null;
-        };
-        /** AppInstallationList */
-        AppInstallationList: {
-            items: components["schemas"]["AppInstallation"][];
-            /** @description Total matching, over all pages. */
-            count: number;
-            has_more: boolean;
-            /** @description Pass as starting_after. */
-            next_cursor: string | null;
         };
         /** CartItem */
         CartItem: {
@@ -3425,20 +3288,16 @@ export interface components {
         /** TokenResponse */
         TokenResponse: {
             access_token: string;
-            /**
-             * @description `DPoP` when the request carried a DPoP proof: the access token is bound to its key.
-             * @enum {string}
-             */
-            token_type: "Bearer" | "DPoP";
+            /** @enum {string} */
+            token_type: "Bearer";
             expires_in: number;
-            /** @description Not with client_credentials: an app token is not refreshed. */
-            refresh_token?: string;
-            /** @description The effective scope: granted, within the app's allowed scopes; `app:installations` for an app token. */
+            refresh_token: string;
+            /** @description The effective scope: granted, within the app's allowed scopes. */
             scope: string;
-            /** @description The merchant that installed the app (not with client_credentials). */
-            merchant_id?: string;
-            /** @description The store the app acts on: the `storeID` of the cart route. Also in GET /stores. Not with client_credentials. */
-            store_id?: string | null;
+            /** @description The merchant that installed the app. */
+            merchant_id: string;
+            /** @description The store the app acts on: the `storeID` of the cart route. Also in GET /stores. */
+            store_id: string | null;
             /** @description The mode of the app. */
             mode: "test" | "live";
         };
@@ -3474,11 +3333,6 @@ export interface components {
             app_id?: string;
             /** @description Keys: the key pair. */
             key_id?: string;
-            /** @description A DPoP-bound access token (RFC 9449 6.2): the key its calls must prove. */
-            cnf?: {
-                /** @description The RFC 7638 thumbprint of the key. */
-                jkt: string;
-            };
         };
         /** OrderLineItem */
         OrderLineItem: {
@@ -4618,8 +4472,11 @@ export interface components {
             store_id: string | null;
             /** @description The installation's effective scopes: granted, within the app's allowed scopes. */
             scopes: ("public:read" | "public:write")[];
-            /** @description Why it ended: `merchant_disconnected`, the merchant disconnected the app; `app_requested`, the app uninstalled itself with an app token. Other reasons may be added within v1. */
-            reason: "merchant_disconnected" | "app_requested";
+            /**
+             * @description Why it ended: the merchant disconnected the app. Other reasons may be added within v1.
+             * @constant
+             */
+            reason: "merchant_disconnected";
             /**
              * Format: date-time
              * @description ISO 8601 UTC.
@@ -4864,7 +4721,6 @@ export type RecoveryCodes = components['schemas']['RecoveryCodes'];
 export type PasskeyAttestation = components['schemas']['PasskeyAttestation'];
 export type Passkey = components['schemas']['Passkey'];
 export type PasskeyList = components['schemas']['PasskeyList'];
-export type MemberWithoutSecondFactor = components['schemas']['MemberWithoutSecondFactor'];
 export type MerchantSettings = components['schemas']['MerchantSettings'];
 export type AuditEntry = components['schemas']['AuditEntry'];
 export type AuditEntryList = components['schemas']['AuditEntryList'];
@@ -4883,14 +4739,17 @@ export type WebhookHealth = components['schemas']['WebhookHealth'];
 export type WebhookWithSecret = components['schemas']['WebhookWithSecret'];
 export type Webhook = components['schemas']['Webhook'];
 export type WebhookList = components['schemas']['WebhookList'];
+export type WebhookSourceAddresses = components['schemas']['WebhookSourceAddresses'];
 export type Attempt = components['schemas']['Attempt'];
 export type DeliveryWithAttempts = components['schemas']['DeliveryWithAttempts'];
 export type Delivery = components['schemas']['Delivery'];
 export type DeliveryList = components['schemas']['DeliveryList'];
-export type Replay = components['schemas']['Replay'];
-export type ReplayList = components['schemas']['ReplayList'];
+export type DeliveryAttempt = components['schemas']['DeliveryAttempt'];
+export type DeliveryAttemptList = components['schemas']['DeliveryAttemptList'];
 export type Event = components['schemas']['Event'];
 export type EventList = components['schemas']['EventList'];
+export type ResendTarget = components['schemas']['ResendTarget'];
+export type ResendTargetList = components['schemas']['ResendTargetList'];
 export type KeyPairWithSecret = components['schemas']['KeyPairWithSecret'];
 export type KeyPair = components['schemas']['KeyPair'];
 export type KeyPairList = components['schemas']['KeyPairList'];
@@ -4898,8 +4757,6 @@ export type Member = components['schemas']['Member'];
 export type MemberList = components['schemas']['MemberList'];
 export type ExposedCredential = components['schemas']['ExposedCredential'];
 export type ExposedCredentialList = components['schemas']['ExposedCredentialList'];
-export type FormerMember = components['schemas']['FormerMember'];
-export type FormerMemberList = components['schemas']['FormerMemberList'];
 export type RotatedCredential = components['schemas']['RotatedCredential'];
 export type Invitation = components['schemas']['Invitation'];
 export type InvitationList = components['schemas']['InvitationList'];
@@ -4907,8 +4764,6 @@ export type RequestCredential = components['schemas']['RequestCredential'];
 export type RequestLogEntry = components['schemas']['RequestLogEntry'];
 export type RequestLogEntryList = components['schemas']['RequestLogEntryList'];
 export type RequestLogDetail = components['schemas']['RequestLogDetail'];
-export type AppInstallation = components['schemas']['AppInstallation'];
-export type AppInstallationList = components['schemas']['AppInstallationList'];
 export type CartItem = components['schemas']['CartItem'];
 export type Cart = components['schemas']['Cart'];
 export type Country = components['schemas']['Country'];
@@ -5487,8 +5342,6 @@ export interface operations {
                             /** @description Every merchant the user belongs to. */
                             memberships: components["schemas"]["Membership"][];
                             stores: components["schemas"]["Store"][];
-                            /** @description The merchant requires a second factor and this user has none: every call but enrolment answers 403 `mfa_enrolment_required` until it enrols one (API.md 12.4). */
-                            mfa_enrolment_required: boolean;
                         };
                     };
                 };
@@ -8262,135 +8115,6 @@ export interface operations {
                     description?: string | null;
                     redirect_uris?: string[];
                     allowed_scopes?: ("public:read" | "public:write" | "public:*")[];
-                    /** @description How the app authenticates at the token, revocation and introspection endpoints: its client secret (Basic or in the body, either way), or a JWT signed with one of its `jwks` (RFC 7523). */
-                    token_endpoint_auth_method?: "client_secret_basic" | "client_secret_post" | "private_key_jwt";
-                    jwks?: {
-                        keys: ({
-                            kty: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                    } | null;
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["OAuthApp"];
-                    };
-                };
-            };
-            /** @description Every error answer. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Too many requests (rate_limited); wait for Retry-After. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description An unexpected error (internal_error); no detail is exposed. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    updateAppAuthentication: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
-                "X-Request-Id"?: components["parameters"]["XRequestId"];
-                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
-                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
-            };
-            path: {
-                appID: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name?: string;
-                    description?: string | null;
-                    redirect_uris?: string[];
-                    allowed_scopes?: ("public:read" | "public:write" | "public:*")[];
-                    /** @description How the app authenticates at the token, revocation and introspection endpoints: its client secret (Basic or in the body, either way), or a JWT signed with one of its `jwks` (RFC 7523). */
-                    token_endpoint_auth_method?: "client_secret_basic" | "client_secret_post" | "private_key_jwt";
-                    jwks?: {
-                        keys: ({
-                            kty: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                    } | null;
                 };
             };
         };
@@ -9216,20 +8940,6 @@ export interface operations {
                     rate_limit?: number | null;
                     /** @description `per_object`: a delivery waits while an earlier-recorded delivery of the same ordering key (the event's `ordering_key`, else its `data.id`) to this webhook is pending; other keys flow. `none` (the default): no order. */
                     ordering?: "none" | "per_object";
-                    /**
-                     * PayloadFilter
-                     * @description null (the default: every event of the subscribed types), or `{"all":[...]}` (every condition holds) or `{"any":[...]}` (at least one does) of 1-20 conditions `{"path","op","value"}`. `path`: a dotted path into the delivery body (`data.total`, `data.currency`, `store_id`; a number steps into an array). `op`: `eq`, `ne` (JSON values; a missing path is `ne` any value), `gt`, `gte`, `lt`, `lte` (a number with numbers, a string with strings byte by byte), `in` (value: an array of 1-100 scalars), `exists` (value: true or false; a JSON null exists), `prefix` (value: a non-empty string). An event that does not match records no delivery to the webhook (counted in `health.filtered_24h`); test deliveries ignore it.
-                     * @example {
-                     *       "all": [
-                     *         {
-                     *           "path": "data.total",
-                     *           "op": "gte",
-                     *           "value": 100
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    filter?: unknown;
                     /** @description An app of this account in the request's mode: the webhook then receives the events of every merchant that installed the app, and never the account’s own unless it installed the app too. */
                     app_id?: string;
                 };
@@ -9549,20 +9259,6 @@ export interface operations {
                     rate_limit?: number | null;
                     /** @description `per_object`: a delivery waits while an earlier-recorded delivery of the same ordering key (the event's `ordering_key`, else its `data.id`) to this webhook is pending; other keys flow. `none` (the default): no order. */
                     ordering?: "none" | "per_object";
-                    /**
-                     * PayloadFilter
-                     * @description null (the default: every event of the subscribed types), or `{"all":[...]}` (every condition holds) or `{"any":[...]}` (at least one does) of 1-20 conditions `{"path","op","value"}`. `path`: a dotted path into the delivery body (`data.total`, `data.currency`, `store_id`; a number steps into an array). `op`: `eq`, `ne` (JSON values; a missing path is `ne` any value), `gt`, `gte`, `lt`, `lte` (a number with numbers, a string with strings byte by byte), `in` (value: an array of 1-100 scalars), `exists` (value: true or false; a JSON null exists), `prefix` (value: a non-empty string). An event that does not match records no delivery to the webhook (counted in `health.filtered_24h`); test deliveries ignore it.
-                     * @example {
-                     *       "all": [
-                     *         {
-                     *           "path": "data.total",
-                     *           "op": "gte",
-                     *           "value": 100
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    filter?: unknown;
                 };
             };
         };
@@ -10141,6 +9837,96 @@ export interface operations {
             };
         };
     };
+    getWebhookSourceAddresses: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookSourceAddresses"];
+                    };
+                };
+            };
+            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     testWebhook: {
         parameters: {
             query?: never;
@@ -10268,6 +10054,8 @@ export interface operations {
                 limit?: number;
                 starting_after?: string;
                 status?: "pending" | "succeeded" | "failed" | "cancelled";
+                /** @description An installing store: an app webhook's deliveries for it. */
+                store_id?: string;
             };
             header?: {
                 /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
@@ -10744,11 +10532,24 @@ export interface operations {
             };
         };
     };
-    listWebhookReplays: {
+    listWebhookAttempts: {
         parameters: {
             query?: {
                 limit?: number;
                 starting_after?: string;
+                webhook_id?: string;
+                /** @description Event types of the catalog, comma-separated; `order.*` names a family. */
+                event_type?: string;
+                /** @description One outcome or several, comma-separated. */
+                outcome?: string;
+                /** @description `2xx`, `3xx`, `4xx` or `5xx`, or several comma-separated. */
+                status_class?: string;
+                store_id?: string;
+                app_id?: string;
+                /** @description Attempts started at or after (inclusive). */
+                since?: string;
+                /** @description Attempts started before (exclusive). */
+                until?: string;
             };
             header?: {
                 /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
@@ -10756,9 +10557,7 @@ export interface operations {
                 /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
                 "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
             };
-            path: {
-                webhookID: string;
-            };
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
@@ -10771,7 +10570,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["ReplayList"];
+                        data: components["schemas"]["DeliveryAttemptList"];
                     };
                 };
             };
@@ -10797,379 +10596,6 @@ export interface operations {
             };
             /** @description The credential may not do this (insufficient_scope, forbidden). */
             403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Too many requests (rate_limited); wait for Retry-After. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description An unexpected error (internal_error); no detail is exposed. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    replayWebhookEvents: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
-                "X-Request-Id"?: components["parameters"]["XRequestId"];
-                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
-                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
-                /** @description Makes the POST safe to retry: the first answer is kept 24 h per principal and replayed for the same request; another request with the same key answers 409 idempotency_conflict. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
-            path: {
-                webhookID: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description Events recorded at or after this.
-                     */
-                    since: string;
-                    /**
-                     * Format: date-time
-                     * @description Events recorded before this (default: now).
-                     */
-                    until?: string;
-                    /** @description `failed` (the default): events whose last delivery to this endpoint failed, finally or with a retry still scheduled. `all`: every event the endpoint received or should have received in the window. */
-                    status?: "failed" | "all";
-                    /** @description Only events of these types. */
-                    event_types?: components["schemas"]["EventType"][];
-                    /** @description Only this store's: an app webhook's installation on it, or events whose `data.store_id` it is. */
-                    store_id?: string;
-                    /**
-                     * @description Only count the events it would walk (`matched`).
-                     * @default false
-                     */
-                    preview?: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @description Events the replay would walk now. */
-                            matched: number;
-                        };
-                    };
-                };
-            };
-            /** @description Accepted */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["Replay"];
-                    };
-                };
-            };
-            /** @description Every error answer. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The credential may not do this (insufficient_scope, forbidden). */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Too many requests (rate_limited); wait for Retry-After. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description An unexpected error (internal_error); no detail is exposed. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    getWebhookReplay: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
-                "X-Request-Id"?: components["parameters"]["XRequestId"];
-                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
-                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
-            };
-            path: {
-                webhookID: string;
-                replayID: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["Replay"];
-                    };
-                };
-            };
-            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The credential may not do this (insufficient_scope, forbidden). */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Too many requests (rate_limited); wait for Retry-After. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description An unexpected error (internal_error); no detail is exposed. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    cancelWebhookReplay: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
-                "X-Request-Id"?: components["parameters"]["XRequestId"];
-                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
-                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
-            };
-            path: {
-                webhookID: string;
-                replayID: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["Replay"];
-                    };
-                };
-            };
-            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The credential may not do this (insufficient_scope, forbidden). */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
@@ -11500,6 +10926,108 @@ export interface operations {
                             created_at: string;
                             deliveries: components["schemas"]["Delivery"][];
                         };
+                    };
+                };
+            };
+            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listResendTargets: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path: {
+                eventID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ResendTargetList"];
                     };
                 };
             };
@@ -12795,96 +12323,6 @@ export interface operations {
             };
         };
     };
-    listFormerMembers: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
-                "X-Request-Id"?: components["parameters"]["XRequestId"];
-                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
-                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["FormerMemberList"];
-                    };
-                };
-            };
-            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The credential may not do this (insufficient_scope, forbidden). */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Too many requests (rate_limited); wait for Retry-After. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description An unexpected error (internal_error); no detail is exposed. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
     rotateExposedCredentials: {
         parameters: {
             query?: never;
@@ -13540,10 +12978,6 @@ export interface operations {
                 path?: string;
                 /** @description A key pair (`key_...`) or an app (`app_...`). */
                 credential_id?: string;
-                /** @description One app's calls. For the app's owner: its calls on every store that installed it, those refused because the installation was disconnected or the token expired included. */
-                app_id?: string;
-                /** @description Calls made through an installation on this store. */
-                store_id?: string;
                 /** @description Inclusive. */
                 since?: string;
                 /** @description Exclusive. */
@@ -13851,12 +13285,9 @@ export interface operations {
             };
         };
     };
-    listOwnInstallations: {
+    getPublicWebhookSourceAddresses: {
         parameters: {
-            query?: {
-                limit?: number;
-                starting_after?: string;
-            };
+            query?: never;
             header?: {
                 /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
@@ -13878,7 +13309,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["AppInstallationList"];
+                        data: components["schemas"]["WebhookSourceAddresses"];
                     };
                 };
             };
@@ -13894,132 +13325,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Every error answer. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Too many requests (rate_limited); wait for Retry-After. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description An unexpected error (internal_error); no detail is exposed. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    deleteOwnInstallation: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
-                "X-Request-Id"?: components["parameters"]["XRequestId"];
-                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
-                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
-            };
-            path: {
-                grantID: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description No content */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Every error answer. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14789,7 +14098,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/x-www-form-urlencoded": {
-                    /** @description authorization_code, refresh_token, or client_credentials (an app token) */
+                    /** @description authorization_code or refresh_token */
                     grant_type?: string;
                     /** @description The authorization code (svc_oac_...). */
                     code?: string;
@@ -14799,7 +14108,7 @@ export interface operations {
                     code_verifier?: string;
                     /** @description The refresh token (svc_ort_...). */
                     refresh_token?: string;
-                    /** @description refresh_token grant: a subset of the granted scopes; client_credentials: app:installations. */
+                    /** @description refresh_token grant: a subset of the granted scopes. */
                     scope?: string;
                     /** @description client_secret_post: the client id. */
                     client_id?: string;
@@ -14809,7 +14118,7 @@ export interface operations {
                     [key: string]: unknown;
                 };
                 "application/json": {
-                    /** @description authorization_code, refresh_token, or client_credentials (an app token) */
+                    /** @description authorization_code or refresh_token */
                     grant_type?: string;
                     /** @description The authorization code (svc_oac_...). */
                     code?: string;
@@ -14819,7 +14128,7 @@ export interface operations {
                     code_verifier?: string;
                     /** @description The refresh token (svc_ort_...). */
                     refresh_token?: string;
-                    /** @description refresh_token grant: a subset of the granted scopes; client_credentials: app:installations. */
+                    /** @description refresh_token grant: a subset of the granted scopes. */
                     scope?: string;
                     /** @description client_secret_post: the client id. */
                     client_id?: string;

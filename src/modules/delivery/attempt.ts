@@ -3,7 +3,7 @@
 import type { Dispatcher } from 'undici';
 import type { Context } from '../../context.ts';
 import { decryptSecret } from '../../lib/secrets.ts';
-import { idTime } from '../../lib/ids.ts';
+import { idTime, newId } from '../../lib/ids.ts';
 import { attemptOutcome } from '../../lib/metrics.ts';
 import type { SendResult } from './sender.ts';
 import { systemContext, writeAudit } from '../audit/index.ts';
@@ -11,6 +11,7 @@ import { disableFailing, signedHeaders, signingKey } from '../webhooks/index.ts'
 import { cancelPendingDeliveries } from './deliveries.repository.ts';
 import { sendOnce } from './sender.ts';
 import type { ClaimedDelivery } from './claim-deliveries.repository.ts';
+import { outcomeOf } from './attempt-outcome.ts';
 import { slotDeadline } from './holdings.ts';
 import { recordOutcomes, slows, type OutcomeRow } from './record-outcomes.repository.ts';
 import { decide } from './retry-schedule.ts';
@@ -101,6 +102,7 @@ export async function runAttempt(
   const base = {
     id: row.id,
     webhook_id: row.webhook_id,
+    app_id: row.app_id,
     test: row.test,
     number,
     paced: row.start_at !== null,
@@ -111,6 +113,8 @@ export async function runAttempt(
     return {
       ...base,
       attempted: false,
+      attempt_id: '',
+      outcome: 'network_error',
       started_at: now.toISOString(),
       duration_ms: 0,
       response_status: null,
@@ -144,6 +148,8 @@ export async function runAttempt(
   return {
     ...base,
     attempted: true,
+    attempt_id: newId('att', result.startedAt.getTime()),
+    outcome: outcomeOf(result.status, result.error),
     started_at: result.startedAt.toISOString(),
     duration_ms: result.durationMs,
     response_status: result.status,

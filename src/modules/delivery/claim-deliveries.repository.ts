@@ -18,6 +18,8 @@ export interface ClaimedDelivery {
   merchant_id: string;
   mode: Mode;
   event_id: string;
+  /** The webhook's app (null for a merchant's own): the body names it, and its attempts carry it. */
+  app_id: string | null;
   attempt_count: number;
   step: number;
   test: boolean;
@@ -84,7 +86,6 @@ export interface Claim {
 export const SPACING_MARGIN_MS = 100;
 
 export type Row = ClaimedDelivery & {
-  app_id: string | null;
   grant_id: string | null;
   store_id: string | null;
   summary: boolean;
@@ -365,21 +366,10 @@ export function claimOf(rows: Row[]): Claim {
   return {
     rows: rows
       .filter((r) => !r.summary)
-      .map(
-        ({
-          summary: _s,
-          parked_count: _p,
-          wake_ms: _w,
-          special: _x,
-          app_id,
-          grant_id,
-          store_id,
-          ...row
-        }) => ({
-          ...row,
-          payload: deliveryBody(row.payload, { appId: app_id, grantId: grant_id, storeId: store_id }),
-        }),
-      ),
+      .map(({ summary: _s, parked_count: _p, wake_ms: _w, special: _x, grant_id, store_id, ...row }) => ({
+        ...row,
+        payload: deliveryBody(row.payload, { appId: row.app_id, grantId: grant_id, storeId: store_id }),
+      })),
     parked: summary.parked_count ?? 0,
     wakeAt: summary.wake_ms,
     special: summary.special ?? false,

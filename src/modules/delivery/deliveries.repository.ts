@@ -58,14 +58,16 @@ export async function listAttempts(db: Executor, deliveryId: string): Promise<At
     .execute();
 }
 
+/** `storeId`: an app webhook's deliveries for one installing store (deliveries_store_idx, migration 0130). */
 export async function listDeliveries(
   db: Executor,
   webhookId: string,
-  status: DeliveryStatus | undefined,
+  filter: { status?: DeliveryStatus | undefined; storeId?: string | undefined },
   page: PageInput,
 ): Promise<Page<DeliveryRow>> {
   let q = db.selectFrom('deliveries').where('webhook_id', '=', webhookId);
-  if (status) q = q.where('status', '=', status);
+  if (filter.status) q = q.where('status', '=', filter.status);
+  if (filter.storeId !== undefined) q = q.where('store_id', '=', filter.storeId);
   return pageById(q, q.selectAll(), page);
 }
 
@@ -105,19 +107,24 @@ export async function cancelPendingDeliveries(db: Executor, webhookId: string, n
   return Number(result.numUpdatedRows);
 }
 
-/** The deliveries of some events (the events page), within the merchant and mode. */
+/**
+ * The deliveries of some events (the events page, resend), within the merchant and mode, each with its
+ * webhook's app (null for the merchant's own webhooks).
+ */
 export async function deliveriesOfEvents(
   db: Executor,
   scope: { merchantId: string; mode: string },
   eventIds: string[],
-): Promise<DeliveryRow[]> {
+): Promise<(DeliveryRow & { app_id: string | null })[]> {
   if (eventIds.length === 0) return [];
   return db
-    .selectFrom('deliveries')
-    .selectAll()
-    .where('event_id', 'in', eventIds)
-    .where('merchant_id', '=', scope.merchantId)
-    .where('mode', '=', scope.mode as DeliveryRow['mode'])
-    .orderBy('id', 'desc')
+    .selectFrom('deliveries as d')
+    .leftJoin('webhooks as w', 'w.id', 'd.webhook_id')
+    .selectAll('d')
+    .select('w.app_id')
+    .where('d.event_id', 'in', eventIds)
+    .where('d.merchant_id', '=', scope.merchantId)
+    .where('d.mode', '=', scope.mode as DeliveryRow['mode'])
+    .orderBy('d.id', 'desc')
     .execute();
 }

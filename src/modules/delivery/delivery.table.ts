@@ -1,5 +1,5 @@
 // Row types of the delivery tables (src/db/migrations/0004_webhooks.sql, 0060_pace_sequence_order.sql,
-// 0142_webhook_replays.sql).
+// 0130_attempts_listed.sql, 0142_webhook_replays.sql).
 import type { Generated } from 'kysely';
 import type { Mode } from '../../lib/credentials.ts';
 
@@ -54,8 +54,22 @@ export interface WebhookPacesTable {
   parks: Generated<number>;
 }
 
+/** What an attempt met (API.md section 12.2): a 2xx, another status, or no answer and why. */
+export type AttemptOutcome = 'succeeded' | 'failed' | 'timeout' | 'network_error' | 'refused';
+
 export interface DeliveryAttemptsTable {
+  /** `att_` + its start time (migration 0130): the attempts list's order and cursor. */
+  id: string;
   delivery_id: string;
+  /** Copies of its delivery's (and its webhook's app), which the attempts list filters by (migration 0130). */
+  merchant_id: string;
+  mode: Mode;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  store_id: string | null;
+  app_id: string | null;
+  outcome: AttemptOutcome;
   number: number;
   started_at: Date;
   duration_ms: number;

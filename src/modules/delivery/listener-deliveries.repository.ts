@@ -4,7 +4,8 @@ import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { DeliveryRow } from './deliveries.repository.ts';
 import type { Scope } from '../../lib/scope.ts';
-import { idFloor } from '../../lib/ids.ts';
+import { idFloor, newId } from '../../lib/ids.ts';
+import { outcomeOf } from './attempt-outcome.ts';
 
 /** Cancels what the listeners' streams sent unanswered, once the listeners are closed (webhooks module). */
 export async function cancelListenerDeliveries(
@@ -87,7 +88,7 @@ export async function recordListenerOutcome(
   deliveryId: string,
   o: ReportedOutcome,
   now: Date,
-): Promise<DeliveryRow | undefined> {
+): Promise<(DeliveryRow & { app_id: string | null }) | undefined> {
   const ok = o.status !== null && o.status >= 200 && o.status < 300;
   const row = await db
     .updateTable('deliveries')
@@ -120,12 +121,23 @@ export async function recordListenerOutcome(
       ),
     )
     .returningAll()
+    // an app's listener (`svc listen --app`) names the app, as its deliveries and attempts show it
+    .returning(sql<string | null>`(select app_id from webhooks where id = ${webhookId})`.as('app_id'))
     .executeTakeFirst();
   if (!row || o.duplicate) return row;
   await db
     .insertInto('delivery_attempts')
     .values({
+      id: newId('att', now.getTime() - o.durationMs),
       delivery_id: row.id,
+      merchant_id: row.merchant_id,
+      mode: row.mode,
+      webhook_id: row.webhook_id,
+      event_id: row.event_id,
+      event_type: row.event_type,
+      store_id: row.store_id,
+      app_id: row.app_id,
+      outcome: outcomeOf(o.status, o.error),
       number: row.attempt_count,
       started_at: new Date(now.getTime() - o.durationMs),
       duration_ms: o.durationMs,

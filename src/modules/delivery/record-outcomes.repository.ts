@@ -5,11 +5,17 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import { recordHealth } from '../webhooks/index.ts';
+import type { AttemptOutcome } from './delivery.table.ts';
 import type { Outcome } from './retry-schedule.ts';
 
 export interface OutcomeRow {
   id: string;
   webhook_id: string;
+  /** The attempt's own id (`att_` + its start time), and what the attempts list reads beside it (migration 0130). */
+  attempt_id: string;
+  /** The webhook's app, null for a merchant's own. */
+  app_id: string | null;
+  outcome: AttemptOutcome;
   test: boolean;
   /** The attempt's number: attempt_count + 1 at claim time. */
   number: number;
@@ -74,9 +80,9 @@ export async function recordOutcomes(
   const { rows } = await sql<{ released: number }>`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb) as x(
-        id text, webhook_id text, test boolean, number int, attempted boolean, started_at timestamptz,
-        duration_ms int, response_status int, response_body text, request_headers text,
-        response_headers text, error text, status text, step int,
+        id text, webhook_id text, attempt_id text, app_id text, outcome text, test boolean, number int,
+        attempted boolean, started_at timestamptz, duration_ms int, response_status int, response_body text,
+        request_headers text, response_headers text, error text, status text, step int,
         next_attempt_at timestamptz, ok boolean)
     ), updated as (
       update deliveries d
@@ -93,14 +99,17 @@ export async function recordOutcomes(
       from input i
       where d.id = any (array(select id from input)) -- by primary key: the planner cannot size the JSON input
         and d.id = i.id and d.locked_by = ${worker}::text and d.attempt_count = i.number - 1
-      returning d.id, d.webhook_id, d.status, d.ordering_key
+      returning d.id, d.webhook_id, d.status, d.ordering_key, d.merchant_id, d.mode, d.event_id, d.event_type,
+                d.store_id
     ), attempts as (
       insert into delivery_attempts
-        (delivery_id, number, started_at, duration_ms, response_status, response_body, request_headers,
-         response_headers, error)
-      select id, number, started_at, duration_ms, response_status, response_body, request_headers,
-             response_headers, error
-      from input where attempted and id = any (array(select id from updated))
+        (id, delivery_id, number, started_at, duration_ms, response_status, response_body, request_headers,
+         response_headers, error, merchant_id, mode, webhook_id, event_id, event_type, store_id, app_id, outcome)
+      select i.attempt_id, i.id, i.number, i.started_at, i.duration_ms, i.response_status, i.response_body,
+             i.request_headers, i.response_headers, i.error, u.merchant_id, u.mode, u.webhook_id, u.event_id,
+             u.event_type, u.store_id, i.app_id, i.outcome
+      from input i join updated u on u.id = i.id
+      where i.attempted
     ), real as (
       select i.*, case when i.response_status in (429, 503) then i.response_status::text
                        when i.error like 'timeout:%' then 'timeout' end as slowed

@@ -2,12 +2,15 @@
 import { iso } from '../../lib/time.ts';
 import type { AttemptRow, DeliveryRow } from '../delivery/index.ts';
 
-export function presentDelivery(d: DeliveryRow) {
+/** `app_id`: the webhook's (null for the merchant's own), which the row does not hold. */
+export function presentDelivery(d: DeliveryRow & { app_id: string | null }) {
   return {
     id: d.id,
     webhook_id: d.webhook_id,
     event_id: d.event_id,
     event_type: d.event_type,
+    store_id: d.store_id,
+    app_id: d.app_id,
     status: d.status,
     attempt_count: d.attempt_count,
     next_attempt_at: d.status === 'pending' ? iso(d.next_attempt_at) : null,
@@ -18,6 +21,10 @@ export function presentDelivery(d: DeliveryRow) {
     created_at: iso(d.created_at),
   };
 }
+
+/** The deliveries of one webhook, which names their app. */
+export const deliveryOf = (webhook: { app_id: string | null }) => (d: DeliveryRow) =>
+  presentDelivery({ ...d, app_id: webhook.app_id });
 
 export function presentAttempt(a: AttemptRow) {
   return {

@@ -66,6 +66,7 @@ export const deliveryRoutes =
           ...pageOf(request.query),
           webhookId: request.params.webhookID,
           status: request.query.status,
+          storeId: request.query.store_id,
         }),
       }),
     );

@@ -20,6 +20,12 @@ export const Delivery = Type.Object(
     webhook_id: Type.String(),
     event_id: Type.String(),
     event_type: Type.String(),
+    store_id: Type.Union([Type.String(), Type.Null()], {
+      description: "The installing store of an app webhook's delivery; null for the merchant's own.",
+    }),
+    app_id: Type.Union([Type.String(), Type.Null()], {
+      description: "The app of an app webhook; null for the merchant's own webhooks.",
+    }),
     status: DeliveryStatus,
     attempt_count: Type.Integer(),
     next_attempt_at: NullableTimestamp,
@@ -59,7 +65,17 @@ export const DeliveryWithAttempts = Type.Object(
   },
   { title: 'DeliveryWithAttempts' },
 );
-export const DeliveriesQuery = Type.Object({ ...PageQuery, status: Type.Optional(DeliveryStatus) });
+export const DeliveriesQuery = Type.Object({
+  ...PageQuery,
+  status: Type.Optional(DeliveryStatus),
+  store_id: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: "An installing store: an app webhook's deliveries for it.",
+    }),
+  ),
+});
 export const DeliveryParams = Type.Object({
   webhookID: Type.String({ minLength: 1, maxLength: 64 }),
   deliveryID: Type.String({ minLength: 1, maxLength: 64 }),

@@ -23,7 +23,7 @@ import * as repo from '../delivery/index.ts';
 import { isEventType } from '../events/index.ts';
 import { deliveredPayload, DELIVERY_CHANNEL, recordEvent, sampleEvent } from '../outbox/index.ts';
 import { findOwnEndpoint, findOwnWebhook } from '../webhooks/index.ts';
-import { presentAttempt, presentDelivery } from './deliveries.presenters.ts';
+import { deliveryOf, presentAttempt } from './deliveries.presenters.ts';
 
 /** The installation a delivery was made for, when its webhook is an app's. */
 const targetOf = (
@@ -34,12 +34,17 @@ const targetOf = (
 export interface DeliveriesInput extends PageInput {
   readonly webhookId: string;
   readonly status?: DeliveryStatus | undefined;
+  /** An installing store (an app webhook's deliveries). */
+  readonly storeId?: string | undefined;
 }
 
 export async function listDeliveries(ctx: Context, scope: Scope, input: DeliveriesInput) {
-  const { webhookId, status, ...page } = input;
+  const { webhookId, status, storeId, ...page } = input;
   const webhook = await findOwnWebhook(ctx.db, scope, webhookId);
-  return mapPage(await repo.listDeliveries(ctx.db, webhook.id, status, page), presentDelivery);
+  return mapPage(
+    await repo.listDeliveries(ctx.db, webhook.id, { status, storeId }, page),
+    deliveryOf(webhook),
+  );
 }
 
 export async function getDelivery(ctx: Context, audit: AuditContext, webhookId: string, id: string) {
@@ -52,7 +57,7 @@ export async function getDelivery(ctx: Context, audit: AuditContext, webhookId: 
   ]);
   // The exact bytes every attempt sent and signed (null once the event is purged).
   const payload = stored === undefined ? null : deliveryBody(stored, targetOf(webhook, row));
-  return { ...presentDelivery(row), payload, attempts: attempts.map(presentAttempt) };
+  return { ...deliveryOf(webhook)(row), payload, attempts: attempts.map(presentAttempt) };
 }
 
 /** Due at once and the workers woken; a delivery whose attempt is under way right now is left to it. */
@@ -63,7 +68,8 @@ export async function retryDelivery(ctx: Context, audit: AuditContext, webhookId
     if (!row) throw notFound('delivery');
     if (webhook.status !== 'enabled') throw new AppError('conflict', 'Enable the webhook before retrying.');
     const now = new Date(ctx.clock.now());
-    if (row.status === 'pending' && row.locked_until && row.locked_until > now) return presentDelivery(row);
+    if (row.status === 'pending' && row.locked_until && row.locked_until > now)
+      return deliveryOf(webhook)(row);
     // A delivery that had finished gets one more attempt; a pending one keeps its place in the schedule.
     const step = row.status === 'pending' ? row.step : ctx.config.webhookRetrySchedule.length;
     const updated = await repo.requeueDelivery(trx, row.id, step, now);
@@ -74,7 +80,7 @@ export async function retryDelivery(ctx: Context, audit: AuditContext, webhookId
       fields: { webhook_id: webhook.id, event_id: row.event_id, previous_status: row.status },
     });
     await notify(trx, DELIVERY_CHANNEL, '');
-    return presentDelivery(updated);
+    return deliveryOf(webhook)(updated);
   });
 }
 
@@ -140,6 +146,7 @@ export async function testWebhook(
       merchant_id: audit.merchantId,
       mode: audit.mode,
       event_id: ev.id,
+      app_id: webhook.app_id,
       attempt_count: 0,
       step: 0,
       test: true,

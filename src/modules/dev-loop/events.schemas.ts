@@ -6,6 +6,18 @@ import { EventType } from '../webhooks/index.ts';
 import { Delivery, DeliveryStatus } from './deliveries.schemas.ts';
 
 export const ResendBody = Body({ webhook_id: Type.String({ minLength: 1, maxLength: 64 }) });
+export const ResendTarget = Type.Object(
+  {
+    webhook_id: Type.String(),
+    url: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    app_id: Type.Union([Type.String(), Type.Null()], {
+      description: "The app of an app webhook; null for the merchant's own.",
+    }),
+  },
+  { title: 'ResendTarget' },
+);
+export const ResendTargetPage = List(ResendTarget);
 export const EventParams = Type.Object({ eventID: Type.String({ minLength: 1, maxLength: 100 }) });
 export const EventsQuery = Type.Object({
   ...PageQuery,

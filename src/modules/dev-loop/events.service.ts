@@ -22,6 +22,7 @@ import {
 } from '../outbox/index.ts';
 import { findOwnEndpoint } from '../webhooks/index.ts';
 import { presentDelivery } from './deliveries.presenters.ts';
+import { refusal, resendTargets } from './resend-targets.ts';
 
 /**
  * The ordering of a new delivery of `event` to `webhook` made now: for a per_object endpoint, the event's key,
@@ -41,15 +42,10 @@ export async function resendEvent(ctx: Context, audit: AuditContext, eventId: st
     const event = await findEvent(trx, audit, eventId);
     if (!event) throw notFound('event');
     const webhook = await findOwnEndpoint(trx, audit, webhookId);
-    if (webhook.status !== 'enabled') throw new AppError('conflict', 'Enable the webhook before resending.');
     // An app webhook hears an event through an installation: a resend goes out for the same one.
     const installation = webhook.app_id ? await repo.installationOf(trx, webhook.id, event.id) : null;
-    if (webhook.app_id && !installation) {
-      throw new AppError(
-        'conflict',
-        "This event never reached the app's webhook: no installation to resend it for.",
-      );
-    }
+    const why = refusal(event.type, webhook, installation !== null);
+    if (why !== null) throw new AppError('conflict', why);
     const ordering = await orderingOf(trx, audit, event, webhook);
     const now = ctx.clock.now();
     const delivery = await repo.insertDelivery(
@@ -74,8 +70,16 @@ export async function resendEvent(ctx: Context, audit: AuditContext, eventId: st
       fields: { webhook_id: webhook.id, event_id: event.id, event_type: event.type },
     });
     await notify(trx, DELIVERY_CHANNEL, '');
-    return presentDelivery(delivery);
+    return presentDelivery({ ...delivery, app_id: webhook.app_id });
   });
+}
+
+/** The endpoints a resend of the event may go to (the Resend menu's offers). */
+export async function listResendTargets(ctx: Context, scope: Scope, input: { eventId: string }) {
+  const event = await findEvent(ctx.db, scope, input.eventId);
+  if (!event) throw notFound('event');
+  const items = await resendTargets(ctx.db, scope, event);
+  return { items, count: items.length, has_more: false, next_cursor: null };
 }
 
 /** The body every delivery of an event sends (API.md sections 7 and 11.4). */

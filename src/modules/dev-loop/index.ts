@@ -1,13 +1,15 @@
 // The dev-loop module: the merchant's window onto what the outbox recorded and the delivery module sent, and
-// the developer's loop with it (API.md sections 7 and 10): the deliveries of an endpoint with their attempts,
-// retry, recover, replays, the test route, the account's events with where each went, resend, trigger, and `svc
-// listen`'s stream. It owns no table and holds no SQL: each read and change is a function of the module that
-// owns the rows (webhooks, outbox, delivery), called in this module's use case and its transaction.
+// the developer's loop with it (API.md sections 7, 10 and 12.2): the deliveries of an endpoint with their
+// attempts, every attempt of the account's endpoints, retry, recover, replays, the test route, the account's
+// events with where each went, resend, trigger, and `svc listen`'s stream. It owns no table and holds no SQL:
+// each read and change is a function of the module that owns the rows (webhooks, outbox, delivery), called in
+// this module's use case and its transaction.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Sending } from '../delivery/index.ts';
 import type { AppsCache } from '../oauth-apps/index.ts';
 import type { Signal } from '../outbox/index.ts';
 import type { Module } from '../module.ts';
+import { attemptRoutes } from './attempts.routes.ts';
 import { deliveryRoutes } from './deliveries.routes.ts';
 import { listenRoutes } from './listen.routes.ts';
 import { merchantEventRoutes } from './merchant-events.routes.ts';
@@ -32,6 +34,7 @@ const merchantRoutes =
   async (app) => {
     await app.register(deliveryRoutes(deps.sending));
     await app.register(replayRoutes(deps.replayMade));
+    await app.register(attemptRoutes);
     await app.register(merchantEventRoutes(deps.listeners));
     await app.register(listenRoutes(deps.listeners, deps.apps));
   };

@@ -12,6 +12,7 @@ import {
   EventWithDeliveries,
   EventsQuery,
   ResendBody,
+  ResendTargetPage,
   TriggerBody,
 } from './events.schemas.ts';
 import * as service from './events.service.ts';
@@ -95,6 +96,29 @@ export const merchantEventRoutes =
       }),
     );
 
+    app.get(
+      '/events/:eventID/resend-targets',
+      {
+        config: { role: 'viewer' },
+        schema: {
+          operationId: 'listResendTargets',
+          summary: 'List the endpoints an event may be resent to',
+          tags: ['Events'],
+          description:
+            "The account's endpoints that subscribe to the event's type and may receive it (enabled; an app " +
+            'webhook only if the event reached it through an installation), newest first, up to 500; all in ' +
+            'one page. A resend to any other endpoint answers 409 conflict naming why.',
+          params: EventParams,
+          response: { 200: ResendTargetPage, ...errors(401, 404) },
+        },
+      },
+      async (request) => ({
+        data: await service.listResendTargets(app.ctx, merchantScope(request), {
+          eventId: request.params.eventID,
+        }),
+      }),
+    );
+
     app.post(
       '/events/:eventID/resend',
       {
@@ -103,6 +127,9 @@ export const merchantEventRoutes =
           operationId: 'resendEvent',
           summary: 'Send an event again to one endpoint',
           tags: ['Events'],
+          description:
+            "Only to an endpoint that subscribes to the event's type and may receive it (GET " +
+            '`/events/{eventID}/resend-targets` lists them); any other answers 409 conflict naming why.',
           params: EventParams,
           body: ResendBody,
           response: { 202: DeliveryData, ...errors(400, 401, 404, 409) },

@@ -25,6 +25,7 @@ export {
   purgeDeletedWebhooks,
   type WebhookRow,
 } from './webhooks.repository.ts';
+export { listEndpoints, type EndpointSummary } from './endpoints.repository.ts';
 export { webhookSecretsById } from './exposure.repository.ts';
 export { disableFailing, FAILING_DAYS } from './disable-failing.repository.ts';
 export { purgeFilteredCounts, recordHealth } from './health.repository.ts';

@@ -16,6 +16,7 @@ export type Route =
   | { name: 'keys' }
   | { name: 'webhooks' }
   | { name: 'webhook-new' }
+  | { name: 'attempts' }
   | { name: 'webhook'; id: string }
   | { name: 'delivery'; webhookId: string; id: string }
   | { name: 'events' }
@@ -90,6 +91,7 @@ export function parse(pathname: string): Route {
     case 'webhooks':
       if (a === undefined) return { name: 'webhooks' };
       if (a === 'new' && b === undefined) return { name: 'webhook-new' };
+      if (a === 'attempts' && b === undefined) return { name: 'attempts' };
       if (b === undefined) return { name: 'webhook', id: a };
       if (b === 'deliveries' && c !== undefined && parts.length === 6)
         return { name: 'delivery', webhookId: a, id: c };
@@ -120,6 +122,7 @@ export function tabOf(route: Route): Tab | null {
       return 'keys';
     case 'webhooks':
     case 'webhook-new':
+    case 'attempts':
     case 'webhook':
     case 'delivery':
       return 'webhooks';

@@ -190,6 +190,9 @@ export interface Delivery {
   webhook_id: string;
   event_id: string;
   event_type: string;
+  /** The installing store of an app webhook's delivery; null for the merchant's own. */
+  store_id?: string | null;
+  app_id?: string | null;
   status: DeliveryStatus;
   attempt_count: number;
   next_attempt_at: string | null;
@@ -200,6 +203,20 @@ export interface Delivery {
   created_at: string;
   payload?: string | null;
   attempts?: Attempt[];
+}
+
+/** An endpoint an event may be resent to (GET /events/{id}/resend-targets). */
+export interface ResendTarget {
+  webhook_id: string;
+  url: string;
+  description: string | null;
+  app_id: string | null;
+}
+
+/** Where deliveries leave from (GET /webhook-source-addresses). */
+export interface SourceAddresses {
+  addresses: string[];
+  updated_at: string;
 }
 
 export interface EventItem {

@@ -16,6 +16,7 @@ import { LogsPage } from './logs/logs-page.tsx';
 import { RequestsPage } from './requests/requests-page.tsx';
 import { RequestPage } from './requests/request-page.tsx';
 import { EventsPage } from './events/events-page.tsx';
+import { AttemptsPage } from './webhooks/attempts-page.tsx';
 import { EventPage } from './events/event-page.tsx';
 
 export function View({ route, me }: { route: Route; me: Me }) {
@@ -42,6 +43,8 @@ export function View({ route, me }: { route: Route; me: Me }) {
       return <WebhooksPage />;
     case 'webhook-new':
       return <WebhookCreatePage />;
+    case 'attempts':
+      return <AttemptsPage />;
     case 'webhook':
       return <WebhookDetailPage id={route.id} />;
     case 'delivery':

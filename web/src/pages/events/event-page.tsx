@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import { api } from '../../lib/api.ts';
 import { useCan } from '../../lib/role.ts';
-import type { Delivery, EventItem, ListPage, Webhook } from '../../lib/types.ts';
+import type { Delivery, EventItem, ListPage, ResendTarget, Webhook } from '../../lib/types.ts';
 import { useAsync } from '../../lib/use-async.ts';
 import { useReloadSoon } from '../../lib/use-poll.ts';
 import { AsyncView } from '../../components/async-view.tsx';
@@ -23,6 +23,8 @@ export function EventPage({ id }: { id: string }) {
   const { state, reload } = useAsync(() => api<EventItem>('GET', path), [path]);
   const reloadSoon = useReloadSoon(reload);
   const webhooks = useAsync(() => api<ListPage<Webhook>>('GET', '/webhooks?limit=200'), []);
+  // only the endpoints that subscribe to the event's type and may receive it (the route refuses the others)
+  const targets = useAsync(() => api<ListPage<ResendTarget>>('GET', `${path}/resend-targets`), [path]);
   const [target, setTarget] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -47,6 +49,7 @@ export function EventPage({ id }: { id: string }) {
   };
 
   const endpoints = webhooks.state.status === 'ok' ? webhooks.state.data.items : [];
+  const offered = targets.state.status === 'ok' ? targets.state.data.items : [];
   const urlOf = (webhookId: string) => endpoints.find((w) => w.id === webhookId)?.url ?? webhookId;
 
   return (
@@ -81,8 +84,8 @@ export function EventPage({ id }: { id: string }) {
                     Resend
                   </h3>
                   <p className="muted small">
-                    A new delivery of this event to the endpoint you choose, sent now with the same{' '}
-                    <code>webhook-id</code>.
+                    A new delivery of this event, sent now with the same <code>webhook-id</code>, to an
+                    endpoint that subscribes to its type.
                   </p>
                   <label className="field">
                     <span className="label">Endpoint</span>
@@ -93,15 +96,19 @@ export function EventPage({ id }: { id: string }) {
                       onChange={(ev) => setTarget(ev.target.value)}
                     >
                       <option value="">Choose an endpoint</option>
-                      {endpoints
-                        .filter((w) => w.status === 'enabled')
-                        .map((w) => (
-                          <option key={w.id} value={w.id}>
-                            {w.url}
-                          </option>
-                        ))}
+                      {offered.map((w) => (
+                        <option key={w.webhook_id} value={w.webhook_id}>
+                          {w.url}
+                        </option>
+                      ))}
                     </select>
                   </label>
+                  {targets.state.status === 'ok' && offered.length === 0 && (
+                    <p className="muted small">
+                      No endpoint can take this event: none that is enabled subscribes to{' '}
+                      <code>{e.type}</code>.
+                    </p>
+                  )}
                   <div>
                     <button type="submit" className="btn btn-primary" disabled={busy || !target}>
                       {busy ? 'Sending…' : 'Resend event'}

@@ -14,18 +14,23 @@ import { outcomeWords } from '../../lib/format.ts';
 const PAGE = 20;
 const STATUSES: DeliveryStatus[] = ['pending', 'succeeded', 'failed', 'cancelled'];
 
-/** Deliveries, newest first, filtered by status, paged by cursor (a stack of cursors for "Previous"). */
-export function DeliveriesList({ webhookId }: { webhookId: string }) {
+/**
+ * Deliveries, newest first, filtered by status, paged by cursor (a stack of cursors for "Previous"). An app
+ * webhook hears many stores: its list shows each delivery's store, and filters by one.
+ */
+export function DeliveriesList({ webhookId, appWebhook }: { webhookId: string; appWebhook: boolean }) {
   const [status, setStatus] = useState<DeliveryStatus | ''>('');
+  const [store, setStore] = useState('');
+  const [storeDraft, setStoreDraft] = useState('');
   const [cursors, setCursors] = useState<string[]>([]);
   const after = cursors[cursors.length - 1];
   const { state, reload } = useAsync(
     () =>
       api<ListPage<Delivery>>(
         'GET',
-        `/webhooks/${encodeURIComponent(webhookId)}/deliveries${query({ limit: PAGE, status, starting_after: after })}`,
+        `/webhooks/${encodeURIComponent(webhookId)}/deliveries${query({ limit: PAGE, status, store_id: store, starting_after: after })}`,
       ),
-    [webhookId, status, after],
+    [webhookId, status, store, after],
   );
 
   // While anything is pending, the page is read again.
@@ -57,6 +62,29 @@ export function DeliveriesList({ webhookId }: { webhookId: string }) {
               ))}
             </select>
           </label>
+          {appWebhook && (
+            <form
+              className="inline-field"
+              onSubmit={(e) => {
+                e.preventDefault();
+                setStore(storeDraft.trim());
+                setCursors([]);
+              }}
+            >
+              <label className="inline-field">
+                <span className="label">Store</span>
+                <input
+                  className="input input-small"
+                  placeholder="store_..."
+                  value={storeDraft}
+                  onChange={(e) => setStoreDraft(e.target.value)}
+                />
+              </label>
+              <button type="submit" className="btn btn-small">
+                Filter
+              </button>
+            </form>
+          )}
           <button type="button" className="btn btn-small" onClick={() => reload()}>
             Refresh
           </button>
@@ -65,8 +93,10 @@ export function DeliveriesList({ webhookId }: { webhookId: string }) {
       <AsyncView state={state} onRetry={reload} label="deliveries">
         {(page) =>
           page.items.length === 0 ? (
-            <EmptyState title={status ? `No ${status} deliveries.` : 'No deliveries yet.'}>
-              {!status && 'Send a test event to see one here.'}
+            <EmptyState
+              title={status || store ? `No ${status || 'matching'} deliveries.` : 'No deliveries yet.'}
+            >
+              {!status && !store && 'Send a test event to see one here.'}
             </EmptyState>
           ) : (
             <>
@@ -75,6 +105,7 @@ export function DeliveriesList({ webhookId }: { webhookId: string }) {
                   <thead>
                     <tr>
                       <th scope="col">Event</th>
+                      {appWebhook && <th scope="col">Store</th>}
                       <th scope="col">Status</th>
                       <th scope="col">Attempts</th>
                       <th scope="col">Last response</th>
@@ -90,6 +121,9 @@ export function DeliveriesList({ webhookId }: { webhookId: string }) {
                           </Link>
                           {d.test && <span className="badge badge-grey badge-inline">test</span>}
                         </td>
+                        {appWebhook && (
+                          <td data-label="Store">{d.store_id ? <code>{d.store_id}</code> : '—'}</td>
+                        )}
                         <td data-label="Status">
                           <DeliveryBadge delivery={d} />
                           {d.status === 'pending' && d.attempt_count > 0 && d.next_attempt_at && (

@@ -38,7 +38,7 @@ export function WebhookDetailPage({ id }: { id: string }) {
               <WebhookDetailsCard webhook={wh} />
               {canWrite && <TestEventPanel webhook={wh} onSent={() => setDeliveriesVersion((v) => v + 1)} />}
             </div>
-            <DeliveriesList key={deliveriesVersion} webhookId={wh.id} />
+            <DeliveriesList key={deliveriesVersion} webhookId={wh.id} appWebhook={wh.app_id !== null} />
             {open === 'edit' && (
               <EditWebhookDialog
                 webhook={wh}

@@ -6,6 +6,7 @@ import { AsyncView } from '../../components/async-view.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
 import { Link } from '../../components/link.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
+import { SourceAddressesCard } from './source-addresses.tsx';
 import { WebhooksTable } from './webhooks-table.tsx';
 
 export function WebhooksPage() {
@@ -18,11 +19,16 @@ export function WebhooksPage() {
         guide="webhooks"
         description="Endpoints that receive signed events as they happen, retried until they answer 2xx."
         actions={
-          canWrite && (
-            <Link className="btn btn-primary" to="/settings/developers/webhooks/new">
-              Add endpoint
+          <>
+            <Link className="btn" to="/settings/developers/webhooks/attempts">
+              All attempts
             </Link>
-          )
+            {canWrite && (
+              <Link className="btn btn-primary" to="/settings/developers/webhooks/new">
+                Add endpoint
+              </Link>
+            )}
+          </>
         }
       />
       <div className="card">
@@ -38,6 +44,7 @@ export function WebhooksPage() {
           }
         </AsyncView>
       </div>
+      <SourceAddressesCard />
     </section>
   );
 }
