@@ -489,7 +489,7 @@ export interface paths {
         head?: never;
         /**
          * Change the merchant’s settings
-         * @description `require_mfa`: every member must have a second factor; one without may then only enrol (403 `mfa_enrolment_required` elsewhere). Owner only. Audit `merchant.settings_updated`.
+         * @description `require_mfa`: every member must have a second factor; one without may then only enrol (403 `mfa_enrolment_required` elsewhere). The answer names the members without one (`members_without_second_factor`). Owner only. Audit `merchant.settings_updated`.
          *
          *     Role: owner (owner); a member of a lower role gets 403 forbidden.
          */
@@ -640,6 +640,28 @@ export interface paths {
          *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
          */
         patch: operations["updateApp"];
+        trace?: never;
+    };
+    "/api/v1/merchant/apps/{appID}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update an OAuth app (also at /developer/apps/{appID})
+         * @description The same update as PATCH /developer/apps/{appID}, at the path API.md section 12.3 gives for `token_endpoint_auth_method` and `jwks`.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
+         */
+        patch: operations["updateAppAuthentication"];
         trace?: never;
     };
     "/api/v1/merchant/developer/apps/{appID}/rotate-secret": {
@@ -1040,6 +1062,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/merchant/webhooks/{webhookID}/replays": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's replays
+         * @description Role: viewer, that is any member of the merchant.
+         */
+        get: operations["listWebhookReplays"];
+        put?: never;
+        /**
+         * Send again the events of a window
+         * @description With `preview`, 200 and the count. Otherwise 202 and the replay, which runs in the background: its deliveries go out after every live one due, so it never delays a new event.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
+         */
+        post: operations["replayWebhookEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchant/webhooks/{webhookID}/replays/{replayID}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a replay and its progress
+         * @description Role: viewer, that is any member of the merchant.
+         */
+        get: operations["getWebhookReplay"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a replay
+         * @description Nothing more is queued; what was queued is sent. An ended replay is answered as it is.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
+         */
+        delete: operations["cancelWebhookReplay"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/merchant/webhook-attempts": {
         parameters: {
             query?: never;
@@ -1360,6 +1434,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/merchant/former-members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Former members who saw credentials that still work
+         * @description Members removed in the last 90 days whose exposed credentials (as GET .../exposed-credentials) still work, the latest removal first; one leaves the list once each is rotated, revoked or expired (POST /members/{userID}/exposed-credentials/rotate rotates them all). A team fits one page.
+         *
+         *     Role: viewer, that is any member of the merchant.
+         */
+        get: operations["listFormerMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/merchant/members/{userID}/exposed-credentials/rotate": {
         parameters: {
             query?: never;
@@ -1401,7 +1497,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone to the team
-         * @description A single-use link valid 7 days, in this answer only and sent by email when the service has a mail server (SVC_SMTP_URL). It replaces a pending invitation to the same email. Inviting an owner needs the owner role; an email that is a member already: 409 conflict.
+         * @description A single-use link valid 7 days, in this answer only and sent by email when the service has a mail server (SVC_SMTP_URL). An email with a pending invitation: 409 conflict naming it (its link keeps working; withdraw it to send another). Inviting an owner needs the owner role; an email that is a member already: 409 conflict.
          *
          *     Role: admin (admin or owner); a member of a lower role gets 403 forbidden.
          */
@@ -1483,7 +1579,7 @@ export interface paths {
         };
         /**
          * List request log entries
-         * @description Every call to /api/public/v1 (the OAuth token, revoke and introspection endpoints included) made with a credential of this merchant in this mode, newest first. Recording trails the answer by about a second; entries are kept at least SVC_REQUEST_LOG_RETENTION_DAYS (default 7) days.
+         * @description Every call to /api/public/v1 (the OAuth token, revoke and introspection endpoints included) made with a credential of this merchant in this mode, newest first. With app_id, that app's calls: for its owner, on every store that installed it, with the calls refused because the installation was disconnected or the token expired. Recording trails the answer by about a second; entries are kept at least SVC_REQUEST_LOG_RETENTION_DAYS (default 7) days.
          *
          *     Role: viewer, that is any member of the merchant.
          */
@@ -1533,6 +1629,46 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/app/installations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The app's active installations (app token)
+         * @description With an app token (grant_type=client_credentials): the stores that installed the app and have not disconnected it, newest first.
+         */
+        get: operations["listOwnInstallations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/app/installations/{grantID}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Uninstall the app from a store (app token)
+         * @description The installation's tokens stop working at once; app.uninstalled is recorded with reason `app_requested`, and store.redact follows as after a disconnection.
+         */
+        delete: operations["deleteOwnInstallation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1723,7 +1859,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchange a code or a refresh token for tokens (RFC 6749) */
+        /** Exchange a code or a refresh token for tokens, or get an app token (RFC 6749) */
         post: operations["requestToken"];
         delete?: never;
         options?: never;
@@ -2261,6 +2397,15 @@ export interface components {
             allowed_scopes: string[];
             mode: "test" | "live";
             client_secret_last4: string;
+            /** @description How the app authenticates at the token, revocation and introspection endpoints: its client secret (Basic or in the body, either way), or a JWT signed with one of its `jwks` (RFC 7523). */
+            token_endpoint_auth_method: "client_secret_basic" | "client_secret_post" | "private_key_jwt";
+            jwks: {
+                keys: ({
+                    kty: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+            } | null;
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00.000Z
@@ -2462,9 +2607,16 @@ export interface components {
             /** @description Pass as starting_after. */
             next_cursor: string | null;
         };
+        /** MemberWithoutSecondFactor */
+        MemberWithoutSecondFactor: {
+            id: string;
+            email: string;
+        };
         /** MerchantSettings */
         MerchantSettings: {
             require_mfa: boolean;
+            /** @description The members who have no second factor now: with require_mfa they may only enrol one (API.md 12.4). */
+            members_without_second_factor: components["schemas"]["MemberWithoutSecondFactor"][];
         };
         /** AuditEntry */
         AuditEntry: {
@@ -2572,6 +2724,15 @@ export interface components {
             allowed_scopes: string[];
             mode: "test" | "live";
             client_secret_last4: string;
+            /** @description How the app authenticates at the token, revocation and introspection endpoints: its client secret (Basic or in the body, either way), or a JWT signed with one of its `jwks` (RFC 7523). */
+            token_endpoint_auth_method: "client_secret_basic" | "client_secret_post" | "private_key_jwt";
+            jwks: {
+                keys: ({
+                    kty: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+            } | null;
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00.000Z
@@ -2681,6 +2842,8 @@ export interface components {
         WebhookHealth: {
             /** @description Real (non-test) deliveries created in the last 24 hours. */
             deliveries_24h: number;
+            /** @description Events its payload filter refused (no delivery recorded), counted by the hour: the current hour's and the 23 before it. */
+            filtered_24h: number;
             /** @description Of those with at least one attempt, the share that succeeded; null when none was tried. */
             success_rate_24h: number | null;
             last_attempt_at: string | null;
@@ -2724,6 +2887,20 @@ export interface components {
             rate_limit: number | null;
             /** @description `per_object`: a delivery waits while an earlier-recorded delivery of the same ordering key (the event's `ordering_key`, else its `data.id`) to this webhook is pending; other keys flow. `none` (the default): no order. */
             ordering: "none" | "per_object";
+            /**
+             * PayloadFilter
+             * @description null (the default: every event of the subscribed types), or `{"all":[...]}` (every condition holds) or `{"any":[...]}` (at least one does) of 1-20 conditions `{"path","op","value"}`. `path`: a dotted path into the delivery body (`data.total`, `data.currency`, `store_id`; a number steps into an array). `op`: `eq`, `ne` (JSON values; a missing path is `ne` any value), `gt`, `gte`, `lt`, `lte` (a number with numbers, a string with strings byte by byte), `in` (value: an array of 1-100 scalars), `exists` (value: true or false; a JSON null exists), `prefix` (value: a non-empty string). An event that does not match records no delivery to the webhook (counted in `health.filtered_24h`); test deliveries ignore it.
+             * @example {
+             *       "all": [
+             *         {
+             *           "path": "data.total",
+             *           "op": "gte",
+             *           "value": 100
+             *         }
+             *       ]
+             *     }
+             */
+            filter: unknown;
             health: components["schemas"]["WebhookHealth"];
             /** @description whsec_ + base64; shown only here. */
             secret: string;
@@ -2755,6 +2932,20 @@ export interface components {
             rate_limit: number | null;
             /** @description `per_object`: a delivery waits while an earlier-recorded delivery of the same ordering key (the event's `ordering_key`, else its `data.id`) to this webhook is pending; other keys flow. `none` (the default): no order. */
             ordering: "none" | "per_object";
+            /**
+             * PayloadFilter
+             * @description null (the default: every event of the subscribed types), or `{"all":[...]}` (every condition holds) or `{"any":[...]}` (at least one does) of 1-20 conditions `{"path","op","value"}`. `path`: a dotted path into the delivery body (`data.total`, `data.currency`, `store_id`; a number steps into an array). `op`: `eq`, `ne` (JSON values; a missing path is `ne` any value), `gt`, `gte`, `lt`, `lte` (a number with numbers, a string with strings byte by byte), `in` (value: an array of 1-100 scalars), `exists` (value: true or false; a JSON null exists), `prefix` (value: a non-empty string). An event that does not match records no delivery to the webhook (counted in `health.filtered_24h`); test deliveries ignore it.
+             * @example {
+             *       "all": [
+             *         {
+             *           "path": "data.total",
+             *           "op": "gte",
+             *           "value": 100
+             *         }
+             *       ]
+             *     }
+             */
+            filter: unknown;
             health: components["schemas"]["WebhookHealth"];
         };
         /** WebhookList */
@@ -2851,6 +3042,51 @@ export interface components {
         /** DeliveryList */
         DeliveryList: {
             items: components["schemas"]["Delivery"][];
+            /** @description Total matching, over all pages. */
+            count: number;
+            has_more: boolean;
+            /** @description Pass as starting_after. */
+            next_cursor: string | null;
+        };
+        /** Replay */
+        Replay: {
+            /** @description rpl_... */
+            id: string;
+            webhook_id: string;
+            status: "running" | "done" | "cancelled";
+            /** @description What the replay was asked for (`until` defaults to when it was made). */
+            filter: {
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T10:00:00.000Z
+                 */
+                since: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T10:00:00.000Z
+                 */
+                until: string;
+                /** @description `failed` (the default): events whose last delivery to this endpoint failed, finally or with a retry still scheduled. `all`: every event the endpoint received or should have received in the window. */
+                status: "failed" | "all";
+                event_types: string[] | null;
+                store_id: string | null;
+            };
+            /** @description Events in the window: counted when it began, and the exact sum of the two below once done. */
+            matched: number;
+            /** @description Deliveries made so far; they are sent after every live one due. */
+            queued: number;
+            /** @description Events of a type the endpoint no longer subscribes to, or that its filter refuses. */
+            skipped: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            finished_at: string | null;
+        };
+        /** ReplayList */
+        ReplayList: {
+            items: components["schemas"]["Replay"][];
             /** @description Total matching, over all pages. */
             count: number;
             has_more: boolean;
@@ -3053,6 +3289,30 @@ export interface components {
             /** @description Pass as starting_after. */
             next_cursor: string | null;
         };
+        /** FormerMember */
+        FormerMember: {
+            /** @description The former member’s user id (usr_). */
+            id: string;
+            email: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            removed_at: string;
+            removed_by: string | null;
+            removed_by_email: string | null;
+            /** @description As the removal’s answer: what the member saw in clear that still works now. */
+            exposed_credentials: components["schemas"]["ExposedCredential"][];
+        };
+        /** FormerMemberList */
+        FormerMemberList: {
+            items: components["schemas"]["FormerMember"][];
+            /** @description Total matching, over all pages. */
+            count: number;
+            has_more: boolean;
+            /** @description Pass as starting_after. */
+            next_cursor: string | null;
+        };
         /** RotatedCredential */
         RotatedCredential: {
             type: "api_key" | "client_secret" | "webhook_secret";
@@ -3121,6 +3381,10 @@ export interface components {
             error_code: string | null;
             duration_ms: number;
             credential: components["schemas"]["RequestCredential"];
+            /** @description The app of a call made with its access token or its client secret; null otherwise. */
+            app_id: string | null;
+            /** @description The store of the installation an access token acts through; null otherwise. */
+            store_id: string | null;
             ip: string | null;
             user_agent: string | null;
             idempotency_key: string | null;
@@ -3158,6 +3422,10 @@ export interface components {
             error_code: string | null;
             duration_ms: number;
             credential: components["schemas"]["RequestCredential"];
+            /** @description The app of a call made with its access token or its client secret; null otherwise. */
+            app_id: string | null;
+            /** @description The store of the installation an access token acts through; null otherwise. */
+            store_id: string | null;
             ip: string | null;
             user_agent: string | null;
             idempotency_key: string | null;
@@ -3170,6 +3438,33 @@ export interface components {
             audit_entries: components["schemas"]["AuditEntry"][];
             /** @description The webhook deliveries of the events recorded during this request, or by the platform with its request id. */
             deliveries: components["schemas"]["Delivery"][];
+        };
+        /** AppInstallation */
+        AppInstallation: {
+            /** @description The installation (grant_...), as app deliveries name it. */
+            grant_id: string;
+            /** @description The merchant that installed the app. */
+            merchant_id: string;
+            /** @description The store the app acts on. */
+            store_id: string | null;
+            mode: "test" | "live";
+            /** @description Effective: granted, within the app's allowed scopes. */
+            scopes: string[];
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            installed_at: string;
+            last_used_at: string | null;
+        };
+        /** AppInstallationList */
+        AppInstallationList: {
+            items: components["schemas"]["AppInstallation"][];
+            /** @description Total matching, over all pages. */
+            count: number;
+            has_more: boolean;
+            /** @description Pass as starting_after. */
+            next_cursor: string | null;
         };
         /** CartItem */
         CartItem: {
@@ -3288,16 +3583,20 @@ export interface components {
         /** TokenResponse */
         TokenResponse: {
             access_token: string;
-            /** @enum {string} */
-            token_type: "Bearer";
+            /**
+             * @description `DPoP` when the request carried a DPoP proof: the access token is bound to its key.
+             * @enum {string}
+             */
+            token_type: "Bearer" | "DPoP";
             expires_in: number;
-            refresh_token: string;
-            /** @description The effective scope: granted, within the app's allowed scopes. */
+            /** @description Not with client_credentials: an app token is not refreshed. */
+            refresh_token?: string;
+            /** @description The effective scope: granted, within the app's allowed scopes; `app:installations` for an app token. */
             scope: string;
-            /** @description The merchant that installed the app. */
-            merchant_id: string;
-            /** @description The store the app acts on: the `storeID` of the cart route. Also in GET /stores. */
-            store_id: string | null;
+            /** @description The merchant that installed the app (not with client_credentials). */
+            merchant_id?: string;
+            /** @description The store the app acts on: the `storeID` of the cart route. Also in GET /stores. Not with client_credentials. */
+            store_id?: string | null;
             /** @description The mode of the app. */
             mode: "test" | "live";
         };
@@ -3333,6 +3632,11 @@ export interface components {
             app_id?: string;
             /** @description Keys: the key pair. */
             key_id?: string;
+            /** @description A DPoP-bound access token (RFC 9449 6.2): the key its calls must prove. */
+            cnf?: {
+                /** @description The RFC 7638 thumbprint of the key. */
+                jkt: string;
+            };
         };
         /** OrderLineItem */
         OrderLineItem: {
@@ -4472,11 +4776,8 @@ export interface components {
             store_id: string | null;
             /** @description The installation's effective scopes: granted, within the app's allowed scopes. */
             scopes: ("public:read" | "public:write")[];
-            /**
-             * @description Why it ended: the merchant disconnected the app. Other reasons may be added within v1.
-             * @constant
-             */
-            reason: "merchant_disconnected";
+            /** @description Why it ended: `merchant_disconnected`, the merchant disconnected the app; `app_requested`, the app uninstalled itself with an app token. Other reasons may be added within v1. */
+            reason: "merchant_disconnected" | "app_requested";
             /**
              * Format: date-time
              * @description ISO 8601 UTC.
@@ -4721,6 +5022,7 @@ export type RecoveryCodes = components['schemas']['RecoveryCodes'];
 export type PasskeyAttestation = components['schemas']['PasskeyAttestation'];
 export type Passkey = components['schemas']['Passkey'];
 export type PasskeyList = components['schemas']['PasskeyList'];
+export type MemberWithoutSecondFactor = components['schemas']['MemberWithoutSecondFactor'];
 export type MerchantSettings = components['schemas']['MerchantSettings'];
 export type AuditEntry = components['schemas']['AuditEntry'];
 export type AuditEntryList = components['schemas']['AuditEntryList'];
@@ -4744,6 +5046,8 @@ export type Attempt = components['schemas']['Attempt'];
 export type DeliveryWithAttempts = components['schemas']['DeliveryWithAttempts'];
 export type Delivery = components['schemas']['Delivery'];
 export type DeliveryList = components['schemas']['DeliveryList'];
+export type Replay = components['schemas']['Replay'];
+export type ReplayList = components['schemas']['ReplayList'];
 export type DeliveryAttempt = components['schemas']['DeliveryAttempt'];
 export type DeliveryAttemptList = components['schemas']['DeliveryAttemptList'];
 export type Event = components['schemas']['Event'];
@@ -4757,6 +5061,8 @@ export type Member = components['schemas']['Member'];
 export type MemberList = components['schemas']['MemberList'];
 export type ExposedCredential = components['schemas']['ExposedCredential'];
 export type ExposedCredentialList = components['schemas']['ExposedCredentialList'];
+export type FormerMember = components['schemas']['FormerMember'];
+export type FormerMemberList = components['schemas']['FormerMemberList'];
 export type RotatedCredential = components['schemas']['RotatedCredential'];
 export type Invitation = components['schemas']['Invitation'];
 export type InvitationList = components['schemas']['InvitationList'];
@@ -4764,6 +5070,8 @@ export type RequestCredential = components['schemas']['RequestCredential'];
 export type RequestLogEntry = components['schemas']['RequestLogEntry'];
 export type RequestLogEntryList = components['schemas']['RequestLogEntryList'];
 export type RequestLogDetail = components['schemas']['RequestLogDetail'];
+export type AppInstallation = components['schemas']['AppInstallation'];
+export type AppInstallationList = components['schemas']['AppInstallationList'];
 export type CartItem = components['schemas']['CartItem'];
 export type Cart = components['schemas']['Cart'];
 export type Country = components['schemas']['Country'];
@@ -5342,6 +5650,8 @@ export interface operations {
                             /** @description Every merchant the user belongs to. */
                             memberships: components["schemas"]["Membership"][];
                             stores: components["schemas"]["Store"][];
+                            /** @description The merchant requires a second factor and this user has none: every call but enrolment answers 403 `mfa_enrolment_required` until it enrols one (API.md 12.4). */
+                            mfa_enrolment_required: boolean;
                         };
                     };
                 };
@@ -8115,6 +8425,135 @@ export interface operations {
                     description?: string | null;
                     redirect_uris?: string[];
                     allowed_scopes?: ("public:read" | "public:write" | "public:*")[];
+                    /** @description How the app authenticates at the token, revocation and introspection endpoints: its client secret (Basic or in the body, either way), or a JWT signed with one of its `jwks` (RFC 7523). */
+                    token_endpoint_auth_method?: "client_secret_basic" | "client_secret_post" | "private_key_jwt";
+                    jwks?: {
+                        keys: ({
+                            kty: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OAuthApp"];
+                    };
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateAppAuthentication: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path: {
+                appID: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string | null;
+                    redirect_uris?: string[];
+                    allowed_scopes?: ("public:read" | "public:write" | "public:*")[];
+                    /** @description How the app authenticates at the token, revocation and introspection endpoints: its client secret (Basic or in the body, either way), or a JWT signed with one of its `jwks` (RFC 7523). */
+                    token_endpoint_auth_method?: "client_secret_basic" | "client_secret_post" | "private_key_jwt";
+                    jwks?: {
+                        keys: ({
+                            kty: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } | null;
                 };
             };
         };
@@ -8940,6 +9379,20 @@ export interface operations {
                     rate_limit?: number | null;
                     /** @description `per_object`: a delivery waits while an earlier-recorded delivery of the same ordering key (the event's `ordering_key`, else its `data.id`) to this webhook is pending; other keys flow. `none` (the default): no order. */
                     ordering?: "none" | "per_object";
+                    /**
+                     * PayloadFilter
+                     * @description null (the default: every event of the subscribed types), or `{"all":[...]}` (every condition holds) or `{"any":[...]}` (at least one does) of 1-20 conditions `{"path","op","value"}`. `path`: a dotted path into the delivery body (`data.total`, `data.currency`, `store_id`; a number steps into an array). `op`: `eq`, `ne` (JSON values; a missing path is `ne` any value), `gt`, `gte`, `lt`, `lte` (a number with numbers, a string with strings byte by byte), `in` (value: an array of 1-100 scalars), `exists` (value: true or false; a JSON null exists), `prefix` (value: a non-empty string). An event that does not match records no delivery to the webhook (counted in `health.filtered_24h`); test deliveries ignore it.
+                     * @example {
+                     *       "all": [
+                     *         {
+                     *           "path": "data.total",
+                     *           "op": "gte",
+                     *           "value": 100
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    filter?: unknown;
                     /** @description An app of this account in the request's mode: the webhook then receives the events of every merchant that installed the app, and never the account’s own unless it installed the app too. */
                     app_id?: string;
                 };
@@ -9259,6 +9712,20 @@ export interface operations {
                     rate_limit?: number | null;
                     /** @description `per_object`: a delivery waits while an earlier-recorded delivery of the same ordering key (the event's `ordering_key`, else its `data.id`) to this webhook is pending; other keys flow. `none` (the default): no order. */
                     ordering?: "none" | "per_object";
+                    /**
+                     * PayloadFilter
+                     * @description null (the default: every event of the subscribed types), or `{"all":[...]}` (every condition holds) or `{"any":[...]}` (at least one does) of 1-20 conditions `{"path","op","value"}`. `path`: a dotted path into the delivery body (`data.total`, `data.currency`, `store_id`; a number steps into an array). `op`: `eq`, `ne` (JSON values; a missing path is `ne` any value), `gt`, `gte`, `lt`, `lte` (a number with numbers, a string with strings byte by byte), `in` (value: an array of 1-100 scalars), `exists` (value: true or false; a JSON null exists), `prefix` (value: a non-empty string). An event that does not match records no delivery to the webhook (counted in `health.filtered_24h`); test deliveries ignore it.
+                     * @example {
+                     *       "all": [
+                     *         {
+                     *           "path": "data.total",
+                     *           "op": "gte",
+                     *           "value": 100
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    filter?: unknown;
                 };
             };
         };
@@ -10490,6 +10957,474 @@ export interface operations {
             };
             /** @description Every error answer. */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWebhookReplays: {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+            };
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path: {
+                webhookID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReplayList"];
+                    };
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    replayWebhookEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+                /** @description Makes the POST safe to retry: the first answer is kept 24 h per principal and replayed for the same request; another request with the same key answers 409 idempotency_conflict. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                webhookID: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Events recorded at or after this.
+                     */
+                    since: string;
+                    /**
+                     * Format: date-time
+                     * @description Events recorded before this (default: now).
+                     */
+                    until?: string;
+                    /** @description `failed` (the default): events whose last delivery to this endpoint failed, finally or with a retry still scheduled. `all`: every event the endpoint received or should have received in the window. */
+                    status?: "failed" | "all";
+                    /** @description Only events of these types. */
+                    event_types?: components["schemas"]["EventType"][];
+                    /** @description Only this store's: an app webhook's installation on it, or events whose `data.store_id` it is. */
+                    store_id?: string;
+                    /**
+                     * @description Only count the events it would walk (`matched`).
+                     * @default false
+                     */
+                    preview?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Events the replay would walk now. */
+                            matched: number;
+                        };
+                    };
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Replay"];
+                    };
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getWebhookReplay: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path: {
+                webhookID: string;
+                replayID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Replay"];
+                    };
+                };
+            };
+            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cancelWebhookReplay: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path: {
+                webhookID: string;
+                replayID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Replay"];
+                    };
+                };
+            };
+            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
@@ -12323,6 +13258,96 @@ export interface operations {
             };
         };
     };
+    listFormerMembers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["FormerMemberList"];
+                    };
+                };
+            };
+            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     rotateExposedCredentials: {
         parameters: {
             query?: never;
@@ -12978,6 +14003,10 @@ export interface operations {
                 path?: string;
                 /** @description A key pair (`key_...`) or an app (`app_...`). */
                 credential_id?: string;
+                /** @description One app's calls. For the app's owner: its calls on every store that installed it, those refused because the installation was disconnected or the token expired included. */
+                app_id?: string;
+                /** @description Calls made through an installation on this store. */
+                store_id?: string;
                 /** @description Inclusive. */
                 since?: string;
                 /** @description Exclusive. */
@@ -13241,6 +14270,215 @@ export interface operations {
             };
             /** @description Every error answer. */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listOwnInstallations: {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+            };
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AppInstallationList"];
+                    };
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteOwnInstallation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path: {
+                grantID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -14098,7 +15336,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/x-www-form-urlencoded": {
-                    /** @description authorization_code or refresh_token */
+                    /** @description authorization_code, refresh_token, or client_credentials (an app token) */
                     grant_type?: string;
                     /** @description The authorization code (svc_oac_...). */
                     code?: string;
@@ -14108,7 +15346,7 @@ export interface operations {
                     code_verifier?: string;
                     /** @description The refresh token (svc_ort_...). */
                     refresh_token?: string;
-                    /** @description refresh_token grant: a subset of the granted scopes. */
+                    /** @description refresh_token grant: a subset of the granted scopes; client_credentials: app:installations. */
                     scope?: string;
                     /** @description client_secret_post: the client id. */
                     client_id?: string;
@@ -14118,7 +15356,7 @@ export interface operations {
                     [key: string]: unknown;
                 };
                 "application/json": {
-                    /** @description authorization_code or refresh_token */
+                    /** @description authorization_code, refresh_token, or client_credentials (an app token) */
                     grant_type?: string;
                     /** @description The authorization code (svc_oac_...). */
                     code?: string;
@@ -14128,7 +15366,7 @@ export interface operations {
                     code_verifier?: string;
                     /** @description The refresh token (svc_ort_...). */
                     refresh_token?: string;
-                    /** @description refresh_token grant: a subset of the granted scopes. */
+                    /** @description refresh_token grant: a subset of the granted scopes; client_credentials: app:installations. */
                     scope?: string;
                     /** @description client_secret_post: the client id. */
                     client_id?: string;
