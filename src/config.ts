@@ -67,15 +67,9 @@ export interface Config {
   readonly requestLogRetentionDays: number;
   /** Start the background loops (delivery workers, sweeps). Off for the CLI and for tests that drive them. */
   readonly workers: boolean;
-  /**
-   * What this process of a fleet does (API.md 12.1): `all` the HTTP interfaces and the background loops,
-   * `api` the HTTP interfaces only, `worker` the loops only, with its probes and metrics on SVC_METRICS_PORT.
-   */
+  /** This process's part of a fleet (API.md 12.1): HTTP and loops (`all`), HTTP (`api`) or loops (`worker`). */
   readonly role: Role;
-  /**
-   * SIGTERM to exit (API.md 12.1): within this, the process stops taking work, finishes or gives back every
-   * claim, and exits 0; past it, it exits 1.
-   */
+  /** SIGTERM to exit 0, every claim finished or given back (API.md 12.1); past it, exit 1. */
   readonly shutdownGraceMs: number;
   /** Where invitation emails are sent through (`smtp://` or `smtps://`); absent: no email is sent. */
   readonly smtpUrl: string | undefined;
@@ -102,10 +96,7 @@ export function servesApi(config: Config): boolean {
   return config.role !== 'worker';
 }
 
-/**
- * How long a stop lets work under way finish (attempts in flight, requests): the grace, less what giving back the
- * rest, flushing the buffers and closing the database take (2 s, or half of a short grace).
- */
+/** How long a stop lets work under way finish: the grace less 2 s (or half) to give back, flush and close. */
 export function drainMs(config: Config): number {
   return config.shutdownGraceMs - Math.min(2000, config.shutdownGraceMs / 2);
 }
@@ -285,9 +276,8 @@ function optionalPort(env: Env, name: string): number | undefined {
 }
 
 /**
- * SVC_ROLE: `all` (the default), `api` or `worker`. A split needs PostgreSQL: the embedded database is open in
- * one process only, so an `api` process there would accept events that no worker ever delivers. A `worker`
- * with SVC_WORKERS=off would run nothing at all.
+ * SVC_ROLE: `all` (default), `api` or `worker`. A split needs PostgreSQL: the embedded database is open in one
+ * process, where an `api` would accept events no worker delivers. A `worker` with SVC_WORKERS=off runs nothing.
  */
 function role(env: Env, embedded: boolean, workers: boolean): Role {
   const raw = env.SVC_ROLE;

@@ -354,7 +354,14 @@ describe('a merchant requiring a second factor', () => {
     expect([byAdmin.status, byAdmin.body.error.code]).toEqual([403, 'forbidden']);
     await enrolTotp(svc.app, owner.auth, clock);
     const set = await call(svc.app, owner.auth, 'PATCH', '/settings', { require_mfa: true });
-    expect([set.status, set.body.data]).toEqual([200, { require_mfa: true }]);
+    // The answer names who is now held to enrolment (API.md 12.4): the admin, with no factor yet.
+    expect([set.status, set.body.data]).toEqual([
+      200,
+      {
+        require_mfa: true,
+        members_without_second_factor: [{ id: expect.stringMatching(/^usr_/), email: admin.email }],
+      },
+    ]);
     const [entry] = await entries(svc.app, owner, 'merchant.settings_updated');
     expect(entry).toMatchObject({ entityId: owner.merchantId, metadata: { require_mfa: true } });
 
@@ -374,7 +381,10 @@ describe('a merchant requiring a second factor', () => {
     expect([consent.statusCode, consent.json().error.code]).toEqual([403, 'mfa_enrolment_required']);
     await enrolTotp(svc.app, admin.auth, clock);
     expect((await call(svc.app, admin.auth, 'GET', '/api-keys')).status).toBe(200);
-    expect((await call(svc.app, admin.auth, 'GET', '/settings')).body.data).toEqual({ require_mfa: true });
+    expect((await call(svc.app, admin.auth, 'GET', '/settings')).body.data).toEqual({
+      require_mfa: true,
+      members_without_second_factor: [],
+    });
   });
 });
 

@@ -44,6 +44,8 @@ describe('create, read, list', () => {
       allowed_scopes: ['public:read'],
       mode: 'test',
       client_secret_last4: app.client_secret.slice(-4),
+      token_endpoint_auth_method: 'client_secret_basic',
+      jwks: null,
       created_at: expect.stringMatching(/Z$/),
       updated_at: expect.stringMatching(/Z$/),
     });

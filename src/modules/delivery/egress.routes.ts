@@ -52,9 +52,8 @@ export const publicEgressRoutes =
           response: { 200: SourceAddressesData, ...errors(400) },
         },
       },
-      async (_request, reply) => {
-        void reply.header('cache-control', 'public, max-age=300');
-        return { data: answer };
-      },
+      // no-store, as every answer under /api (src/http/security-headers.ts): a list an operator just changed
+      // is read at once
+      () => ({ data: answer }),
     );
   };

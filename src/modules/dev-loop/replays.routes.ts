@@ -60,12 +60,10 @@ export const replayRoutes =
         },
       },
       async (request) => ({
-        data: await service.listWebhookReplays(
-          app.ctx,
-          merchantScope(request),
-          request.params.webhookID,
-          pageOf(request.query),
-        ),
+        data: await service.listWebhookReplays(app.ctx, merchantScope(request), {
+          webhookId: request.params.webhookID,
+          ...pageOf(request.query),
+        }),
       }),
     );
 

@@ -112,7 +112,12 @@ export async function startReplay(
   return presentReplay(row);
 }
 
-export async function listWebhookReplays(ctx: Context, scope: Scope, webhookId: string, page: PageInput) {
+export async function listWebhookReplays(
+  ctx: Context,
+  scope: Scope,
+  input: PageInput & { webhookId: string },
+) {
+  const { webhookId, ...page } = input;
   const webhook = await findOwnWebhook(ctx.db, scope, webhookId);
   return mapPage(await listReplays(ctx.db, webhook.id, page), presentReplay);
 }

