@@ -1,5 +1,6 @@
-// Expired codes, tokens, consents and removed installations' tokens are purged continuously in bounded batches, so the tables stay the
-// size of what is live and one sweep never holds locks for long. Expiry alone already refuses them.
+// Expired codes, tokens, consents, removed installations' tokens, app tokens and assertion ids are purged
+// continuously in bounded batches, so the tables stay the size of what is live and one sweep never holds locks
+// for long. Expiry alone already refuses them.
 import type { Context } from '../../context.ts';
 import { Loop, warnOnFailure } from '../../lib/loop.ts';
 import { purgeExpired, purgeOrphanFamilies, purgeTombstones } from './housekeeping.repository.ts';
