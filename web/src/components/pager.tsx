@@ -35,6 +35,25 @@ function PagerButtonView({ label, onClick, disabled }: PagerButton) {
   );
 }
 
+/**
+ * Previous and Next over a stack of cursors (the last one is the page shown): Previous drops it, Next pushes
+ * the page's own.
+ */
+export function cursorButtons(
+  page: ListPage<unknown>,
+  cursors: readonly string[],
+  setCursors: (cursors: string[]) => void,
+): { back: PagerButton; forward: PagerButton } {
+  return {
+    back: {
+      label: 'Previous',
+      disabled: cursors.length === 0,
+      onClick: () => setCursors(cursors.slice(0, -1)),
+    },
+    forward: nextPage(page, 'Next', (cursor) => setCursors([...cursors, cursor])),
+  };
+}
+
 /** The button to the page after `page`, by its cursor: disabled on the last page. */
 export function nextPage(page: ListPage<unknown>, label: string, go: (cursor: string) => void): PagerButton {
   const cursor = page.has_more ? page.next_cursor : null;

@@ -8,7 +8,7 @@ import { AsyncView } from '../../components/async-view.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
 import { Link } from '../../components/link.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
-import { Pager, nextPage } from '../../components/pager.tsx';
+import { Pager, cursorButtons } from '../../components/pager.tsx';
 import { TimeText } from '../../components/time-text.tsx';
 
 interface AttemptItem {
@@ -173,12 +173,7 @@ export function AttemptsPage() {
                       {page.count} attempt{page.count === 1 ? '' : 's'}
                     </>
                   }
-                  back={{
-                    label: 'Previous',
-                    disabled: cursors.length === 0,
-                    onClick: () => setCursors(cursors.slice(0, -1)),
-                  }}
-                  forward={nextPage(page, 'Next', (cursor) => setCursors([...cursors, cursor]))}
+                  {...cursorButtons(page, cursors, setCursors)}
                 />
               </>
             )

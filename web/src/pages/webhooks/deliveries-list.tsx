@@ -6,7 +6,7 @@ import { usePollWhile } from '../../lib/use-poll.ts';
 import { AsyncView } from '../../components/async-view.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
 import { Link } from '../../components/link.tsx';
-import { Pager, nextPage } from '../../components/pager.tsx';
+import { Pager, cursorButtons } from '../../components/pager.tsx';
 import { TimeText } from '../../components/time-text.tsx';
 import { DeliveryBadge } from '../../components/delivery-badge.tsx';
 import { outcomeWords } from '../../lib/format.ts';
@@ -150,12 +150,7 @@ export function DeliveriesList({ webhookId, appWebhook }: { webhookId: string; a
                     {page.count} deliver{page.count === 1 ? 'y' : 'ies'}
                   </>
                 }
-                back={{
-                  label: 'Previous',
-                  disabled: cursors.length === 0,
-                  onClick: () => setCursors(cursors.slice(0, -1)),
-                }}
-                forward={nextPage(page, 'Next', (cursor) => setCursors([...cursors, cursor]))}
+                {...cursorButtons(page, cursors, setCursors)}
               />
             </>
           )
