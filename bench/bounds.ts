@@ -48,7 +48,7 @@ export const BOUNDS: Readonly<Record<string, string>> = {
     'CPU per page row is the cost.',
   'audit page webhook.* p99': 'As the first page: the family index gives the same 51-row range.',
   'audit page deep cursor p99':
-    'As the first page: the cursor starts the same range scan 450,000 entries in.',
+    'As the first page: the cursor starts the same range scan 270,000 entries in.',
   'audit export (CSV) peak RSS':
     "The export streams; the peak is the process's resident set when it starts (what earlier measures left in the " +
     "allocator) plus the stream's buffers.",
@@ -111,7 +111,7 @@ export const BOUNDS: Readonly<Record<string, string>> = {
     "Node's ~150 MB plus PGlite's: making a database takes its WebAssembly memory to about 1.1 GB, so a child " +
     "process makes it; what stays is PGlite's heap and buffers and V8's optimised code for PGlite's hot " +
     'functions (258-266 MB in the twelfth pass, with MALLOC_MMAP_THRESHOLD_ giving large frees back).',
-  'embedded idle RSS after 4,000 requests':
+  'embedded idle RSS after 2,000 requests':
     "As after start, plus what the requests leave in PGlite's heap and glibc's arenas (284-305 MB after 10,000 requests in the twelfth pass).",
   'memory peak RSS':
     "Reached late in the run: what the process keeps from the measures before, not one measure's need " +

@@ -46,11 +46,12 @@ async function crash(load: Child, rx: Child, p: Pipeline) {
   const receipts = () => rx.call<Record<string, number>>('receipts', `evt_${prefix}`);
   const missingOf = (got: Record<string, number>) =>
     sent.sentAt.filter((_, n) => !refused.has(n) && got[`evt_${prefix}${n}`] === undefined).length;
-  // A lapsed lease (or lock, or expiry) is taken again at the next poll: LEASE_MS and a margin. Events that
-  // were refused (or whose answer the kill cut off) may be delivered too, so the acknowledged ones are counted.
-  // The margin is short: a pipeline that loses deliveries (graphile-worker's lock outlives the wait) waits it
-  // out in every round, and 20 s of it made a third of the peers measure this came from.
-  await waitFor(async () => acked - missingOf(await receipts()), acked, back * 1000 + LEASE_MS + 6000, 250);
+  // A lapsed lease (or lock, or expiry) is taken again at the next poll: LEASE_MS and a margin from now, as the
+  // pipeline is serving again (a lease taken before the kill has lapsed earlier still). Events that were
+  // refused (or whose answer the kill cut off) may be delivered too, so the acknowledged ones are counted. The
+  // margin is short: a pipeline that loses deliveries (graphile-worker's lock outlives the wait) waits it out
+  // in every round; counting the restart's time in it too made each round 52 s when restarts took 20.
+  await waitFor(async () => acked - missingOf(await receipts()), acked, LEASE_MS + 4000, 250);
   // Attempts cut by the kill were read by the receiver, so all may be there before a lease lapses: wait for
   // the lapse anyway (and a poll), so that each pipeline's second sends count in its duplicates.
   const lapsed = killedAt + back * 1000 + LEASE_MS + 2000 - nowMs();
