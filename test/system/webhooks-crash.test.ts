@@ -77,4 +77,4 @@ it('every delivery succeeds after one of two workers is SIGKILLed mid-send', asy
   const verifier = new Webhook(m.secret);
   for (const r of rx.received) verifier.verify(r.body, r.headers as Record<string, string>);
   expect(rx.overlaps).toEqual([]);
-});
+}, 120_000);

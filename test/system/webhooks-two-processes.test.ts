@@ -69,4 +69,4 @@ it('delivers 1,000 events from two processes, each at least once, never one atte
   expect(attempts[0]!.n).toBe(rx.received.filter((r) => r.path === '/two').length);
   expect(attempts[0]!.n).toBeGreaterThan(1000); // the failed first attempts were retried
   void b;
-});
+}, 150_000);
