@@ -125,6 +125,9 @@ class DeliveryWorker {
   // Outcomes that arrive while a batch is being written wait for the next one: group commit, so the number
   // of statements follows the database's speed rather than the number of deliveries.
   private readonly outcomes: Batcher<AttemptResult, null>;
+  // Leases given back unsent (held past their start, or a paced slot missed), the same way: one statement and
+  // one line for those of a moment. An overloaded worker gave back hundreds a second, each its own warning.
+  private readonly leasesBack: Batcher<{ id: string; late: boolean }, null>;
   // While the database is away, claims back off (250 ms doubling to 2 s: deliveries resume within 2 s of
   // its return) and the outage is logged once, not at every poll.
   private readonly outage = new Backoff(250, 2000);
@@ -183,6 +186,23 @@ class DeliveryWorker {
       // at-least-once delivery allows and receivers deduplicate by webhook-id.
       onError: (err, size) =>
         ctx.log.warn({ err, worker: this.id, outcomes: size }, 'recording delivery outcomes failed'),
+    });
+    this.leasesBack = new Batcher({
+      maxBatch: RECORD_BATCH,
+      write: async (batch) => {
+        const late = batch.filter((r) => r.late).length;
+        if (late > 0) {
+          ctx.log.warn(
+            { worker: this.id, deliveries: late },
+            'claimed deliveries not started in time: leases given back',
+          );
+        }
+        const ids = batch.map((r) => r.id);
+        await releaseLeases(ctx.db, this.id, ids, new Date(ctx.clock.now())).finally(this.wake);
+        return batch.map(() => null);
+      },
+      onError: (err, size) =>
+        ctx.log.warn({ err, worker: this.id, leases: size }, 'giving leases back failed'),
     });
   }
 
@@ -302,11 +322,7 @@ class DeliveryWorker {
 
   /** A held delivery whose lease no longer covers an attempt: its lease goes back unsent, then a claim. */
   private giveBack(row: ClaimedDelivery): void {
-    this.ctx.log.warn(
-      { worker: this.id, delivery: row.id },
-      'claimed delivery not started in time: lease given back',
-    );
-    this.release(row);
+    void this.leasesBack.submit({ id: row.id, late: true }).catch(() => {}); // logged by onError
   }
 
   /** A paced delivery that missed its slot: its lease goes back unsent, and the next claim slots it again. */
@@ -315,14 +331,7 @@ class DeliveryWorker {
       { worker: this.id, delivery: row.id },
       'paced delivery missed its slot: lease given back',
     );
-    this.release(row);
-  }
-
-  /** The delivery's lease back, unsent, then a claim. */
-  private release(row: ClaimedDelivery): void {
-    void releaseLeases(this.ctx.db, this.id, [row.id], new Date(this.ctx.clock.now()))
-      .catch((err: unknown) => this.ctx.log.warn({ err, worker: this.id }, 'giving a lease back failed'))
-      .finally(this.wake);
+    void this.leasesBack.submit({ id: row.id, late: false }).catch(() => {});
   }
 
   /**
@@ -345,7 +354,7 @@ class DeliveryWorker {
     this.cutOff = true;
     await this.agent.destroy().catch(() => {});
     await Promise.allSettled(this.holdings.attempts.values());
-    await this.outcomes.drained();
+    await Promise.all([this.outcomes.drained(), this.leasesBack.drained()]);
     await releaseLeases(this.ctx.db, this.id, unfinished, new Date(this.ctx.clock.now())).catch(() => {});
   }
 }
