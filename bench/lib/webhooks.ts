@@ -22,7 +22,7 @@ export async function createWebhook(
   m: Merchant,
   url: string,
   event: string,
-  rules: { ordering?: 'none' | 'per_object'; rate_limit?: number | null } = {},
+  rules: { ordering?: 'none' | 'per_object'; rate_limit?: number | null; filter?: unknown } = {},
 ) {
   const { data } = await api.expect(201, 'POST', '/api/v1/merchant/webhooks', {
     token: m.token,

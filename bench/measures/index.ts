@@ -11,6 +11,7 @@ import { auditSealer } from './audit-sealer.ts';
 import { deliveryThroughput } from './delivery-throughput.ts';
 import { deliveryLatency } from './delivery-latency.ts';
 import { fanout } from './fanout.ts';
+import { replay } from './replay.ts';
 import { appIngestion, appThroughput } from './app-webhooks.ts';
 import { deliveryPaceOrder } from './delivery-pace-order.ts';
 import { memory } from './memory.ts';
@@ -32,6 +33,7 @@ export const MEASURES: readonly Measure[] = [
   deliveryThroughput,
   deliveryLatency,
   fanout,
+  replay,
   appThroughput,
   appIngestion,
   deliveryPaceOrder,
