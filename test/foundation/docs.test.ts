@@ -119,9 +119,10 @@ it('lists the modules in the order src/modules.ts creates them, with the tables 
 });
 
 it('has each migration touch the tables of one owner, but those before the rule', () => {
+  // One that touches none (0171 redefines a function only) keeps the rule too.
   const several = migrations()
     .map((m) => ({ name: m.name, owners: ownersOf(tablesAfter(m.text, WRITES)) }))
-    .filter((m) => m.owners.length !== 1);
+    .filter((m) => m.owners.length > 1);
   expect(several.map((m) => m.name)).toEqual(SEVERAL_OWNERS);
   expect(ARCHITECTURE.replace(/\s+/g, ' ')).toContain('0001-0003 create the tables of several owners');
   expect(ARCHITECTURE.replace(/\s+/g, ' ')).toContain('0100 touches `merchants` and `users`');
