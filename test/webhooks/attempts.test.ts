@@ -10,7 +10,11 @@ import { eventually } from '../support/eventually.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 import { INTERNAL_TOKEN, createWebhook, emit, type CreatedWebhook } from './helpers.ts';
 import { createAppWebhook, install, newApp } from './app-helpers.ts';
-import { attemptsPageStatement, type AttemptFilter } from '../../src/modules/delivery/index.ts';
+import {
+  attemptsPageStatement,
+  listMerchantAttempts,
+  type AttemptFilter,
+} from '../../src/modules/delivery/index.ts';
 import { outcomeOf } from '../../src/modules/delivery/attempt-outcome.ts';
 
 interface AttemptView {
@@ -284,6 +288,57 @@ describe('the page of each filter over many attempts', () => {
     const text = await plan(f);
     expect(text).toMatch(/Index/);
     expect(text).not.toMatch(/Seq Scan/);
+  });
+
+  /** Every match counted, the filter's conditions in plain SQL (no time window): what counters must agree with. */
+  async function counted(f: AttemptFilter): Promise<number> {
+    const { rows } = await sql<{ n: string }>`
+      select count(*) as n from delivery_attempts
+      where merchant_id = ${scope.merchantId} and mode = ${scope.mode}
+        and (${f.webhookId ?? null}::text is null or webhook_id = ${f.webhookId ?? null})
+        and (${f.eventTypes ?? null}::text[] is null or event_type = any (${f.eventTypes ?? null}::text[]))
+        and (${f.outcomes ?? null}::text[] is null or outcome = any (${f.outcomes ?? null}::text[]))
+        and (${f.statusClasses ?? null}::int[] is null
+             or response_status / 100 = any (${f.statusClasses ?? null}::int[]))
+        and (${f.storeId ?? null}::text is null or store_id = ${f.storeId ?? null})
+        and (${f.appId ?? null}::text is null or app_id = ${f.appId ?? null})
+        and (${f.since ?? null}::timestamptz is null or started_at >= ${f.since ?? null})`.execute(
+      svc.ctx.db,
+    );
+    return Number(rows[0]!.n);
+  }
+
+  it('counts every filter as its matches, after attempts are added and purged', async () => {
+    const counts: AttemptFilter[] = [
+      {},
+      ...filters.filter(([name]) => !name.startsWith('since')).map(([, f]) => f),
+      { eventTypes: ['order.created', 'order.paid'] },
+      { outcomes: ['failed', 'timeout'] },
+      { webhookId: 'wh_plan7', outcomes: ['failed'] },
+      { webhookId: 'wh_plan3', eventTypes: ['order.created', 'cart.abandoned'] },
+      { webhookId: 'wh_plan0', statusClasses: [5] },
+      { webhookId: 'wh_plan5', storeId: 'store_plan5' }, // no counter: counted
+      { outcomes: ['succeeded'], statusClasses: [2] }, // no counter: counted
+    ];
+    const agree = async () => {
+      for (const f of counts) {
+        const listed = await listMerchantAttempts(svc.ctx.db, scope, f, { limit: 1 });
+        expect(listed.count, JSON.stringify(f)).toBe(await counted(f));
+      }
+    };
+    await agree();
+    // the retention purge's delete, and one more attempt each to two endpoints
+    await sql`delete from delivery_attempts where merchant_id = 'mer_plans' and id < 'att_0000000400'`.execute(
+      svc.ctx.db,
+    );
+    await sql`
+      insert into delivery_attempts (id, delivery_id, number, started_at, duration_ms, response_status,
+        merchant_id, mode, webhook_id, event_id, event_type, outcome)
+      values ('att_9999999998', 'dlv_plan_x', 1, now(), 5, 500, 'mer_plans', 'test', 'wh_plan7', 'evt_x',
+              'order.paid', 'failed'),
+             ('att_9999999999', 'dlv_plan_y', 1, now(), 5, 200, 'mer_plans', 'test', 'wh_plan0', 'evt_y',
+              'order.created', 'succeeded')`.execute(svc.ctx.db);
+    await agree();
   });
 
   it('reads one index range per value of a list, each cut at the page', async () => {

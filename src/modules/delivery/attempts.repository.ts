@@ -2,7 +2,8 @@
 // id, which begins with the attempt's start, so that `starting_after`, `since` and `until` are bounds on the id.
 // Each filter has an index in the list's order (migration 0130): a page is one range read however many attempts
 // the merchant holds. A filter of several values (`order.*`, `4xx,5xx`) reads one range per value, each cut at
-// the page's size, and keeps the newest of them: one index range each rather than a sort of every match.
+// the page's size, and keeps the newest of them: one index range each rather than a sort of every match. The
+// count of the usual filters is a sum of counters (migration 0172); of the others, a count of the matches.
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import { idFloor } from '../../lib/ids.ts';
@@ -117,6 +118,29 @@ export function attemptsPageStatement(
   return sql<ListedAttempt>`select * from (${sql.join(parts, sql` union all `)}) as a order by id desc limit ${take}`;
 }
 
+/**
+ * The keys of delivery_attempt_counts (migration 0172) whose sum is the count of this filter, when some are: no
+ * time window, and one filter (of any number of values), or a webhook with one of type, outcome or class.
+ */
+function counterKeys(f: AttemptFilter): string[] | undefined {
+  if (f.since !== undefined || f.until !== undefined) return undefined;
+  const one = (v: string | undefined) => (v === undefined ? undefined : [v]);
+  const used = (
+    [
+      ['t', f.eventTypes],
+      ['o', f.outcomes],
+      ['c', f.statusClasses],
+      ['s', one(f.storeId)],
+      ['a', one(f.appId)],
+    ] as const
+  ).filter(([, values]) => values !== undefined);
+  const w = f.webhookId === undefined ? '' : `w:${f.webhookId}`;
+  if (used.length === 0) return [w || '*'];
+  const [prefix, values] = used[0]!;
+  if (used.length > 1 || (w && (prefix === 's' || prefix === 'a'))) return undefined;
+  return values!.map((v) => (w ? `${w} ` : '') + `${prefix}:${v}`);
+}
+
 /** One page of the merchant's attempts in the mode, and the count of every match. */
 export async function listMerchantAttempts(
   db: Executor,
@@ -127,6 +151,17 @@ export async function listMerchantAttempts(
   return paginate(page, {
     rows: async (after, take) => (await attemptsPageStatement(db, scope, f, after, take).execute(db)).rows,
     count: async () => {
+      const keys = counterKeys(f);
+      if (keys !== undefined) {
+        const row = await db
+          .selectFrom('delivery_attempt_counts')
+          .where('merchant_id', '=', scope.merchantId)
+          .where('mode', '=', scope.mode)
+          .where('key', 'in', keys.length ? keys : [''])
+          .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('n'), sql<string>`0`).as('n'))
+          .executeTakeFirstOrThrow();
+        return Number(row.n);
+      }
       let q = scoped(db, scope, f);
       for (const d of DIMENSIONS) q = within(q, d, f[d]);
       const row = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();

@@ -109,9 +109,19 @@ export interface WebhookReplaysTable {
   finished_at: Date | null;
 }
 
+/** The attempts list's totals per filter key, kept by triggers on delivery_attempts (migration 0172). */
+export interface DeliveryAttemptCountsTable {
+  merchant_id: string;
+  mode: Mode;
+  key: string;
+  shard: number;
+  n: string;
+}
+
 export interface DeliveryTables {
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
+  delivery_attempt_counts: DeliveryAttemptCountsTable;
   webhook_paces: WebhookPacesTable;
   webhook_replays: WebhookReplaysTable;
 }
