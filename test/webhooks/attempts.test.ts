@@ -317,6 +317,8 @@ describe('the page of each filter over many attempts', () => {
       { webhookId: 'wh_plan7', outcomes: ['failed'] },
       { webhookId: 'wh_plan3', eventTypes: ['order.created', 'cart.abandoned'] },
       { webhookId: 'wh_plan0', statusClasses: [5] },
+      { outcomes: ['failed', 'timeout'], eventTypes: ['order.paid', 'order.cancelled'] },
+      { webhookId: 'wh_plan7', outcomes: ['failed'], eventTypes: ['order.paid'] },
       { webhookId: 'wh_plan5', storeId: 'store_plan5' }, // no counter: counted
       { outcomes: ['succeeded'], statusClasses: [2] }, // no counter: counted
     ];

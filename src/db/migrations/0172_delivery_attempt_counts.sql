@@ -2,8 +2,9 @@
 -- `count` of a page stays cheap with millions of attempts, as audit_counts does for the audit log (0005):
 -- counting every match took most of a page's time (100 ms at 100,000 attempts, growing with them). Keys: '*'
 -- (no filter), 'w:<webhook>', 't:<event type>', 'o:<outcome>', 'c:<status class>', 's:<store>', 'a:<app>', and
--- a webhook with one other ('w:<webhook> o:<outcome>', ' t:', ' c:'), the dashboard's usual pair. Each key is
--- split over 16 shards (by transaction id), so concurrent workers of one merchant do not queue on one row.
+-- the dashboard's usual combinations, in that order: a webhook with an outcome, a type or a class ('w:<webhook>
+-- o:<outcome>'), an outcome with a type, and all three of webhook, outcome and type. Each key is split over 16
+-- shards (by transaction id), so concurrent workers of one merchant do not queue on one row.
 -- Kept by triggers on delivery_attempts, for every statement that inserts or deletes attempts (the outcomes'
 -- batch, a listener's outcome, the retention purge) in the same transaction: exact, and no round trip more.
 create table delivery_attempt_counts (
@@ -27,7 +28,9 @@ begin
                              ('c:' || (a.response_status / 100)), ('s:' || a.store_id), ('a:' || a.app_id),
                              ('w:' || a.webhook_id || ' o:' || a.outcome),
                              ('w:' || a.webhook_id || ' t:' || a.event_type),
-                             ('w:' || a.webhook_id || ' c:' || (a.response_status / 100))) as k(key)
+                             ('w:' || a.webhook_id || ' c:' || (a.response_status / 100)),
+                             ('o:' || a.outcome || ' t:' || a.event_type),
+                             ('w:' || a.webhook_id || ' o:' || a.outcome || ' t:' || a.event_type)) as k(key)
   where k.key is not null
   group by a.merchant_id, a.mode, k.key
   order by a.merchant_id, a.mode, k.key
@@ -47,6 +50,8 @@ cross join lateral (values ('*'), ('w:' || a.webhook_id), ('t:' || a.event_type)
                            ('c:' || (a.response_status / 100)), ('s:' || a.store_id), ('a:' || a.app_id),
                            ('w:' || a.webhook_id || ' o:' || a.outcome),
                            ('w:' || a.webhook_id || ' t:' || a.event_type),
-                           ('w:' || a.webhook_id || ' c:' || (a.response_status / 100))) as k(key)
+                           ('w:' || a.webhook_id || ' c:' || (a.response_status / 100)),
+                           ('o:' || a.outcome || ' t:' || a.event_type),
+                           ('w:' || a.webhook_id || ' o:' || a.outcome || ' t:' || a.event_type)) as k(key)
 where k.key is not null
 group by a.merchant_id, a.mode, k.key;

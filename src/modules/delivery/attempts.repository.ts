@@ -118,27 +118,33 @@ export function attemptsPageStatement(
   return sql<ListedAttempt>`select * from (${sql.join(parts, sql` union all `)}) as a order by id desc limit ${take}`;
 }
 
+/** The filters a counter key may combine (migration 0172), in the keys' order: a key names each one used. */
+const COUNTED: ReadonlySet<string> = new Set(['', 'w', 't', 'o', 'c', 's', 'a', 'w o', 'w t', 'w c', 'o t', 'w o t']);
+
 /**
- * The keys of delivery_attempt_counts (migration 0172) whose sum is the count of this filter, when some are: no
- * time window, and one filter (of any number of values), or a webhook with one of type, outcome or class.
+ * The keys of delivery_attempt_counts whose sum is the count of this filter, when some are: no time window, and
+ * filters of a combination the counters keep (`COUNTED`), each of any number of values.
  */
 function counterKeys(f: AttemptFilter): string[] | undefined {
   if (f.since !== undefined || f.until !== undefined) return undefined;
   const one = (v: string | undefined) => (v === undefined ? undefined : [v]);
   const used = (
     [
-      ['t', f.eventTypes],
+      ['w', one(f.webhookId)],
       ['o', f.outcomes],
+      ['t', f.eventTypes],
       ['c', f.statusClasses],
       ['s', one(f.storeId)],
       ['a', one(f.appId)],
     ] as const
   ).filter(([, values]) => values !== undefined);
-  const w = f.webhookId === undefined ? '' : `w:${f.webhookId}`;
-  if (used.length === 0) return [w || '*'];
-  const [prefix, values] = used[0]!;
-  if (used.length > 1 || (w && (prefix === 's' || prefix === 'a'))) return undefined;
-  return values!.map((v) => (w ? `${w} ` : '') + `${prefix}:${v}`);
+  if (!COUNTED.has(used.map(([p]) => p).join(' '))) return undefined;
+  // one key per combination of the values: `order.*` with `failed,timeout` is eight keys
+  let keys = [''];
+  for (const [prefix, values] of used) {
+    keys = keys.flatMap((k) => values!.map((v) => `${k ? `${k} ` : ''}${prefix}:${v}`));
+  }
+  return used.length ? keys : ['*'];
 }
 
 /** One page of the merchant's attempts in the mode, and the count of every match. */
