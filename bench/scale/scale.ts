@@ -2,6 +2,7 @@
 // not measured), printed after the run and written to bench/results/ with the point table.
 import type { Bench } from '../lib/bench.ts';
 import { appInstallsCurve } from './app-installs-curve.ts';
+import { attemptsCurve } from './attempts-curve.ts';
 import { auditCurve } from './audit-curve.ts';
 import { type Curve, type CurveResult, markdownCurve, printCurve } from './curve.ts';
 import { fanoutCurve } from './fanout-curve.ts';
@@ -13,6 +14,7 @@ export const CURVES: readonly Curve[] = [
   fanoutCurve,
   appInstallsCurve,
   historyCurve,
+  attemptsCurve,
   auditCurve,
 ];
 
