@@ -67,6 +67,17 @@ export const BOUNDS: Readonly<Record<string, string>> = {
     'a p99 of 127-271 ms; on the Intel host 26 ms with a 49 ms worst (seventh pass).',
   'fan-out 1,000 webhooks':
     'One statement, a PL/pgSQL function with cached plans, inserting the event and 1,000 deliveries.',
+  'fan-out 1,000 webhooks, each filtered':
+    'The same statement with each target judged by svc_payload_matches (PL/pgSQL since migration 0171, about 27 us ' +
+    'a target with the body parsed per target): 279 ms as the SQL function, 144 ms after, on a busy host ' +
+    '(docs/decisions/0145-payload-filters-in-the-fan-out.md); parsing the body once per event is the next step.',
+  'replay queue rate':
+    'Batches of 1,000 rows a statement, each locking the replay row and inserting its deliveries parked ' +
+    '(docs/decisions/0146-replays-behind-live-deliveries.md): 4,385 a second on a busy host.',
+  'live delivery latency p50 during a replay':
+    'The claim takes live deliveries first (0146); what remains is the two cores shared with the replay being ' +
+    'sent, 3,000 deliveries within the round: 4.4x on a busy host. Pacing a replay to a share of the claim is ' +
+    'the design to try.',
   'fan-out to 1,000 app webhooks':
     "The same statement, the webhooks found through the merchant's 1,000 grants: 1.21-1.43x the merchant's own " +
     'measured on the statement alone (docs/decisions/0108-app-fan-out-in-the-outbox.md).',

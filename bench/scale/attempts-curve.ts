@@ -55,7 +55,10 @@ async function p95(url: string, token: string): Promise<number> {
     if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode}`);
     times.push(performance.now() - t0);
   }
-  return percentile(times.sort((x, y) => x - y), 95);
+  return percentile(
+    times.sort((x, y) => x - y),
+    95,
+  );
 }
 
 export const attemptsCurve: Curve = {

@@ -119,7 +119,20 @@ export function attemptsPageStatement(
 }
 
 /** The filters a counter key may combine (migration 0172), in the keys' order: a key names each one used. */
-const COUNTED: ReadonlySet<string> = new Set(['', 'w', 't', 'o', 'c', 's', 'a', 'w o', 'w t', 'w c', 'o t', 'w o t']);
+const COUNTED: ReadonlySet<string> = new Set([
+  '',
+  'w',
+  't',
+  'o',
+  'c',
+  's',
+  'a',
+  'w o',
+  'w t',
+  'w c',
+  'o t',
+  'w o t',
+]);
 
 /**
  * The keys of delivery_attempt_counts whose sum is the count of this filter, when some are: no time window, and
