@@ -9,20 +9,25 @@ import { format, resolveConfig } from 'prettier';
 import { BOUNDS } from '../bounds.ts';
 import type { Row } from '../lib/bench.ts';
 import { cells, num, targetText, type RunRecord } from '../lib/report.ts';
+import { markdownCurve, type CurveResult } from '../scale/curve.ts';
 
 const results = fileURLToPath(new URL('../results/', import.meta.url));
 const out = fileURLToPath(new URL('../../docs/performance.md', import.meta.url));
 
-/** The newest run in bench/results/ that ran every measure with the default rounds. */
-function latestFull(): string {
-  const runs = readdirSync(results)
+/** The runs in bench/results/, newest first. */
+const runs = () =>
+  readdirSync(results)
     .filter((f) => /^\d{4}-.*\.json$/.test(f))
     .sort()
-    .reverse();
-  for (const f of runs) {
-    const run = JSON.parse(readFileSync(results + f, 'utf8')) as Partial<RunRecord>;
-    if (run.full === true) return results + f;
-  }
+    .reverse()
+    .map((f) => ({
+      file: results + f,
+      run: JSON.parse(readFileSync(results + f, 'utf8')) as Partial<RunRecord>,
+    }));
+
+/** The newest run in bench/results/ that ran every measure with the default rounds. */
+function latestFull(): string {
+  for (const { file, run } of runs()) if (run.full === true) return file;
   throw new Error(
     `no full run in ${results}: run \`npm run bench\` (no --only, --quick, --rounds or --duration)`,
   );
@@ -58,6 +63,35 @@ function bounds(rows: readonly Row[]): string[] {
     const why = BOUNDS[r.name] ?? 'Nothing recorded yet: add a line for this row to bench/bounds.ts.';
     return `- ${named(r)} (${judged(r)}). ${why}${r.note ? ` This run: ${r.note}.` : ''}`;
   });
+}
+
+type ScaleRecord = Partial<RunRecord> & { scale?: { curves: CurveResult[] } };
+
+/** Each curve of `npm run bench -- --scale` from the newest scale run that measured it, with that run's host. */
+function scaleCurves(): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const { run } of runs() as { run: ScaleRecord }[]) {
+    for (const c of run.scale?.curves ?? []) {
+      if (seen.has(c.name) || !c.points.length) continue;
+      seen.add(c.name);
+      const h = run.host!;
+      out.push(
+        `${markdownCurve(c)}\n\n${run.at!.slice(0, 16).replace('T', ' ')} UTC on ${run.commit}, ${h.nproc} vCPUs ` +
+          `(${h.cpu}), load average ${h.load.start.toFixed(1)} at the start.${c.note ? ` ${c.note}.` : ''}`,
+      );
+    }
+  }
+  if (!out.length) return [];
+  return [
+    '## Scale curves',
+    '',
+    'How a figure grows with the size of what it depends on (`npm run bench -- --scale`), each curve from the',
+    'newest run that measured it.',
+    '',
+    out.join('\n\n'),
+    '',
+  ];
 }
 
 function document(run: RunRecord, file: string): string {
@@ -110,6 +144,7 @@ function document(run: RunRecord, file: string): string {
       ? ['', '## Rows without a figure', '', ...missing.map((r) => `- ${named(r)}: ${r.note ?? 'no figure'}`)]
       : []),
     '',
+    ...scaleCurves(),
   ].join('\n');
 }
 
