@@ -167,8 +167,10 @@ function notFoundAndMethods(app: FastifyInstance) {
   });
 }
 
-// What every request gets: its id echoed, and its mode (API.md section 1).
-function everyRequest(app: FastifyInstance) {
+// What every request gets: its id echoed, its mode (API.md section 1), and, while the process drains before
+// it stops (SVC_SHUTDOWN_DELAY_MS), `Connection: close`, so that a keep-alive client opens its next
+// connection through the load balancer to a process that stays.
+function everyRequest(app: FastifyInstance, ctx: Context) {
   app.decorateRequest('mode', 'test');
   app.decorateRequest('modeHeader', undefined);
   app.decorateRequest('merchant', null);
@@ -178,6 +180,7 @@ function everyRequest(app: FastifyInstance) {
   // public read path (the bearer check's budget is a few microseconds).
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
     void reply.header('x-request-id', request.id);
+    if (ctx.lifecycle.draining) void reply.header('connection', 'close');
     const raw = request.headers['x-svc-mode'];
     // The OAuth protocol endpoints answer in RFC form and ignore what they do not know.
     if (
@@ -276,6 +279,10 @@ export async function buildApp(ctx: Context, composition: Composition): Promise<
   const { modules } = composition;
   const app = Fastify({
     ...serverTimeouts(ctx.config),
+    // A request that reaches the server once it closes (on a kept-alive connection) is served, with
+    // `Connection: close`, not refused with Fastify's own 503 body outside the error envelope: the modules and
+    // the database stop only after HTTP has (src/server.ts).
+    return503OnClosing: false,
     loggerInstance: ctx.log,
     // Only through the proxies the operator names: otherwise `request.ip` is the socket address, and an
     // X-Forwarded-For sent by a client is ignored (it would let anyone pick the address a limit counts).
@@ -304,7 +311,7 @@ export async function buildApp(ctx: Context, composition: Composition): Promise<
   countAnswers(app, ctx);
   notFoundAndMethods(app);
   await registerCors(app);
-  everyRequest(app);
+  everyRequest(app, ctx);
   securityHeaders(app, ctx);
 
   if (ctx.config.rateLimit) {

@@ -2,10 +2,24 @@
 // bad value stops the process with the variable's name rather than surfacing later as a strange failure.
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { homedir } from 'node:os';
 import { derivedSeed } from './lib/signing-keys.ts';
+import {
+  ConfigError,
+  egressAddresses,
+  flag,
+  int,
+  isoTime,
+  optionalPort,
+  redisUrl,
+  schedule,
+  smtpUrl,
+  trustProxy,
+  type Env,
+} from './config-values.ts';
+
+export { ConfigError } from './config-values.ts';
 
 export interface Config {
   readonly port: number;
@@ -71,6 +85,11 @@ export interface Config {
   readonly role: Role;
   /** SIGTERM to exit 0, every claim finished or given back (API.md 12.1); past it, exit 1. */
   readonly shutdownGraceMs: number;
+  /**
+   * From SIGTERM, how long the API keeps serving while /readyz answers 503 `draining`, so that a load balancer
+   * takes the process out of rotation before it stops accepting (0: it stops accepting at once).
+   */
+  readonly shutdownDelayMs: number;
   /** Where invitation emails are sent through (`smtp://` or `smtps://`); absent: no email is sent. */
   readonly smtpUrl: string | undefined;
   /** The From of those emails. */
@@ -80,8 +99,6 @@ export interface Config {
   /** When the operator last changed them (SVC_EGRESS_ADDRESSES_UPDATED_AT); absent: the process start. */
   readonly egressUpdatedAt: Date | undefined;
 }
-
-export class ConfigError extends Error {}
 
 export const ROLES = ['all', 'api', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
@@ -106,88 +123,16 @@ export function probePort(config: Config): number {
   return config.metricsPort ?? config.port;
 }
 
-type Env = Record<string, string | undefined>;
-
-function int(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+/** SVC_SHUTDOWN_DELAY_MS: at most half the grace, which must still hold the requests' and claims' stop. */
+function shutdownDelay(env: Env, grace: number): number {
+  const delay = int(env, 'SVC_SHUTDOWN_DELAY_MS', 0, 0, 300_000);
+  if (delay > grace / 2) {
+    throw new ConfigError(
+      `SVC_SHUTDOWN_DELAY_MS must be at most half of SVC_SHUTDOWN_GRACE_MS (${grace}): the rest of the grace ` +
+        `finishes the requests and claims under way; got ${delay}`,
+    );
   }
-  return value;
-}
-
-function flag(env: Env, name: string, fallback: boolean, on: string, off: string): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (raw === on) return true;
-  if (raw === off) return false;
-  throw new ConfigError(`${name} must be "${on}" or "${off}", got "${raw}"`);
-}
-
-function schedule(env: Env): number[] {
-  const raw = env.SVC_WEBHOOK_RETRY_SCHEDULE ?? '5,300,1800,7200,18000,36000,36000';
-  const steps = raw.split(',').map((s) => Number(s.trim()));
-  if (steps.length === 0 || steps.some((s) => !Number.isFinite(s) || s < 0)) {
-    throw new ConfigError(`SVC_WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds, got "${raw}"`);
-  }
-  return steps;
-}
-
-const PROXY_NAMES: ReadonlySet<string> = new Set(['loopback', 'linklocal', 'uniquelocal']);
-
-/** `off` (the default) or a comma list; `true` or a hop count is refused: either trusts a forged header. */
-function trustProxy(env: Env): false | string[] {
-  const raw = env.SVC_TRUST_PROXY?.trim();
-  if (!raw || raw === 'off') return false;
-  const entries = raw.split(',').map((s) => s.trim());
-  for (const entry of entries) {
-    const [address = '', bits, extra] = entry.split('/');
-    const family = isIP(address);
-    const prefixOk =
-      bits === undefined ||
-      (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32) && family !== 0);
-    if (extra !== undefined || !prefixOk || (family === 0 && !PROXY_NAMES.has(entry))) {
-      throw new ConfigError(
-        `SVC_TRUST_PROXY must be "off" or a comma list of proxy addresses or CIDRs, got "${entry}"`,
-      );
-    }
-  }
-  return entries;
-}
-
-/** An IPv4 or IPv6 address, or one with a prefix length (a CIDR). */
-function isAddressOrCidr(entry: string): boolean {
-  const [address = '', bits, extra] = entry.split('/');
-  const family = isIP(address);
-  if (family === 0 || extra !== undefined) return false;
-  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
-}
-
-/** SVC_EGRESS_ADDRESSES: a comma list of addresses or CIDRs; absent or empty: none declared. */
-function egressAddresses(env: Env): string[] {
-  const raw = env.SVC_EGRESS_ADDRESSES?.trim();
-  if (!raw) return [];
-  const entries = raw.split(',').map((s) => s.trim());
-  for (const entry of entries) {
-    if (!isAddressOrCidr(entry)) {
-      throw new ConfigError(
-        `SVC_EGRESS_ADDRESSES must be a comma list of IP addresses or CIDRs, got "${entry}"`,
-      );
-    }
-  }
-  return [...new Set(entries)];
-}
-
-function isoTime(env: Env, name: string): Date | undefined {
-  const raw = env[name]?.trim();
-  if (!raw) return undefined;
-  const at = new Date(raw);
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(raw) || Number.isNaN(at.getTime())) {
-    throw new ConfigError(`${name} must be an ISO 8601 time such as 2026-12-01T00:00:00Z, got "${raw}"`);
-  }
-  return at;
+  return delay;
 }
 
 function publicUrl(env: Env, host: string, port: number): string {
@@ -270,11 +215,6 @@ function auditSigningKeys(env: Env, dataDir: string, embedded: boolean, master: 
   return keyList(generatedKeyFile(file), file);
 }
 
-function optionalPort(env: Env, name: string): number | undefined {
-  if (env[name] === undefined || env[name] === '') return undefined;
-  return int(env, name, 0, 0, 65535);
-}
-
 /**
  * SVC_ROLE: `all` (default), `api` or `worker`. A split needs PostgreSQL: the embedded database is open in one
  * process, where an `api` would accept events no worker delivers. A `worker` with SVC_WORKERS=off runs nothing.
@@ -292,21 +232,6 @@ function role(env: Env, embedded: boolean, workers: boolean): Role {
   if (chosen === 'worker' && !workers)
     throw new ConfigError('SVC_ROLE=worker runs only the background loops, which SVC_WORKERS=off turns off');
   return chosen;
-}
-
-function redisUrl(env: Env): string | undefined {
-  const raw = env.SVC_REDIS_URL;
-  if (!raw) return undefined;
-  if (!/^rediss?:\/\//.test(raw)) throw new ConfigError('SVC_REDIS_URL must be a redis:// or rediss:// URL');
-  return raw;
-}
-
-function smtpUrl(env: Env): string | undefined {
-  const raw = env.SVC_SMTP_URL;
-  if (!raw) return undefined;
-  if (!/^smtps?:\/\//.test(raw) || !URL.canParse(raw))
-    throw new ConfigError('SVC_SMTP_URL must be an smtp:// or smtps:// URL');
-  return raw;
 }
 
 function keys(
@@ -330,6 +255,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const master = keys(overrides, env, dataDir, embedded);
   const base = publicUrl(env, host, port);
   const workers = flag(env, 'SVC_WORKERS', true, 'on', 'off');
+  const shutdownGraceMs = int(env, 'SVC_SHUTDOWN_GRACE_MS', 10_000, 100, 600_000);
   const config: Config = {
     port,
     host,
@@ -359,7 +285,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     http: httpTimeouts(env),
     workers,
     role: role(env, embedded, workers),
-    shutdownGraceMs: int(env, 'SVC_SHUTDOWN_GRACE_MS', 10_000, 100, 600_000),
+    shutdownGraceMs,
+    shutdownDelayMs: shutdownDelay(env, shutdownGraceMs),
     requestLog: flag(env, 'SVC_REQUEST_LOG', true, 'on', 'off'),
     requestLogRetentionDays: int(env, 'SVC_REQUEST_LOG_RETENTION_DAYS', 7, 1, 365),
     metricsPort: optionalPort(env, 'SVC_METRICS_PORT'),

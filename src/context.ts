@@ -20,4 +20,9 @@ export interface Context {
    * `systemClock`, or a test's clock that the test moves.
    */
   readonly clock: Clock;
+  /**
+   * `draining` from SIGTERM until the API stops accepting (SVC_SHUTDOWN_DELAY_MS): /readyz answers 503 and
+   * every answer closes its connection, so that load balancers and keep-alive clients go elsewhere.
+   */
+  readonly lifecycle: { draining: boolean };
 }

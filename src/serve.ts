@@ -1,7 +1,7 @@
 // Running the service until a signal: `npm start` (src/main.ts) and `svc start` (src/cli/commands.ts) both
 // come here. Migrate, serve what the process's role serves (SVC_ROLE: the API, the probes of a worker, or
-// both with the loops), and stop cleanly on SIGTERM/SIGINT (in-flight requests finish, workers release their
-// leases, the database closes).
+// both with the loops), and stop cleanly on SIGTERM/SIGINT (the API draining for SVC_SHUTDOWN_DELAY_MS, then
+// in-flight requests finish, workers release their leases, the database closes).
 import { probePort, servesApi, type Config } from './config.ts';
 import { createService } from './server.ts';
 import { seedDemo } from './demo.ts';
@@ -19,7 +19,10 @@ export async function serve(config: Config): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    service.app.log.info({ signal, grace_ms: config.shutdownGraceMs }, 'shutting down');
+    service.app.log.info(
+      { signal, grace_ms: config.shutdownGraceMs, delay_ms: config.shutdownDelayMs },
+      'shutting down',
+    );
     // The stop fits in SVC_SHUTDOWN_GRACE_MS (the delivery workers cut off what is still sending before it);
     // one that does not is said and ends with status 1: an orchestrator's SIGKILL would come next anyway.
     const force = setTimeout(() => {
@@ -27,7 +30,7 @@ export async function serve(config: Config): Promise<void> {
       process.exit(1);
     }, config.shutdownGraceMs);
     force.unref();
-    service.close().then(
+    service.close(config.shutdownDelayMs).then(
       () => process.exit(0),
       () => process.exit(1),
     );

@@ -5,6 +5,7 @@
 // several processes, and by the benchmarks.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { runsLoops, servesApi, type Config } from './config.ts';
@@ -28,8 +29,12 @@ export interface Service {
   modules: readonly Module[];
   /** `http://host:port` of the metrics listener, when SVC_METRICS_PORT is set. */
   metricsUrl: string | undefined;
-  /** Stops the HTTP server and the background loops together, then the modules, then the database. */
-  close(): Promise<void>;
+  /**
+   * Stops the HTTP server and the background loops together, then the modules, then the database. With
+   * `delayMs`, the process is draining from now (ctx.lifecycle): the loops stop at once, the API serves
+   * `delayMs` more before it stops accepting (SVC_SHUTDOWN_DELAY_MS, for a load balancer's probe to see it).
+   */
+  close(delayMs?: number): Promise<void>;
 }
 
 export interface ServiceOptions {
@@ -102,6 +107,7 @@ export async function createService(
     metrics,
     log,
     clock: options.clock ?? systemClock,
+    lifecycle: { draining: false },
   };
   let composition: Composition;
   try {
@@ -143,12 +149,14 @@ export async function createService(
     metricsUrl: metricsAddress
       ? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${metricsAddress.port}`
       : undefined,
-    close: () =>
+    close: (delayMs = 0) =>
       (closing ??= (async () => {
-        log.info('service stopping');
-        // No new work from either side at once: HTTP stops accepting and drains while the loops stop (the
-        // delivery workers give back what they hold, within the shutdown grace), each awaited.
+        log.info({ delay_ms: delayMs }, 'service stopping');
+        ctx.lifecycle.draining = true;
+        // No new work for the loops at once (the delivery workers give back what they hold, within the
+        // shutdown grace); HTTP stops accepting after the delay and drains what is under way, each awaited.
         const http = (async () => {
+          if (delayMs > 0) await delay(delayMs);
           await new Promise<void>((resolve) =>
             metricsServer ? metricsServer.close(() => resolve()) : resolve(),
           );

@@ -81,6 +81,7 @@ export async function withDatabase<T>(
       log: silentLog,
       metrics,
       clock: systemClock,
+      lifecycle: { draining: false },
     });
   } finally {
     await database.close();

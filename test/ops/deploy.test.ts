@@ -18,7 +18,9 @@ const PROBES = new Set(['/healthz', '/readyz']);
 
 /** The variables src/config.ts reads: `env.NAME`, or a 'NAME' it passes to a reader. */
 const CONFIG_VARIABLES = new Set(
-  [...read('src/config.ts').matchAll(/(?:\benv\.|')([A-Z][A-Z0-9_]*[A-Z0-9])\b/g)].map((m) => m[1]!),
+  ['src/config.ts', 'src/config-values.ts'].flatMap((file) =>
+    [...read(file).matchAll(/(?:\benv\.|')([A-Z][A-Z0-9_]*[A-Z0-9])\b/g)].map((m) => m[1]!),
+  ),
 );
 
 /** A configuration made of `env`, with a master key of the right shape for the placeholder. */

@@ -138,12 +138,12 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     url,
     config,
     databaseUrl,
-    async close() {
+    async close(delayMs?: number) {
       if (shared && DB_KIND === 'pglite') {
         await service.app.close(); // the database belongs to the service it was shared from
         return;
       }
-      await close();
+      await close(delayMs);
       await fresh?.drop();
     },
   };

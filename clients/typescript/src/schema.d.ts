@@ -42,7 +42,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether the database answers and accepts writes */
+        /**
+         * Whether the database answers and accepts writes, and the process is not stopping
+         * @description 503 `draining` from SIGTERM until the process stops accepting (SVC_SHUTDOWN_DELAY_MS): take it out of rotation.
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -2431,11 +2434,10 @@ export interface components {
                 status: "ready";
             };
         };
-        /** Statusunavailable */
-        Statusunavailable: {
+        /** StatusunavailableOrdraining */
+        StatusunavailableOrdraining: {
             data: {
-                /** @enum {string} */
-                status: "unavailable";
+                status: "unavailable" | "draining";
             };
         };
         /**
@@ -5006,7 +5008,7 @@ export type ErrorEnvelope = components['schemas']['ErrorEnvelope'];
 export type OAuthApp = components['schemas']['OAuthApp'];
 export type Statusok = components['schemas']['Statusok'];
 export type Statusready = components['schemas']['Statusready'];
-export type Statusunavailable = components['schemas']['Statusunavailable'];
+export type StatusunavailableOrdraining = components['schemas']['StatusunavailableOrdraining'];
 export type Role = components['schemas']['Role'];
 export type User = components['schemas']['User'];
 export type Merchant = components['schemas']['Merchant'];
@@ -5332,7 +5334,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Statusunavailable"];
+                    "application/json": components["schemas"]["StatusunavailableOrdraining"];
                 };
             };
         };
