@@ -16,6 +16,7 @@ import { appIngestion, appThroughput } from './app-webhooks.ts';
 import { deliveryPaceOrder } from './delivery-pace-order.ts';
 import { memory } from './memory.ts';
 import { webhooksList } from './webhooks-list.ts';
+import { fleet } from './fleet.ts';
 import { peers } from './peers.ts';
 import { crashMeasure } from './crash.ts';
 import { embedded } from './embedded.ts';
@@ -38,6 +39,7 @@ export const MEASURES: readonly Measure[] = [
   appIngestion,
   deliveryPaceOrder,
   webhooksList,
+  fleet,
   peers,
   crashMeasure,
   embedded,
