@@ -27,12 +27,20 @@ redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
 return 1
 `;
 
+const CONNECT_TIMEOUT_MS = 1000;
+
 type Scripts = Redis & {
   svcCountFailure(key: string, now: number, forgetMs: number, ttlMs: number): Promise<number>;
   svcExtendWait(key: string, until: number, ttlMs: number): Promise<number>;
 };
 
 export interface RedisFailures {
+  /**
+   * Settles once the first connection is up, or after the connect timeout: a process that answered sign-ins
+   * while still connecting would count them in the fallback, apart from the other processes' (a seventh wrong
+   * code let through 73 ms after the sixth by a process just restarted).
+   */
+  connected(): Promise<void>;
   /** The store of one budget (`prefix`): Redis, else `fallback` while Redis fails. */
   store(prefix: string, keepMs: number, fallback: FailureStore): FailureStore;
   close(): Promise<void>;
@@ -43,12 +51,19 @@ export function redisFailures(url: string, onFallback: (err: unknown) => void): 
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     commandTimeout: 250,
-    connectTimeout: 1000,
+    connectTimeout: CONNECT_TIMEOUT_MS,
     retryStrategy: (times) => Math.min(times * 200, 2000),
   }) as Scripts;
   redis.defineCommand('svcCountFailure', { numberOfKeys: 1, lua: COUNT });
   redis.defineCommand('svcExtendWait', { numberOfKeys: 1, lua: EXTEND });
   redis.on('error', () => {}); // each command that fails falls back, and says so once
+  const connected = new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, CONNECT_TIMEOUT_MS);
+    redis.once('ready', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
   let failing = false;
   const attempt = async <T>(shared: () => Promise<T>, local: () => Promise<T>): Promise<T> => {
     try {
@@ -62,6 +77,7 @@ export function redisFailures(url: string, onFallback: (err: unknown) => void): 
     }
   };
   return {
+    connected: () => connected,
     store: (prefix, keepMs, fallback) => {
       const at = (key: string) => `svc:sign-in:${prefix}:${key}`;
       return {

@@ -89,6 +89,8 @@ export function createIdentity(ctx: Context): IdentityModule {
       await app.register(accountRoutes, { signIns, uses });
     },
     background: [purge],
+    // Ready only once the shared budgets are: see redis-failures.ts `connected`.
+    start: () => signIns.start(),
     // Session uses gathered since the last write reach the database before the process ends.
     stop: async () => {
       await uses.stop();

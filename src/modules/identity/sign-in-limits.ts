@@ -50,6 +50,8 @@ export interface SignInLimits {
   readonly deviceKey: Buffer;
   /** Signs the `mfa_token` between a sign-in's password and its second factor. */
   readonly mfaKey: Buffer;
+  /** Settles when the connection to Redis, if any, is up (or its connect timeout passed). */
+  start(): Promise<void>;
   /** Closes the connection to Redis, if any. */
   stop(): Promise<void>;
 }
@@ -99,6 +101,7 @@ export function createSignInLimits(ctx: Context): SignInLimits {
   return {
     accounts: budget('account', ACCOUNT),
     addresses: budget('address', ADDRESS),
+    start: async () => redis?.connected(),
     stop: async () => redis?.close(),
     known: new Map(),
     // Derived from the master key: every process signs and checks alike, and nothing new to configure.
