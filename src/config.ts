@@ -6,11 +6,17 @@ import { isIP } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { homedir } from 'node:os';
 import { derivedSeed } from './lib/signing-keys.ts';
+import { ConfigError, int, type Env } from './config-values.ts';
+import { replicaSettings, type ReplicaSettings } from './config-replicas.ts';
+
+export { ConfigError } from './config-values.ts';
 
 export interface Config {
   readonly port: number;
   readonly host: string;
   readonly databaseUrl: string | undefined;
+  /** Read replicas for the reads that tolerate lag (API.md 12.1); none by default. */
+  readonly replicas: ReplicaSettings;
   readonly dataDir: string;
   readonly publicUrl: string;
   /** The key that seals new secrets: the first of SVC_MASTER_KEY. */
@@ -81,8 +87,6 @@ export interface Config {
   readonly egressUpdatedAt: Date | undefined;
 }
 
-export class ConfigError extends Error {}
-
 export const ROLES = ['all', 'api', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -104,18 +108,6 @@ export function drainMs(config: Config): number {
 /** Where a `worker` serves /healthz, /readyz and /metrics: SVC_METRICS_PORT, else PORT (it has no API there). */
 export function probePort(config: Config): number {
   return config.metricsPort ?? config.port;
-}
-
-type Env = Record<string, string | undefined>;
-
-function int(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
-  }
-  return value;
 }
 
 function flag(env: Env, name: string, fallback: boolean, on: string, off: string): boolean {
@@ -334,6 +326,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     port,
     host,
     databaseUrl,
+    replicas: replicaSettings(env, databaseUrl),
     dataDir,
     publicUrl: base,
     ...master,
