@@ -1,5 +1,6 @@
-// GET /healthz (the process is up) and GET /readyz (it can serve now: src/http/readiness.ts), on the API of
-// an `all` or `api` process and on the probe listener of a `worker` (src/probes.ts), with one answer.
+// GET /healthz (the process is up) and GET /readyz (it can serve now: src/http/readiness.ts; with the read
+// replicas' states), on the API of an `all` or `api` process and on the probe listener of a `worker`
+// (src/probes.ts), with one answer.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Context } from '../context.ts';
@@ -8,6 +9,35 @@ import { isReady } from './readiness.ts';
 
 const status = (value: string) =>
   Type.Object({ data: Type.Object({ status: Type.Literal(value) }) }, { title: `Status${value}` });
+
+const ReplicaState = Type.Object(
+  {
+    name: Type.String({ description: 'host:port of the replica (never its credentials)' }),
+    state: Type.Union([Type.Literal('up'), Type.Literal('lagging'), Type.Literal('down')], {
+      description: 'up: serves reads; lagging: replays beyond SVC_REPLICA_MAX_LAG_MS; down: does not answer',
+    }),
+    lag_ms: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: 'Replay lag at the last probe (every 0.5 s); null while unknown',
+    }),
+  },
+  { title: 'ReplicaState' },
+);
+
+// /readyz says, beside its status, how each read replica stands (API.md 12.1): none of them decides readiness,
+// since a replica that is down or behind only sends its reads to the primary.
+const readiness = (value: string) =>
+  Type.Object(
+    { data: Type.Object({ status: Type.Literal(value), replicas: Type.Optional(Type.Array(ReplicaState)) }) },
+    { title: `Status${value}` },
+  );
+
+/** Present where replicas serve reads (DATABASE_REPLICA_URL, not a `worker`); otherwise the answer is as before. */
+function replicas(ctx: Context) {
+  const status = ctx.reads.status();
+  return status.length === 0
+    ? {}
+    : { replicas: status.map((r) => ({ name: r.name, state: r.state, lag_ms: r.lagMs })) };
+}
 
 export function registerHealth(app: FastifyInstance, ctx: Context): void {
   app.get(
@@ -29,17 +59,17 @@ export function registerHealth(app: FastifyInstance, ctx: Context): void {
     {
       schema: {
         operationId: 'getReadiness',
-        summary: 'Whether the database answers and accepts writes',
+        summary: 'Whether the database answers and accepts writes, and how each read replica stands',
         tags: ['Health'],
-        response: { 200: status('ready'), 503: status('unavailable') },
+        response: { 200: readiness('ready'), 503: readiness('unavailable') },
       },
     },
     async (_request, reply) =>
       (await isReady(ctx))
-        ? { data: { status: 'ready' as const } }
+        ? { data: { status: 'ready' as const, ...replicas(ctx) } }
         : reply
             .code(503)
             .header('retry-after', String(RETRY_AFTER_SECONDS))
-            .send({ data: { status: 'unavailable' as const } }),
+            .send({ data: { status: 'unavailable' as const, ...replicas(ctx) } }),
   );
 }
