@@ -42,7 +42,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether the database answers and accepts writes */
+        /** Whether the database answers and accepts writes, and how each read replica stands */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -2424,11 +2424,21 @@ export interface components {
                 status: "ok";
             };
         };
+        /** ReplicaState */
+        ReplicaState: {
+            /** @description host:port of the replica (never its credentials) */
+            name: string;
+            /** @description up: serves reads; lagging: replays beyond SVC_REPLICA_MAX_LAG_MS; down: does not answer */
+            state: "up" | "lagging" | "down";
+            /** @description Replay lag at the last probe (every 0.5 s); null while unknown */
+            lag_ms: number | null;
+        };
         /** Statusready */
         Statusready: {
             data: {
                 /** @enum {string} */
                 status: "ready";
+                replicas?: components["schemas"]["ReplicaState"][];
             };
         };
         /** Statusunavailable */
@@ -2436,6 +2446,7 @@ export interface components {
             data: {
                 /** @enum {string} */
                 status: "unavailable";
+                replicas?: components["schemas"]["ReplicaState"][];
             };
         };
         /**
@@ -5005,6 +5016,7 @@ export interface components {
 export type ErrorEnvelope = components['schemas']['ErrorEnvelope'];
 export type OAuthApp = components['schemas']['OAuthApp'];
 export type Statusok = components['schemas']['Statusok'];
+export type ReplicaState = components['schemas']['ReplicaState'];
 export type Statusready = components['schemas']['Statusready'];
 export type Statusunavailable = components['schemas']['Statusunavailable'];
 export type Role = components['schemas']['Role'];
