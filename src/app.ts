@@ -27,6 +27,7 @@ import { publicAuth } from './http/public-auth.ts';
 import { registerPublicRateLimit } from './http/public-rate-limit.ts';
 import { registerCors } from './http/cors.ts';
 import { registerHealth } from './http/health.ts';
+import { readYourWrites } from './http/read-your-writes.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { serverTimeouts } from './http/timeouts.ts';
 import { addSchemaRules } from './http/schema-rules.ts';
@@ -309,6 +310,7 @@ export async function buildApp(ctx: Context, composition: Composition): Promise<
   installErrorHandler(app);
   guardText(app);
   countAnswers(app, ctx);
+  readYourWrites(app, ctx);
   notFoundAndMethods(app);
   await registerCors(app);
   everyRequest(app, ctx);

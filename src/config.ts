@@ -18,6 +18,7 @@ import {
   trustProxy,
   type Env,
 } from './config-values.ts';
+import { replicaSettings, type ReplicaSettings } from './config-replicas.ts';
 
 export { ConfigError } from './config-values.ts';
 
@@ -98,6 +99,8 @@ export interface Config {
   readonly egressAddresses: readonly string[];
   /** When the operator last changed them (SVC_EGRESS_ADDRESSES_UPDATED_AT); absent: the process start. */
   readonly egressUpdatedAt: Date | undefined;
+  /** Read replicas for the reads that tolerate lag (API.md 12.1); none by default. */
+  readonly replicas: ReplicaSettings;
 }
 
 export const ROLES = ['all', 'api', 'worker'] as const;
@@ -300,6 +303,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     mailFrom: env.SVC_MAIL_FROM || `svc <no-reply@${new URL(base).hostname}>`,
     egressAddresses: egressAddresses(env),
     egressUpdatedAt: isoTime(env, 'SVC_EGRESS_ADDRESSES_UPDATED_AT'),
+    replicas: replicaSettings(env, databaseUrl),
     ...overrides,
   };
   return Object.freeze(config);

@@ -5,12 +5,18 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
 import type { Bus } from './db/bus.ts';
+import type { Reads } from './db/replicas.ts';
 import type { Metrics } from './lib/metrics.ts';
 import type { Clock } from './lib/time.ts';
 
 export interface Context {
   readonly config: Config;
   readonly db: Db;
+  /**
+   * The handle of a read that tolerates lag (API.md 12.1, src/db/replicas.ts): `reads.readsFor(merchantId)`,
+   * a fresh replica's or the primary's. Only the listed reads take it; everything else uses `db`.
+   */
+  readonly reads: Reads;
   readonly bus: Bus;
   readonly log: FastifyBaseLogger;
   /** This service's Prometheus registry and its pre-bound counters. */

@@ -11,6 +11,7 @@ import type { DestinationStream } from 'pino';
 import { runsLoops, servesApi, type Config } from './config.ts';
 import type { Context } from './context.ts';
 import { openDatabase, type Database } from './db/database.ts';
+import { primaryReads, replicaReads, type Reads } from './db/replicas.ts';
 import { buildApp } from './app.ts';
 import { buildProbeApp } from './probes.ts';
 import { createLogger } from './http/logging.ts';
@@ -52,6 +53,7 @@ function startupSettings(config: Config, database: Database) {
     public_url: config.publicUrl,
     workers: runsLoops(config),
     metrics_port: config.metricsPort ?? null,
+    read_replicas: config.replicas.urls.length,
     rate_limit: config.rateLimit
       ? { ...config.publicRateLimit, shared: config.redisUrl !== undefined }
       : 'off',
@@ -62,6 +64,16 @@ function startupSettings(config: Config, database: Database) {
     webhook_retry_schedule: config.webhookRetrySchedule.join(','),
     log_level: config.logLevel,
   };
+}
+
+/**
+ * The replicas' reads when DATABASE_REPLICA_URL names any, in a process that serves the API: a `worker` serves
+ * none of the reads that may use them. The embedded database has none (the configuration refuses it).
+ */
+function openReads(config: Config, database: Database, metrics: Metrics, log: FastifyBaseLogger): Reads {
+  if (config.replicas.urls.length === 0 || !servesApi(config)) return primaryReads(database.db);
+  if (database.kind !== 'pg') throw new Error('read replicas need PostgreSQL: DATABASE_URL is not set');
+  return replicaReads({ db: database.db, bus: database.bus, settings: config.replicas, metrics, log });
 }
 
 // `GET /metrics` on a listener of its own, so the API port can never expose it (API.md section 10).
@@ -100,9 +112,17 @@ export async function createService(
   const log = createLogger(config.logLevel, options.logStream);
   const db = database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   const metrics = new Metrics();
+  let reads: Reads;
+  try {
+    reads = openReads(config, db, metrics, log);
+  } catch (err) {
+    if (!database) await db.close();
+    throw err;
+  }
   const ctx: Context = {
     config,
     db: db.db,
+    reads,
     bus: db.bus,
     metrics,
     log,
@@ -111,10 +131,12 @@ export async function createService(
   };
   let composition: Composition;
   try {
+    await reads.start();
     await checkMasterKeys(ctx);
     composition = createModules(ctx);
     for (const m of composition.modules) await m.start?.();
   } catch (err) {
+    await reads.close();
     if (!database) await db.close();
     throw err;
   }
@@ -123,6 +145,7 @@ export async function createService(
   const app = api ? await buildApp(ctx, composition) : await buildProbeApp(ctx);
   metrics.setQueueProbe(() => readQueueDepth(ctx));
   metrics.setPoolProbe(() => db.poolStats?.());
+  metrics.setReplicaProbe(() => reads.status());
   db.bus.onLost(() =>
     app.log.warn('LISTEN connection lost: reconnecting; cross-process signals wait until then'),
   );
@@ -167,6 +190,7 @@ export async function createService(
         })();
         await Promise.all([settle(log, http, 'HTTP'), loops]);
         for (const m of composition.modules.toReversed()) if (m.stop) await settle(log, m.stop(), m.name);
+        await settle(log, reads.close(), 'read replicas');
         log.info('service stopped');
         await db.close();
       })()),

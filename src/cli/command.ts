@@ -74,9 +74,12 @@ export async function withDatabase<T>(
   try {
     const { Metrics } = await import('../lib/metrics.ts');
     const metrics = new Metrics({ defaultMetrics: false });
+    // A command reads what it just wrote, or reads once: the primary, never a replica.
+    const { primaryReads } = await import('../db/replicas.ts');
     return await fn({
       config,
       db: database.db,
+      reads: primaryReads(database.db),
       bus: database.bus,
       log: silentLog,
       metrics,

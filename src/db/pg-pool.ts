@@ -20,13 +20,15 @@ export interface PoolOptions {
   settings?: Readonly<Record<string, string>>;
   /** Queries a connection serves before it is closed (and a new one opened when next needed). */
   maxUses?: number;
+  /** How long a connect may take (5 s by default); a replica's pool gives up sooner and reads the primary. */
+  connectTimeoutMs?: number;
 }
 
 export function createPool(url: string, options: PoolOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     idleTimeoutMillis: IDLE_TIMEOUT_MS,
     // TCP keep-alive notices a peer that vanished without a FIN (a failover, a dropped NAT entry).
     keepAlive: true,

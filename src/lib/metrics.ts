@@ -24,6 +24,25 @@ export interface PoolStats {
   waiting: number;
 }
 
+export const REPLICA_STATES = ['up', 'lagging', 'down'] as const;
+
+/** A read replica as /readyz and the metrics show it (src/db/replicas.ts). */
+export interface ReplicaStatus {
+  readonly name: string;
+  /** up: serves reads; lagging: answers, but replays more than the allowed lag behind; down: does not answer. */
+  readonly state: (typeof REPLICA_STATES)[number];
+  /** Replay lag at the last probe; null while unknown (down, or behind with no replayed commit to time it by). */
+  readonly lagMs: number | null;
+}
+
+/** Where one lag-tolerant read went, and why the primary when it did. */
+export interface ReplicaReads {
+  replica: Counter.Internal;
+  sticky: Counter.Internal;
+  noFreshReplica: Counter.Internal;
+  replicaFailed: Counter.Internal;
+}
+
 // Queue depth is read at most once per 5 s whatever the number of scrapers: a scrape every 15 s costs one
 // query over the pending rows (the partial index), never over the delivery history.
 const QUEUE_CACHE_MS = 5000;
@@ -175,6 +194,24 @@ export class Metrics {
     writeFailed: this.requestLogEntries.labels('write_failed'),
   };
 
+  private readonly lagTolerantReads = new Counter({
+    name: 'svc_db_lag_tolerant_reads_total',
+    help: 'Reads that tolerate lag (API.md 12.1) by where they went: replica, or primary (reason: sticky, no_fresh_replica, replica_failed).',
+    labelNames: ['served_by', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  /** The counters of the lag-tolerant reads, bound when replicas are configured (so none show without them). */
+  replicaReads(): ReplicaReads {
+    const c = this.lagTolerantReads;
+    return {
+      replica: c.labels('replica', 'fresh'),
+      sticky: c.labels('primary', 'sticky'),
+      noFreshReplica: c.labels('primary', 'no_fresh_replica'),
+      replicaFailed: c.labels('primary', 'replica_failed'),
+    };
+  }
+
   /** The bound metrics of one batcher (src/lib/batcher.ts), for its owner to keep. */
   batch(name: string): BatchMetrics {
     return { size: this.batchSizes.labels(name), failures: this.batchFailures.labels(name) };
@@ -183,6 +220,7 @@ export class Metrics {
   private queueProbe: (() => Promise<QueueDepth>) | undefined;
   private queueRead: { at: number; value: Promise<QueueDepth> } | undefined;
   private poolProbe: (() => PoolStats | undefined) | undefined;
+  private replicaProbe: (() => readonly ReplicaStatus[]) | undefined;
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
@@ -250,6 +288,31 @@ export class Metrics {
     poolGauge('svc_db_pool_size', 'Database connections open in the pool.', (s) => s.size);
     poolGauge('svc_db_pool_in_use', 'Database connections lent out.', (s) => s.inUse);
     poolGauge('svc_db_pool_waiting', 'Queries waiting for a free database connection.', (s) => s.waiting);
+    this.replicaGauges();
+  }
+
+  // Each replica's state (1 for the state it is in, 0 for the others) and replay lag, as of its last probe.
+  private replicaGauges(): void {
+    const replicas = () => this.replicaProbe?.() ?? [];
+    new Gauge({
+      name: 'svc_db_replica_state',
+      help: 'Each read replica: 1 for its state now (up, lagging, down), 0 for the others.',
+      labelNames: ['replica', 'state'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const r of replicas())
+          for (const state of REPLICA_STATES) this.labels(r.name, state).set(r.state === state ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'svc_db_replica_lag_seconds',
+      help: 'Each read replica: its replay lag at the last probe (NaN while unknown).',
+      labelNames: ['replica'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const r of replicas()) this.labels(r.name).set(r.lagMs === null ? NaN : r.lagMs / 1000);
+      },
+    });
   }
 
   readonly authFailure: Record<AuthFailure, Counter.Internal>;
@@ -261,6 +324,10 @@ export class Metrics {
 
   setPoolProbe(probe: () => PoolStats | undefined): void {
     this.poolProbe = probe;
+  }
+
+  setReplicaProbe(probe: () => readonly ReplicaStatus[]): void {
+    this.replicaProbe = probe;
   }
 
   private async readQueue(): Promise<QueueDepth | undefined> {

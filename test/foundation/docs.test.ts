@@ -262,8 +262,10 @@ const readsOf = (file: string, named = false) =>
   ].map((m) => m[1]!);
 
 it('names only environment variables that src/config.ts reads (or a test, bench, script or example), and all of its own', () => {
-  // config.ts and the parsers it calls with the environment (config-values.ts)
-  const config = new Set([...readsOf('src/config.ts', true), ...readsOf('src/config-values.ts', true)]);
+  // src/config.ts and the parsers it hands the environment (config-values.ts, config-replicas.ts)
+  const config = new Set(
+    ['src/config.ts', 'src/config-values.ts', 'src/config-replicas.ts'].flatMap((f) => readsOf(f, true)),
+  );
   const elsewhere = new Set(
     globSync(['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'examples/**/*.ts'], { cwd: ROOT }).flatMap(
       (f) => readsOf(f),

@@ -18,7 +18,7 @@ const PROBES = new Set(['/healthz', '/readyz']);
 
 /** The variables src/config.ts reads: `env.NAME`, or a 'NAME' it passes to a reader. */
 const CONFIG_VARIABLES = new Set(
-  ['src/config.ts', 'src/config-values.ts'].flatMap((file) =>
+  ['src/config.ts', 'src/config-values.ts', 'src/config-replicas.ts'].flatMap((file) =>
     [...read(file).matchAll(/(?:\benv\.|')([A-Z][A-Z0-9_]*[A-Z0-9])\b/g)].map((m) => m[1]!),
   ),
 );

@@ -24,7 +24,7 @@ export interface Cluster {
   stop(): void;
 }
 
-function binDir(): string {
+export function binDir(): string {
   const fromConfig = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' });
   const candidates = [
     fromConfig.status === 0 ? fromConfig.stdout.trim() : '',

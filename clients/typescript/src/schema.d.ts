@@ -43,7 +43,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Whether the database answers and accepts writes, and the process is not stopping
+         * Whether the database answers and accepts writes, the process is not stopping, and how each read replica stands
          * @description 503 `draining` from SIGTERM until the process stops accepting (SVC_SHUTDOWN_DELAY_MS): take it out of rotation.
          */
         get: operations["getReadiness"];
@@ -2427,17 +2427,28 @@ export interface components {
                 status: "ok";
             };
         };
+        /** ReplicaState */
+        ReplicaState: {
+            /** @description host:port of the replica (never its credentials) */
+            name: string;
+            /** @description up: serves reads; lagging: replays beyond SVC_REPLICA_MAX_LAG_MS; down: does not answer */
+            state: "up" | "lagging" | "down";
+            /** @description Replay lag at the last probe (every 0.5 s); null while unknown */
+            lag_ms: number | null;
+        };
         /** Statusready */
         Statusready: {
             data: {
                 /** @enum {string} */
                 status: "ready";
+                replicas?: components["schemas"]["ReplicaState"][];
             };
         };
         /** StatusunavailableOrdraining */
         StatusunavailableOrdraining: {
             data: {
                 status: "unavailable" | "draining";
+                replicas?: components["schemas"]["ReplicaState"][];
             };
         };
         /**
@@ -5007,6 +5018,7 @@ export interface components {
 export type ErrorEnvelope = components['schemas']['ErrorEnvelope'];
 export type OAuthApp = components['schemas']['OAuthApp'];
 export type Statusok = components['schemas']['Statusok'];
+export type ReplicaState = components['schemas']['ReplicaState'];
 export type Statusready = components['schemas']['Statusready'];
 export type StatusunavailableOrdraining = components['schemas']['StatusunavailableOrdraining'];
 export type Role = components['schemas']['Role'];

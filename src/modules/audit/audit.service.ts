@@ -107,7 +107,8 @@ export interface LogQuery extends PageInput, EntryFilter {}
 
 export async function listLogs(ctx: Context, scope: Scope, input: LogQuery) {
   const { limit, startingAfter, ...filter } = input;
-  return mapPage(await listEntries(ctx.db, scope, filter, { limit, startingAfter }), (r) => ({
+  const db = ctx.reads.readsFor(scope.merchantId); // a read that tolerates lag (API.md 12.1)
+  return mapPage(await listEntries(db, scope, filter, { limit, startingAfter }), (r) => ({
     ...r,
     created_at: iso(r.created_at),
   }));
@@ -120,7 +121,8 @@ export async function logsOfRequest(
   requestId: string,
   window: { from: Date; to: Date },
 ) {
-  return (await entriesOfRequest(ctx.db, scope, requestId, window)).map((r) => ({
+  const db = ctx.reads.readsFor(scope.merchantId); // part of the request log's detail: tolerates lag
+  return (await entriesOfRequest(db, scope, requestId, window)).map((r) => ({
     ...r,
     created_at: iso(r.created_at),
   }));
@@ -163,14 +165,14 @@ interface ExportRow {
 
 /** The chain from `tip` down, then the entries outside it, newest first. */
 async function* exportRows(
-  ctx: Context,
+  db: Executor,
   scope: Scope,
   filter: ExportFilter,
   tip: number,
 ): AsyncGenerator<ExportRow> {
-  for await (const row of eachSealedEntry(ctx.db, scope, filter, tip, EXPORT_CHUNK, EXPORT_MAX))
+  for await (const row of eachSealedEntry(db, scope, filter, tip, EXPORT_CHUNK, EXPORT_MAX))
     yield { row, outside: false };
-  for await (const row of eachOutsideEntry(ctx.db, scope, filter, EXPORT_CHUNK, EXPORT_MAX))
+  for await (const row of eachOutsideEntry(db, scope, filter, EXPORT_CHUNK, EXPORT_MAX))
     yield { row, outside: true };
 }
 
@@ -236,8 +238,10 @@ export async function exportLogs(
     }),
   );
   await sealer.catchUp();
-  const tip = (await chainTip(ctx.db, audit))?.sequence ?? 0;
-  return Readable.from(exportLines(exportRows(ctx, audit, filter, tip), format, narrowedBy(filter)));
+  // The tip and the rows from one handle: on a replica (API.md 12.1), the chain as that replica holds it.
+  const db = ctx.reads.readsFor(audit.merchantId);
+  const tip = (await chainTip(db, audit))?.sequence ?? 0;
+  return Readable.from(exportLines(exportRows(db, audit, filter, tip), format, narrowedBy(filter)));
 }
 
 /**

@@ -65,7 +65,7 @@ function presentAttempt(a: ListedAttempt) {
 export async function listAttempts(ctx: Context, scope: Scope, input: AttemptsInput) {
   const { limit, startingAfter } = input;
   const page = await listMerchantAttempts(
-    ctx.db,
+    ctx.reads.readsFor(scope.merchantId), // a read that tolerates lag (API.md 12.1)
     scope,
     {
       webhookId: input.webhookId,

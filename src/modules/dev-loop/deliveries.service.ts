@@ -2,6 +2,7 @@
 // rows are the delivery module's: each change here is its function, called in this use case's transaction.
 import { randomBytes } from 'node:crypto';
 import type { Context } from '../../context.ts';
+import type { Executor } from '../../db/database.ts';
 import { notify } from '../../db/bus.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
@@ -40,20 +41,25 @@ export interface DeliveriesInput extends PageInput {
 
 export async function listDeliveries(ctx: Context, scope: Scope, input: DeliveriesInput) {
   const { webhookId, status, storeId, ...page } = input;
-  const webhook = await findOwnWebhook(ctx.db, scope, webhookId);
-  return mapPage(
-    await repo.listDeliveries(ctx.db, webhook.id, { status, storeId }, page),
-    deliveryOf(webhook),
-  );
+  const db = ctx.reads.readsFor(scope.merchantId); // a read that tolerates lag (API.md 12.1)
+  const webhook = await findOwnWebhook(db, scope, webhookId);
+  return mapPage(await repo.listDeliveries(db, webhook.id, { status, storeId }, page), deliveryOf(webhook));
 }
 
-export async function getDelivery(ctx: Context, audit: AuditContext, webhookId: string, id: string) {
-  const webhook = await findOwnWebhook(ctx.db, audit, webhookId);
-  const row = await repo.findDelivery(ctx.db, webhook.id, id);
+/** `db`: a replica's for the route (API.md 12.1); the primary's for a use case that reads what it just wrote. */
+export async function getDelivery(
+  ctx: Context,
+  audit: AuditContext,
+  webhookId: string,
+  id: string,
+  db: Executor = ctx.reads.readsFor(audit.merchantId),
+) {
+  const webhook = await findOwnWebhook(db, audit, webhookId);
+  const row = await repo.findDelivery(db, webhook.id, id);
   if (!row) throw notFound('delivery');
   const [attempts, stored] = await Promise.all([
-    repo.listAttempts(ctx.db, row.id),
-    deliveredPayload(ctx.db, row.event_id),
+    repo.listAttempts(db, row.id),
+    deliveredPayload(db, row.event_id),
   ]);
   // The exact bytes every attempt sent and signed (null once the event is purged).
   const payload = stored === undefined ? null : deliveryBody(stored, targetOf(webhook, row));
@@ -165,7 +171,7 @@ export async function testWebhook(
   });
   const outcome = await runAttempt(ctx, sending, claimed);
   await applyOutcomes(ctx, holder, [outcome]);
-  return getDelivery(ctx, audit, webhookId, claimed.id);
+  return getDelivery(ctx, audit, webhookId, claimed.id, ctx.db); // the attempt it just made: the primary
 }
 
 /** How many failed deliveries of this endpoint since `since` a recovery would enqueue (up to the bound). */

@@ -113,10 +113,11 @@ export interface EventsInput extends PageInput, EventFilter {}
 
 export async function listMerchantEvents(ctx: Context, scope: Scope, input: EventsInput) {
   const { limit, startingAfter, ...filter } = input;
-  const events = await listEvents(ctx.db, scope, filter, { limit, startingAfter });
+  const db = ctx.reads.readsFor(scope.merchantId); // a read that tolerates lag (API.md 12.1)
+  const events = await listEvents(db, scope, filter, { limit, startingAfter });
   const byEvent = Map.groupBy(
     await repo.deliveriesOfEvents(
-      ctx.db,
+      db,
       scope,
       events.items.map((e) => e.id),
     ),
@@ -133,10 +134,16 @@ export async function listMerchantEvents(ctx: Context, scope: Scope, input: Even
   }));
 }
 
-export async function getMerchantEvent(ctx: Context, audit: AuditContext, eventId: string) {
-  const event = await findEvent(ctx.db, audit, eventId);
+/** `db`: a replica's for the route (API.md 12.1); the primary's for a use case that reads what it just wrote. */
+export async function getMerchantEvent(
+  ctx: Context,
+  audit: AuditContext,
+  eventId: string,
+  db: Executor = ctx.reads.readsFor(audit.merchantId),
+) {
+  const event = await findEvent(db, audit, eventId);
   if (!event) throw notFound('event');
-  const deliveries = await repo.deliveriesOfEvents(ctx.db, audit, [event.id]);
+  const deliveries = await repo.deliveriesOfEvents(db, audit, [event.id]);
   return { ...presentEvent(event), deliveries: deliveries.map(presentDelivery) };
 }
 
@@ -147,6 +154,7 @@ export async function deliveriesOfRequest(
   requestId: string,
   window: { from: Date; to: Date },
 ) {
-  const eventIds = await eventIdsOfRequest(ctx.db, scope, requestId, window);
-  return (await repo.deliveriesOfEvents(ctx.db, scope, eventIds)).map(presentDelivery);
+  const db = ctx.reads.readsFor(scope.merchantId); // part of the request log's detail: tolerates lag
+  const eventIds = await eventIdsOfRequest(db, scope, requestId, window);
+  return (await repo.deliveriesOfEvents(db, scope, eventIds)).map(presentDelivery);
 }

@@ -54,5 +54,5 @@ export async function triggerEvent(ctx: Context, listeners: Signal, audit: Audit
   });
   // `svc listen` streams read events themselves: wake them now rather than at their next poll.
   listeners.raise();
-  return getMerchantEvent(ctx, audit, emitted.id);
+  return getMerchantEvent(ctx, audit, emitted.id, ctx.db); // the event it just recorded: the primary
 }

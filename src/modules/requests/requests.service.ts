@@ -53,16 +53,16 @@ export interface RequestQuery extends PageInput, EntryFilter {}
 export async function listRequests(ctx: Context, scope: Scope, input: RequestQuery) {
   const { limit, startingAfter, ...filter } = input;
   const page = { limit, startingAfter };
-  const after =
-    page.startingAfter === undefined ? undefined : await findEntry(ctx.db, scope, page.startingAfter);
+  const db = ctx.reads.readsFor(scope.merchantId); // a read that tolerates lag (API.md 12.1)
+  const after = page.startingAfter === undefined ? undefined : await findEntry(db, scope, page.startingAfter);
   if (page.startingAfter !== undefined && after === undefined) {
     throw invalid('starting_after', 'names no request of this log');
   }
-  return mapPage(await listEntries(ctx.db, scope, filter, page, after), present);
+  return mapPage(await listEntries(db, scope, filter, page, after), present);
 }
 
 export async function getRequest(ctx: Context, scope: Scope, requestId: string) {
-  const entry = await findEntry(ctx.db, scope, requestId);
+  const entry = await findEntry(ctx.reads.readsFor(scope.merchantId), scope, requestId); // tolerates lag
   if (!entry) throw notFound('request in this log');
   const start = entry.created_at.getTime();
   const end = start + Math.ceil(entry.duration_ms);

@@ -155,8 +155,10 @@ export async function createWebhook(
   });
 }
 
+// The webhook and its list carry its health, read in the same statement: reads that tolerate lag (API.md 12.1).
 export async function getWebhook(ctx: Context, audit: AuditContext, id: string): Promise<Webhook> {
-  return presentOne(ctx.db, scopeOf(audit), id, new Date(ctx.clock.now()));
+  const db = ctx.reads.readsFor(audit.merchantId);
+  return presentOne(db, scopeOf(audit), id, new Date(ctx.clock.now()));
 }
 
 export async function listWebhooks(
@@ -164,7 +166,8 @@ export async function listWebhooks(
   scope: Scope,
   input: PageInput & { appId?: string | undefined },
 ): Promise<Page<Webhook>> {
-  const page = await repo.listWebhooks(ctx.db, scope, input, dayBefore(new Date(ctx.clock.now())));
+  const db = ctx.reads.readsFor(scope.merchantId);
+  const page = await repo.listWebhooks(db, scope, input, dayBefore(new Date(ctx.clock.now())));
   return { ...page, items: page.items.map((w) => presentWebhook(w)) };
 }
 
