@@ -6,10 +6,6 @@
 //      answers then is the replica's old state, which shows where a read went by what it holds.
 // The replica is made to lag with pg_wal_replay_pause(): a write on the primary is then on the primary only,
 // which the test checks on both servers directly before it trusts any absence in an answer.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,79 +15,10 @@ import { lsnValue, Replica } from '../../src/db/replica.ts';
 import { createService, type Service } from '../../src/server.ts';
 import { eventually } from '../support/eventually.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
-import { freePort } from '../support/ports.ts';
-import { binDir, startCluster, type Cluster } from '../support/postgres.ts';
+import { startCluster, type Cluster } from '../support/postgres.ts';
+import { startStandby, type Standby } from '../support/standby.ts';
 import { MASTER_KEY } from '../support/service.ts';
 import { startTcpProxy } from '../support/tcp-proxy.ts';
-
-const ROOT = process.getuid?.() === 0;
-
-/** A PostgreSQL program, as the `postgres` user when the test runs as root (the cluster's owner). */
-function pgRun(cmd: string, args: string[]): void {
-  const full = join(binDir(), cmd);
-  const result = ROOT
-    ? spawnSync('runuser', ['-u', 'postgres', '--', full, ...args], { encoding: 'utf8' })
-    : spawnSync(full, args, { encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`${cmd} failed: ${result.stderr || result.stdout}`);
-}
-
-interface Standby {
-  url: string;
-  port: number;
-  /** Runs one statement on the standby's copy of the service's database, as the superuser. */
-  query<R extends pg.QueryResultRow>(text: string, params?: unknown[]): Promise<R[]>;
-  stop(): void;
-  remove(): void;
-}
-
-/** A hot standby of `primary` streaming from it: base backup with -R, its own port and socket directory. */
-async function startStandby(primary: Cluster): Promise<Standby> {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-replica-'));
-  if (ROOT) {
-    const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
-    chownSync(dir, id('-u'), id('-g'));
-  }
-  const data = join(dir, 'data');
-  pgRun('pg_basebackup', ['-R', '-c', 'fast', '-X', 'stream', '-D', data, '-d', primary.url('postgres')]);
-  const port = await freePort();
-  // The copied settings name the primary's port and socket directory: later lines win. The test cluster's
-  // file ends without a newline, which -R's primary_conninfo line was appended to: put one between.
-  const conf = join(data, 'postgresql.auto.conf');
-  writeFileSync(conf, readFileSync(conf, 'utf8').replace(/([^\n])primary_conninfo/, '$1\nprimary_conninfo'));
-  appendFileSync(conf, `\nport = ${port}\nunix_socket_directories = '${dir}'\n`);
-  try {
-    pgRun('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', 'start']);
-  } catch (err) {
-    const log = readFileSync(join(dir, 'log'), 'utf8');
-    rmSync(dir, { recursive: true, force: true });
-    throw new Error(`${(err as Error).message}\n${log}`, { cause: err });
-  }
-  let stopped = false;
-  const stop = () => {
-    if (stopped) return;
-    stopped = true;
-    pgRun('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
-  };
-  const url = (db: string) => `postgres://postgres@127.0.0.1:${port}/${db}`;
-  return {
-    url: url('svc'),
-    port,
-    async query(text, params) {
-      const client = new pg.Client({ connectionString: url('svc') });
-      await client.connect();
-      try {
-        return (await client.query(text, params)).rows;
-      } finally {
-        await client.end();
-      }
-    },
-    stop,
-    remove() {
-      stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 let cluster: Cluster;
 let standby: Standby;

@@ -4,10 +4,12 @@
 // in its transaction). Through every fault: no accepted event and no audit entry is lost, no answer is a 5xx
 // other than 503 while the database cannot be reached, the merchant's sequence stays gapless, no attempt is
 // sent twice at once, and delivery throughput is back to at least 95% of before within 60 s of the fault's
-// end. A stopped replica is test/ops/replicas.test.ts's. (pg project only: see vitest.config.ts.)
+// end. The api process reads through a streaming replica (DATABASE_REPLICA_URL), the last fault stops it: its
+// reads fall back to the primary without an error. (pg project only: see vitest.config.ts.)
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../support/postgres.ts';
+import { startStandby, type Standby } from '../support/standby.ts';
 import { eventually } from '../support/eventually.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 import { freePort, killAll, startProcess, type ServiceProcess } from '../support/processes.ts';
@@ -21,6 +23,7 @@ const WINDOW_MS = 3000;
 const ENV = { SVC_WEBHOOK_TIMEOUT_MS: '2000', SVC_WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2,0.5,1,1,1,1' };
 
 let cluster: Cluster;
+let standby: Standby;
 let rx: Receiver;
 let api: ServiceProcess;
 let worker: ServiceProcess;
@@ -35,8 +38,9 @@ beforeAll(async () => {
   await root.connect();
   await root.query(`create database ${DB}`);
   await root.end();
+  standby = await startStandby(cluster, DB);
   rx = await startReceiver(() => ({ status: 200 }));
-  api = await startProcess(cluster.url(DB), { ...ENV, SVC_ROLE: 'api' });
+  api = await startProcess(cluster.url(DB), { ...ENV, SVC_ROLE: 'api', DATABASE_REPLICA_URL: standby.url });
   worker = await startWorker();
   const m = await merchantWithWebhook(api.url, `${rx.url}/faults`);
   merchant = { id: m.merchantId, token: m.token };
@@ -44,6 +48,7 @@ beforeAll(async () => {
 afterAll(async () => {
   killAll();
   await rx?.close();
+  standby?.remove();
   cluster?.stop();
 });
 
@@ -85,6 +90,8 @@ async function throughFault(fault: () => Promise<void>) {
     answers.filter((a) => !(a.status >= 200 && a.status < 300) && a.status !== 503).map((a) => a.status);
   expect(wrong(load.events), 'event answers other than 2xx and 503').toEqual([]);
   expect(wrong(load.keys), 'key answers other than 2xx and 503').toEqual([]);
+  expect(wrong(load.reads), 'list answers other than 2xx and 503').toEqual([]);
+  expect(load.reads.filter((a) => a.status === 200).length).toBeGreaterThan(0);
 
   const accepted = load.events.flatMap((a) => (a.id ? [a.id] : []));
   const missing = () => {
@@ -118,6 +125,7 @@ async function throughFault(fault: () => Promise<void>) {
     back,
     events: accepted.length,
     keys: keys.length,
+    reads: load.reads.length,
     refused: load.events.length - accepted.length,
   };
 }
@@ -167,6 +175,18 @@ describe('a fleet under load, through', () => {
     });
     console.log('worker killed every 5 s:', figures);
   }, 240_000);
+
+  it('a replica stopped', async () => {
+    const replicaState = async () =>
+      ((await (await fetch(`${api.url}/readyz`)).json()) as { data: { replicas: { state: string }[] } }).data
+        .replicas[0]!.state;
+    expect(await replicaState()).toBe('up');
+    const figures = await throughFault(async () => {
+      standby.stop();
+      await eventually(async () => (await replicaState()) === 'down', { what: 'the replica seen down' });
+    });
+    console.log('replica stopped:', figures);
+  }, 180_000);
 
   it('a restart of PostgreSQL', async () => {
     const figures = await throughFault(() => cluster.restart(3000));

@@ -1,6 +1,6 @@
 // A steady load on a fleet for the fault tests (API.md 12.1, Faults): events ingested at a fixed rate through
 // the processes that serve the API, API keys created once a second (each an audit entry written in its
-// transaction), every answer recorded; and the receiver's arrivals counted per second, to compare delivery
+// transaction), the events list read five times a second (a read a replica may serve), every answer recorded; and the receiver's arrivals counted per second, to compare delivery
 // throughput before a fault with after it.
 import { sampleData } from '../../src/modules/events/index.ts';
 import type { Receiver } from '../webhooks/receiver.ts';
@@ -18,6 +18,7 @@ export interface Answer {
 export interface FleetLoad {
   events: Answer[];
   keys: Answer[];
+  reads: Answer[];
   stop(): Promise<void>;
 }
 
@@ -28,6 +29,7 @@ export interface FleetLoad {
 export function fleetLoad(bases: () => string[], merchant: { id: string; token: string }, perSecond: number) {
   const events: Answer[] = [];
   const keys: Answer[] = [];
+  const reads: Answer[] = [];
   const started = performance.now();
   let sent = 0;
   let on = true;
@@ -79,10 +81,25 @@ export function fleetLoad(bases: () => string[], merchant: { id: string; token: 
       });
     }
   };
-  const running = Promise.all([...Array.from({ length: 10 }, sender), keyMaker()]);
+  const reader = async () => {
+    while (on) {
+      const at = Date.now();
+      const res = await fetch(`${bases()[0]}/api/v1/merchant/events?limit=10`, {
+        headers: { authorization: `Bearer ${merchant.token}` },
+      }).catch(() => undefined);
+      await res?.text().catch(() => '');
+      reads.push({ at, status: res?.status ?? 0 });
+      await new Promise<void>((resolve) => {
+        // eslint-disable-next-line no-restricted-syntax -- five reads a second, not a wait for a condition
+        setTimeout(resolve, 200);
+      });
+    }
+  };
+  const running = Promise.all([...Array.from({ length: 10 }, sender), keyMaker(), reader()]);
   return {
     events,
     keys,
+    reads,
     stop: async () => {
       on = false;
       await running;
