@@ -49,10 +49,7 @@ async function signingKey(): Promise<{ privateKey: CryptoKey; publicJwk: JsonWeb
     jwk = JSON.parse(readFileSync(keyFile, 'utf8')) as JsonWebKey & { kid: string };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    const pair = (await crypto.subtle.generateKey({ name: 'Ed25519' }, true, [
-      'sign',
-      'verify',
-    ])) as CryptoKeyPair;
+    const pair = await crypto.subtle.generateKey({ name: 'Ed25519' }, true, ['sign', 'verify']);
     jwk = { ...(await crypto.subtle.exportKey('jwk', pair.privateKey)), kid: randomUUID() };
     // The private half stays on this machine, readable by its owner only; never register or send it.
     writeFileSync(keyFile, JSON.stringify(jwk), { mode: 0o600, flag: 'wx' });
