@@ -10,24 +10,69 @@
 // secret is WEBHOOK_SECRET; local targets need SVC_WEBHOOK_ALLOW_PRIVATE=1 on the service), then open
 // http://127.0.0.1:8788/ and press "Install". docs/guides/oauth-apps.md walks through it step by step.
 //
+// Two options, each a standard that oauth4webapi implements (chapters 14 and 15 of the guide):
+//
+//   --private-key-jwt  authenticate with a key instead of the client secret (RFC 7523; CLIENT_SECRET is then
+//                      not needed). The Ed25519 private key is read from PRIVATE_KEY_FILE (default
+//                      oauth-app-key.json), and made there (mode 0600) the first time. Register its public
+//                      half on the app once, then start the app with the option:
+//                        JWKS=$(node_modules/.bin/node examples/oauth-app.ts --print-jwks)
+//                        curl -X PATCH "$SVC/api/v1/merchant/apps/app_..." -H "authorization: Bearer $SESSION" \
+//                          -H 'content-type: application/json' \
+//                          -d "{\"token_endpoint_auth_method\":\"private_key_jwt\",\"jwks\":$JWKS}"
+//                      (or paste the JWKS under "Client authentication" on the app's page in the dashboard).
+//   --dpop             bind every token to a key pair of this process (RFC 9449): each token request and
+//                      each API call carries a DPoP proof made with it, and a copy of a token is useless
+//                      without the key.
+//
 // Routes: /install sends the merchant to the authorize endpoint (PKCE and state); /callback exchanges the
 // code, reads which store it was installed on, lists GET /stores and creates a cart there; /refresh
-// rotates the refresh token; /disconnect revokes it; /webhooks receives the events of every store that
-// installed the app: it keeps each store's orders, drops an installation's tokens on app.uninstalled and
-// erases a store's data on store.redact; /status shows what it holds. Everything lives in memory here: a
+// rotates the refresh token; /disconnect revokes it; /installations lists, with an app token, the stores
+// that installed the app, and /uninstall?grant_id=... uninstalls it from one; /webhooks receives the events
+// of every store that installed the app: it keeps each store's orders, drops an installation's tokens on
+// app.uninstalled and erases a store's data on store.redact; /status shows what it holds. Everything lives in memory here: a
 // real app keeps each installation (merchant_id, store_id, mode, the refresh token encrypted) and the ids
 // of the events it accepted in its database.
 import { randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import * as oauth from 'oauth4webapi';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 
+const flags = new Set(process.argv.slice(2));
+const keyFile = process.env.PRIVATE_KEY_FILE ?? 'oauth-app-key.json';
+
+/** The app's Ed25519 key for private_key_jwt: read from keyFile, or made and saved there the first time. */
+async function signingKey(): Promise<{ privateKey: CryptoKey; publicJwk: JsonWebKey & { kid: string } }> {
+  let jwk: JsonWebKey & { kid: string };
+  try {
+    jwk = JSON.parse(readFileSync(keyFile, 'utf8')) as JsonWebKey & { kid: string };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    const pair = await crypto.subtle.generateKey({ name: 'Ed25519' }, true, ['sign', 'verify']);
+    jwk = { ...(await crypto.subtle.exportKey('jwk', pair.privateKey)), kid: randomUUID() };
+    // The private half stays on this machine, readable by its owner only; never register or send it.
+    writeFileSync(keyFile, JSON.stringify(jwk), { mode: 0o600, flag: 'wx' });
+  }
+  const { kty, crv, x, kid } = jwk;
+  const privateKey = await crypto.subtle.importKey('jwk', jwk, { name: 'Ed25519' }, false, ['sign']);
+  return { privateKey, publicJwk: { kty, crv, x, kid } };
+}
+
+// --print-jwks: the public key to register on the app, as a JWKS, and nothing else.
+if (flags.has('--print-jwks')) {
+  process.stdout.write(`${JSON.stringify({ keys: [(await signingKey()).publicJwk] })}\n`);
+  process.exit(0);
+}
+
 const svcUrl = process.env.SVC_URL ?? 'http://127.0.0.1:4000';
 const clientId = process.env.CLIENT_ID;
 const clientSecret = process.env.CLIENT_SECRET;
-if (!clientId || !clientSecret) {
+const privateKeyJwt = flags.has('--private-key-jwt');
+if (!clientId || (!clientSecret && !privateKeyJwt)) {
   process.stderr.write(
-    'Set CLIENT_ID and CLIENT_SECRET to the credentials shown when the app was created.\n',
+    'Set CLIENT_ID and CLIENT_SECRET to the credentials shown when the app was created ' +
+      '(CLIENT_ID alone with --private-key-jwt).\n',
   );
   process.exit(1);
 }
@@ -44,13 +89,25 @@ const as = await oauth.processDiscoveryResponse(
   await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...http }),
 );
 const client: oauth.Client = { client_id: clientId };
-const clientAuth = oauth.ClientSecretBasic(clientSecret);
+// How the app authenticates at the token and revocation endpoints: its secret, or with --private-key-jwt a
+// JWT signed by its key, which the library makes afresh for each request (RFC 7523).
+const key = privateKeyJwt ? await signingKey() : undefined;
+const clientAuth = key
+  ? oauth.PrivateKeyJwt({ key: key.privateKey, kid: key.publicJwk.kid })
+  : oauth.ClientSecretBasic(clientSecret!);
+// With --dpop, one key pair for this process: every token request and API call carries a proof made with it,
+// and the access tokens are bound to it. A real app keeps the pair with the installation's tokens, as a bound
+// token is useless without it; the refresh token of a confidential client stays unbound, so a restarted app
+// refreshes with a new pair.
+const dpop = flags.has('--dpop') ? oauth.DPoP(client, await oauth.generateKeyPair('ES256')) : undefined;
+const options = { ...http, ...(dpop ? { DPoP: dpop } : {}) };
 
 /** What the app keeps per installation. */
 interface Installation {
   merchantId: string;
   storeId: string;
   mode: string;
+  tokenType: string;
   accessToken: string;
   refreshToken: string;
 }
@@ -96,7 +153,7 @@ async function exchange(callback: URL): Promise<Installation> {
     params,
     redirectUri,
     verifier,
-    http,
+    options,
   );
   const tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
   // 4. The installation: svc adds merchant_id, store_id and mode to the RFC 6749 fields.
@@ -104,7 +161,8 @@ async function exchange(callback: URL): Promise<Installation> {
   if (typeof merchantId !== 'string' || typeof storeId !== 'string' || typeof mode !== 'string') {
     throw new Error('the token response does not name the installation');
   }
-  return { merchantId, storeId, mode, accessToken: tokens.access_token, refreshToken: tokens.refresh_token! };
+  const { token_type: tokenType, access_token: accessToken, refresh_token: refreshToken } = tokens;
+  return { merchantId, storeId, mode, tokenType, accessToken, refreshToken: refreshToken! };
 }
 
 // 5. Calls of the public API, from the server (a browser must never hold the access token).
@@ -117,7 +175,7 @@ async function api(method: string, path: string, idempotencyKey?: string): Promi
     new URL(`/api/public/v1${path}`, svcUrl),
     headers,
     null,
-    http,
+    options,
   );
 }
 
@@ -128,10 +186,11 @@ async function refresh(): Promise<void> {
     client,
     clientAuth,
     installed!.refreshToken,
-    http,
+    options,
   );
   const tokens = await oauth.processRefreshTokenResponse(as, client, response);
-  installed = { ...installed!, accessToken: tokens.access_token, refreshToken: tokens.refresh_token! };
+  const { token_type: tokenType, access_token: accessToken, refresh_token: refreshToken } = tokens;
+  installed = { ...installed!, tokenType, accessToken, refreshToken: refreshToken! };
 }
 
 // 7. Disconnect from the app's side: revoking the refresh token revokes its access tokens too.
@@ -141,6 +200,25 @@ async function disconnect(): Promise<void> {
   );
   installations.delete(installed!.merchantId);
   installed = undefined;
+}
+
+// 8. The app's own view: an app token (client_credentials: scope app:installations, at most an hour, no
+// refresh token, no store's data) lists the stores that installed the app, and uninstalls it from one.
+async function installationsCall(method: 'GET' | 'DELETE', grantId?: string): Promise<Response> {
+  const granted = await oauth.processClientCredentialsResponse(
+    as,
+    client,
+    await oauth.clientCredentialsGrantRequest(as, client, clientAuth, new URLSearchParams(), options),
+  );
+  const path = `/api/public/v1/app/installations${grantId ? `/${encodeURIComponent(grantId)}` : ''}`;
+  return oauth.protectedResourceRequest(
+    granted.access_token,
+    method,
+    new URL(path, svcUrl),
+    new Headers(),
+    null,
+    options,
+  );
 }
 
 /** An event of an installed store, as an app webhook receives it: the event plus its installation. */
@@ -154,7 +232,7 @@ interface AppEvent {
   data: Record<string, unknown>;
 }
 
-// 8. What the app does with each event: acted on after the 2xx, once per event id.
+// 9. What the app does with each event: acted on after the 2xx, once per event id.
 function handle(event: AppEvent): void {
   switch (event.type) {
     case 'order.created':
@@ -176,7 +254,7 @@ function handle(event: AppEvent): void {
   }
 }
 
-// 9. The webhook endpoint: verify over the raw bytes (signature and the 300 s timestamp window), refuse
+// 10. The webhook endpoint: verify over the raw bytes (signature and the 300 s timestamp window), refuse
 // what does not verify, answer 2xx once the event is accepted, and act on each event id once.
 function receive(raw: string, headers: Record<string, string>): number {
   if (!verifier) return 503; // WEBHOOK_SECRET not set: svc retries later
@@ -224,6 +302,7 @@ async function route(url: URL, res: ServerResponse): Promise<void> {
             merchant_id: installed.merchantId,
             store_id: installed.storeId,
             mode: installed.mode,
+            token_type: installed.tokenType,
             stores: stores.data.items,
             cart_status: cart.status,
             cart_id: created.data.id,
@@ -236,12 +315,25 @@ async function route(url: URL, res: ServerResponse): Promise<void> {
       await refresh();
       installations.set(installed.merchantId, installed);
       const stores = await api('GET', '/stores');
-      return send(200, page('Refreshed', show({ stores_status: stores.status })));
+      const refreshed = { token_type: installed.tokenType, stores_status: stores.status };
+      return send(200, page('Refreshed', show(refreshed)));
     }
     case '/disconnect': {
       if (!installed) return send(409, page('Not installed', show({ error: 'not installed' })));
       await disconnect();
       return send(200, page('Disconnected', show({ disconnected: true })));
+    }
+    case '/installations': {
+      const listed = await installationsCall('GET');
+      const body = (await listed.json()) as { data: { items: unknown[] } };
+      return send(
+        200,
+        page('Installations', show({ status: listed.status, installations: body.data.items })),
+      );
+    }
+    case '/uninstall': {
+      const left = await installationsCall('DELETE', url.searchParams.get('grant_id') ?? '');
+      return send(200, page('Uninstalled', show({ status: left.status })));
     }
     case '/status':
       return send(

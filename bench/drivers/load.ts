@@ -1,6 +1,7 @@
 // The load generator, in its own process: autocannon for fixed requests, and small undici loops for what
 // autocannon cannot express (refresh chains where each request carries the previous answer's token, one-use
 // authorization codes, event ingestion at a steady rate). Every loop is bounded in time and in count.
+import { createHash, createPrivateKey, randomUUID, sign } from 'node:crypto';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { serveCalls } from '../lib/child.ts';
@@ -33,6 +34,16 @@ interface CannonOptions {
   from?: number;
   /** Stop after this many requests instead (still bounded by `duration`). */
   amount?: number;
+  /** A DPoP-bound access token: each request carries it with a fresh proof (RFC 9449) signed here. */
+  dpop?: DpopLoad;
+}
+
+interface DpopLoad {
+  accessToken: string;
+  /** The proof key's private half, an ES256 JWK (kty, crv, x, y, d). */
+  privateJwk: Record<string, string>;
+  /** The URL the proofs name: the service's public URL and the path, no query. */
+  htu: string;
 }
 
 /** Each request carries the next of `tokens` (autocannon's per-request hook), from the `from`th. */
@@ -49,6 +60,31 @@ function rotating(tokens: string[] | undefined, from = 0): autocannon.Request[] 
   ];
 }
 
+/**
+ * Each request carries `Authorization: DPoP` and a proof of its own (new jti, iat now, ath of the token): the
+ * signing is the load generator's CPU, never the measured side's, which pays the verification and the jti.
+ */
+function proving(d: DpopLoad | undefined, method: string): autocannon.Request[] | undefined {
+  if (!d) return undefined;
+  const key = createPrivateKey({ key: d.privateJwk, format: 'jwk' });
+  const { kty, crv, x, y } = d.privateJwk;
+  const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const header = b64({ typ: 'dpop+jwt', alg: 'ES256', jwk: { kty, crv, x, y } });
+  const ath = createHash('sha256').update(d.accessToken).digest('base64url');
+  return [
+    {
+      setupRequest: (req: autocannon.Request) => {
+        const iat = Math.floor(Date.now() / 1000);
+        const input = `${header}.${b64({ jti: randomUUID(), htm: method, htu: d.htu, iat, ath })}`;
+        const signature = sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' });
+        const dpop = `${input}.${signature.toString('base64url')}`;
+        req.headers = { ...req.headers, authorization: `DPoP ${d.accessToken}`, dpop };
+        return req;
+      },
+    },
+  ];
+}
+
 async function cannon(o: CannonOptions): Promise<LoadResult> {
   const r = await autocannon({
     url: o.url,
@@ -56,7 +92,7 @@ async function cannon(o: CannonOptions): Promise<LoadResult> {
     headers: o.headers,
     body: o.body,
     connections: o.connections,
-    requests: rotating(o.tokens, o.from),
+    requests: rotating(o.tokens, o.from) ?? proving(o.dpop, o.method ?? 'GET'),
     // Bounded in time, or in count: autocannon ignores `duration` when `amount` is set.
     ...(o.amount ? { amount: o.amount } : { duration: o.duration }),
   });

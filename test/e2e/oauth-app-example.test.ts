@@ -100,6 +100,7 @@ it('installs through sign-in and consent, finds its store, creates a cart, refre
     merchant_id: shop.merchantId,
     store_id: shop.storeId,
     mode: 'test',
+    token_type: 'bearer',
     stores: [{ id: shop.storeId, name: 'Corner Shop', merchant_id: shop.merchantId, mode: 'test' }],
     cart_status: 201,
   });
@@ -111,7 +112,7 @@ it('installs through sign-in and consent, finds its store, creates a cart, refre
   expect(cart).toEqual({ store_id: shop.storeId, merchant_id: shop.merchantId });
 
   await page.goto(`${base}/refresh`);
-  expect(await result(page)).toEqual({ stores_status: 200 });
+  expect(await result(page)).toEqual({ token_type: 'bearer', stores_status: 200 });
   await page.goto(`${base}/disconnect`);
   expect(await result(page)).toEqual({ disconnected: true });
   // Revoking the refresh token took its access tokens along: the installation holds no live token.

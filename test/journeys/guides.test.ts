@@ -166,7 +166,7 @@ describe('from a fresh clone, with the machine’s own PATH', () => {
   afterAll(async () => {
     await service?.stop();
     if (home) rmSync(home, { recursive: true, force: true });
-  });
+  }, 300_000); // the clone's node_modules: its removal took over two minutes on a loaded two-core host
 
   it('npm ci installs the pinned Node with install scripts refused unless approved', async () => {
     const node = await sh('node --version', clone, env);
@@ -288,6 +288,15 @@ describe('from a fresh clone, with the machine’s own PATH', () => {
     const apps = runs['oauth-apps']!;
     expect(apps.out).toContain('"response_types_supported"');
     expect(apps.out).toMatch(/^302 /m);
+    // chapters 13-15: an installation seen and left with an app token, private_key_jwt, DPoP
+    expect(apps.out).toMatch(/^\{"grant_id":"grant_\w+","store_id":"store_\w+","mode":"test"/m);
+    expect(apps.out).toMatch(/^uninstalled: 204$/m);
+    expect(apps.out).toMatch(/^\{"token_endpoint_auth_method":"private_key_jwt","keys":\[\{"kty":"OKP"/m);
+    expect(apps.out).toMatch(/^with the secret: 401$/m);
+    expect(apps.out).toMatch(/"status": 200,/);
+    expect(apps.out).toMatch(/^client_secret_basic$/m);
+    expect(apps.out).toMatch(/"token_type": "dpop"/);
+    expect(apps.out).toMatch(/"stores_status": 200/);
 
     // The local loop: an order and its payment from the merchant's own store, through svc listen.
     const hooks = runs.webhooks!;

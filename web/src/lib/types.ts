@@ -80,6 +80,15 @@ export interface RotatedCredential {
   error: string | null;
 }
 
+/** A public key an app registered for private_key_jwt, as the JWK it sent. */
+export interface PublicJwk {
+  kty: string;
+  kid?: string;
+  alg?: string;
+  crv?: string;
+  [member: string]: unknown;
+}
+
 export interface App {
   id: string;
   client_id: string;
@@ -89,6 +98,9 @@ export interface App {
   allowed_scopes: Scope[];
   mode: Mode;
   client_secret_last4: string;
+  /** How it authenticates at the token endpoint (API.md 12.3); private_key_jwt with `jwks`. */
+  token_endpoint_auth_method: 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
+  jwks: { keys: PublicJwk[] } | null;
   created_at: string;
   updated_at: string;
   client_secret?: string;

@@ -11,6 +11,7 @@ import { Dialog } from '../../components/dialog.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
 import { RotateSecretDialog } from '../../components/rotate-secret-dialog.tsx';
 import { TimeText } from '../../components/time-text.tsx';
+import { AppClientAuthCard } from './app-client-auth-card.tsx';
 import { AppForm, type AppFields } from './app-form.tsx';
 import { AppInstallCard } from './app-install-card.tsx';
 import { AppInstallationsCard } from './app-installations-card.tsx';
@@ -94,6 +95,7 @@ export function AppDetailPage({ id }: { id: string }) {
               </dl>
             </div>
             <AppInstallCard app={app} />
+            <AppClientAuthCard app={app} onChanged={setData} />
             <AppInstallationsCard app={app} onInstalled={() => setInstalls((n) => n + 1)} />
             <AppWebhooksCard app={app} version={installs} />
             {open === 'edit' && (
