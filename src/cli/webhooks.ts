@@ -33,8 +33,9 @@ const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_
 /** The service, the session and the mode of a command that talks to it. */
 function target(values: Values) {
   const session = requireSession();
-  const mode = values.mode ?? 'test';
-  if (mode !== 'test' && mode !== 'live') throw new CliError('--mode must be test or live.');
+  const asked = values.mode ?? 'test';
+  if (asked !== 'test' && asked !== 'live') throw new CliError('--mode must be test or live.');
+  const mode: 'test' | 'live' = asked === 'live' ? 'live' : 'test';
   return { base: apiUrl(values['api-url'], session), session, mode };
 }
 
