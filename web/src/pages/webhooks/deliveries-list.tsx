@@ -124,18 +124,10 @@ export function DeliveriesList({
                   className="input input-small"
                   placeholder="store_..."
                   value={storeDraft}
-                  list="delivery-stores"
                   spellCheck={false}
                   onChange={(e) => setStoreDraft(e.target.value)}
                 />
               </label>
-              <datalist id="delivery-stores">
-                {[...storeNames].map(([id, name]) => (
-                  <option key={id} value={id}>
-                    {name}
-                  </option>
-                ))}
-              </datalist>
               <button type="submit" className="btn btn-small">
                 Filter
               </button>
