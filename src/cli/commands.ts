@@ -10,6 +10,7 @@ import { logsTailCommand } from './logs-tail.ts';
 import { loginCommand, logoutCommand, triggerCommand } from './remote.ts';
 import { membersInvite, membersList, membersRemove } from './members.ts';
 import { startCommand } from './start.ts';
+import { attemptsCommand, webhooksReplay } from './webhooks.ts';
 
 function required(values: Values, name: string): string {
   const value = values[name];
@@ -244,6 +245,8 @@ export const COMMANDS: Command[] = [
   membersRemove,
   listenCommand,
   logsTailCommand,
+  webhooksReplay,
+  attemptsCommand,
   triggerCommand,
   demoCommand,
   merchantCreate,

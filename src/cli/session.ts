@@ -62,13 +62,17 @@ interface ErrorEnvelope {
   error?: { code?: string; message?: string; details?: { field: string; issue: string }[] };
 }
 
-/** A JSON call to the merchant interface with the session; the envelope's `data`, or a CliError. */
+/**
+ * A JSON call to the merchant interface with the session, in test mode unless a command says otherwise (a
+ * replay or the attempts of live endpoints); the envelope's `data`, or a CliError.
+ */
 export async function callApi<T>(
   base: string,
   session: StoredSession | undefined,
   method: string,
   path: string,
   body?: unknown,
+  mode: 'test' | 'live' = 'test',
 ): Promise<T> {
   let res: Response;
   try {
@@ -76,7 +80,7 @@ export async function callApi<T>(
       method,
       headers: {
         accept: 'application/json',
-        'x-svc-mode': 'test',
+        'x-svc-mode': mode,
         ...(session ? { authorization: `Bearer ${session.token}` } : {}),
         ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
       },

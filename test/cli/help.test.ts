@@ -27,6 +27,8 @@ it('svc --help lists every command, each with its own --help, each in the README
     'members remove',
     'listen',
     'logs tail',
+    'webhooks replay',
+    'attempts',
     'trigger',
     'demo',
     'merchant create',
@@ -47,7 +49,7 @@ it('svc --help lists every command, each with its own --help, each in the README
 
 it('every group answers --help with its commands, exit 0; a bare group exits 2 with the same', () => {
   const groups = [...new Set(COMMANDS.filter((c) => c.name.includes(' ')).map((c) => c.name.split(' ')[0]!))];
-  expect(groups).toEqual(['members', 'logs', 'merchant', 'events', 'mfa', 'audit']);
+  expect(groups).toEqual(['members', 'logs', 'webhooks', 'merchant', 'events', 'mfa', 'audit']);
   for (const group of groups) {
     for (const args of [
       [group, '--help'],
@@ -109,6 +111,15 @@ const CASES: [string[], string[]][] = [
     ['bash', 'zsh'],
   ],
   [['listen', '--f'], ['--forward-to']],
+  [
+    ['webhooks', ''],
+    ['replay', '--help'],
+  ],
+  [
+    ['webhooks', 'replay', '--st'],
+    ['--status', '--store'],
+  ],
+  [['attempts', '--status'], ['--status-class']],
 ];
 
 it('bash completion, sourced in a real bash, completes commands, groups, options and event types', () => {

@@ -160,14 +160,45 @@ export interface Webhook {
   /** Most attempts started in any one second; null: no limit. */
   rate_limit: number | null;
   ordering: WebhookOrdering;
+  /** Which events of the subscribed types it receives (API.md 12.2); null: every one. */
+  filter?: PayloadFilter | null;
   health: WebhookHealth;
   secret?: string;
+}
+
+export type FilterOp = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'exists' | 'prefix';
+export interface FilterCondition {
+  path: string;
+  op: FilterOp;
+  value: unknown;
+}
+export type PayloadFilter = { all: FilterCondition[] } | { any: FilterCondition[] };
+
+/** A replay by filter (POST /webhooks/{id}/replays) and its progress. */
+export interface Replay {
+  id: string;
+  webhook_id: string;
+  status: 'running' | 'done' | 'cancelled';
+  filter: {
+    since: string;
+    until: string;
+    status: 'failed' | 'all';
+    event_types: string[] | null;
+    store_id: string | null;
+  };
+  matched: number;
+  queued: number;
+  skipped: number;
+  created_at: string;
+  finished_at: string | null;
 }
 
 export type WebhookOrdering = 'none' | 'per_object';
 
 export interface WebhookHealth {
   deliveries_24h: number;
+  /** Events its payload filter refused in the last 24 hours. */
+  filtered_24h?: number;
   success_rate_24h: number | null;
   last_attempt_at: string | null;
   last_status: number | null;

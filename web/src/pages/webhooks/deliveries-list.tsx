@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { api, query } from '../../lib/api.ts';
-import type { Delivery, DeliveryStatus, ListPage } from '../../lib/types.ts';
+import type { Delivery, DeliveryStatus, Installation, ListPage } from '../../lib/types.ts';
 import { useAsync } from '../../lib/use-async.ts';
 import { usePollWhile } from '../../lib/use-poll.ts';
 import { AsyncView } from '../../components/async-view.tsx';
@@ -14,11 +14,58 @@ import { outcomeWords } from '../../lib/format.ts';
 const PAGE = 20;
 const STATUSES: DeliveryStatus[] = ['pending', 'succeeded', 'failed', 'cancelled'];
 
+/** The names of the stores that installed the app (its first 100 installations), by store id. */
+function useStoreNames(appId: string | null | undefined): ReadonlyMap<string, string> {
+  const { state } = useAsync(
+    () =>
+      appId
+        ? api<ListPage<Installation>>(
+            'GET',
+            `/developer/apps/${encodeURIComponent(appId)}/installations?limit=100`,
+          )
+        : Promise.resolve(null),
+    [appId],
+  );
+  const names = new Map<string, string>();
+  if (state.status === 'ok' && state.data)
+    for (const i of state.data.items) if (i.store) names.set(i.store.id, i.store.name);
+  return names;
+}
+
+/** A delivery's store as the Installations card names it: the name, and the id under it. */
+function StoreCell({
+  storeId,
+  names,
+}: {
+  storeId: string | null | undefined;
+  names: ReadonlyMap<string, string>;
+}) {
+  if (!storeId) return <>—</>;
+  const name = names.get(storeId);
+  return (
+    <>
+      {name && <div>{name}</div>}
+      <code className={name ? 'mono-small muted' : undefined}>{storeId}</code>
+    </>
+  );
+}
+
 /**
  * Deliveries, newest first, filtered by status, paged by cursor (a stack of cursors for "Previous"). An app
- * webhook hears many stores: its list shows each delivery's store, and filters by one.
+ * webhook hears many stores: its list shows each delivery's store (named as its installation names it), and
+ * filters by one.
  */
-export function DeliveriesList({ webhookId, appWebhook }: { webhookId: string; appWebhook: boolean }) {
+export function DeliveriesList({
+  webhookId,
+  appWebhook,
+  appId,
+}: {
+  webhookId: string;
+  appWebhook: boolean;
+  /** The app of an app webhook, whose installations name the stores. */
+  appId?: string | null;
+}) {
+  const storeNames = useStoreNames(appWebhook ? appId : null);
   const [status, setStatus] = useState<DeliveryStatus | ''>('');
   const [store, setStore] = useState('');
   const [storeDraft, setStoreDraft] = useState('');
@@ -77,6 +124,7 @@ export function DeliveriesList({ webhookId, appWebhook }: { webhookId: string; a
                   className="input input-small"
                   placeholder="store_..."
                   value={storeDraft}
+                  spellCheck={false}
                   onChange={(e) => setStoreDraft(e.target.value)}
                 />
               </label>
@@ -122,7 +170,9 @@ export function DeliveriesList({ webhookId, appWebhook }: { webhookId: string; a
                           {d.test && <span className="badge badge-grey badge-inline">test</span>}
                         </td>
                         {appWebhook && (
-                          <td data-label="Store">{d.store_id ? <code>{d.store_id}</code> : '—'}</td>
+                          <td data-label="Store">
+                            <StoreCell storeId={d.store_id} names={storeNames} />
+                          </td>
                         )}
                         <td data-label="Status">
                           <DeliveryBadge delivery={d} />

@@ -10,6 +10,7 @@ import { PageHeader } from '../../components/page-header.tsx';
 import { SecretDialog } from '../../components/secret-dialog.tsx';
 import { DeliveryRulesFields, rulesBody, rulesOf } from './delivery-rules.tsx';
 import { EventPicker } from './event-picker.tsx';
+import { FilterEditor, draftOf, filterBody } from './filter-editor.tsx';
 
 export type Catalog = ListPage<EventDefinition> | EventDefinition[];
 export const catalogItems = (c: Catalog) => (Array.isArray(c) ? c : c.items);
@@ -26,6 +27,7 @@ export function WebhookCreatePage() {
   const [description, setDescription] = useState('');
   const [events, setEvents] = useState<string[]>([]);
   const [rules, setRules] = useState(rulesOf());
+  const [filter, setFilter] = useState(draftOf(null));
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [eventsError, setEventsError] = useState(false);
@@ -52,12 +54,14 @@ export function WebhookCreatePage() {
           }
           setBusy(true);
           setError(null);
+          const payloadFilter = filterBody(filter);
           api<Webhook>('POST', '/webhooks', {
             url: url.trim(),
             events,
             ...(description ? { description } : {}),
             ...(appId ? { app_id: appId } : {}),
             ...rulesBody(rules),
+            ...(payloadFilter ? { filter: payloadFilter } : {}),
           }).then(setCreated, (err: unknown) => {
             setBusy(false);
             setError(err);
@@ -111,6 +115,7 @@ export function WebhookCreatePage() {
           )}
         </fieldset>
         <DeliveryRulesFields value={rules} onChange={setRules} />
+        <FilterEditor value={filter} onChange={setFilter} error={error} />
         {error !== null && <ErrorBox error={error} />}
         <div className="form-actions">
           <button type="button" className="btn" onClick={() => navigate(back.to)}>

@@ -7,6 +7,8 @@ import { AsyncView } from '../../components/async-view.tsx';
 import { ErrorBox } from '../../components/error-box.tsx';
 import { RotateSecretDialog } from '../../components/rotate-secret-dialog.tsx';
 import { DeliveriesList } from './deliveries-list.tsx';
+import { ReplayDialog } from './replay-dialog.tsx';
+import { ReplaysCard } from './replays-card.tsx';
 import { TestEventPanel } from './test-event-panel.tsx';
 import { DeleteWebhookDialog, DisableWebhookDialog } from './webhook-confirm-dialogs.tsx';
 import { WebhookDetailsCard } from './webhook-details-card.tsx';
@@ -19,6 +21,7 @@ export function WebhookDetailPage({ id }: { id: string }) {
   const [open, setOpen] = useState<WebhookAction | null>(null);
   const [toggleError, setToggleError] = useState<unknown>(null);
   const [deliveriesVersion, setDeliveriesVersion] = useState(0);
+  const [replaysVersion, setReplaysVersion] = useState(0);
   const canWrite = useCan('developer');
   const close = () => setOpen(null);
 
@@ -38,7 +41,13 @@ export function WebhookDetailPage({ id }: { id: string }) {
               <WebhookDetailsCard webhook={wh} />
               {canWrite && <TestEventPanel webhook={wh} onSent={() => setDeliveriesVersion((v) => v + 1)} />}
             </div>
-            <DeliveriesList key={deliveriesVersion} webhookId={wh.id} appWebhook={wh.app_id !== null} />
+            <ReplaysCard key={`replays-${replaysVersion}`} webhookId={wh.id} canWrite={canWrite} />
+            <DeliveriesList
+              key={deliveriesVersion}
+              webhookId={wh.id}
+              appWebhook={wh.app_id !== null}
+              appId={wh.app_id}
+            />
             {open === 'edit' && (
               <EditWebhookDialog
                 webhook={wh}
@@ -46,6 +55,17 @@ export function WebhookDetailPage({ id }: { id: string }) {
                 onSaved={(saved) => {
                   setData(saved);
                   close();
+                }}
+              />
+            )}
+            {open === 'replay' && (
+              <ReplayDialog
+                webhook={wh}
+                onStarted={() => setReplaysVersion((v) => v + 1)}
+                onClose={() => {
+                  close();
+                  setReplaysVersion((v) => v + 1);
+                  setDeliveriesVersion((v) => v + 1);
                 }}
               />
             )}

@@ -27,6 +27,22 @@ export function WebhookDetailsCard({ webhook: wh }: { webhook: Webhook }) {
         </dd>
         <dt>Pace</dt>
         <dd data-testid="pace">{paceWords(wh.health)}</dd>
+        <dt>Payload filter</dt>
+        <dd>
+          {wh.filter ? (
+            <pre className="code-block" tabIndex={0} data-testid="webhook-filter">
+              {JSON.stringify(wh.filter, null, 2)}
+            </pre>
+          ) : (
+            'none: every event of the subscribed types'
+          )}
+          {(wh.health.filtered_24h ?? 0) > 0 && (
+            <div className="muted small">
+              {wh.health.filtered_24h} event{wh.health.filtered_24h === 1 ? '' : 's'} filtered out in the last
+              24 hours
+            </div>
+          )}
+        </dd>
         <dt>Ordering</dt>
         <dd>{wh.ordering === 'per_object' ? 'per object' : 'none'}</dd>
         <dt>URL</dt>

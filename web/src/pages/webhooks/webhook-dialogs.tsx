@@ -9,6 +9,8 @@ import { Dialog } from '../../components/dialog.tsx';
 import { ErrorBox } from '../../components/error-box.tsx';
 import { DeliveryRulesFields, rulesBody, rulesOf } from './delivery-rules.tsx';
 import { EventPicker } from './event-picker.tsx';
+import { FilterEditor, draftOf, filterBody } from './filter-editor.tsx';
+import { localInput } from './replay-dialog.tsx';
 import { catalogItems, type Catalog } from './webhook-create-page.tsx';
 
 /** A form in a dialog: submit runs `action`, whose error is shown in place; Cancel closes. */
@@ -20,6 +22,8 @@ function DialogForm(props: {
   onClose: () => void;
   action: () => Promise<void>;
   disabled?: boolean;
+  /** Told of each refusal (and of null when submitted again), for fields that show their own faults. */
+  onError?: (error: unknown) => void;
   children: ReactNode;
 }) {
   const [busy, setBusy] = useState(false);
@@ -28,11 +32,13 @@ function DialogForm(props: {
     e.preventDefault();
     setBusy(true);
     setError(null);
+    props.onError?.(null);
     props.action().then(
       () => setBusy(false),
       (err: unknown) => {
         setBusy(false);
         setError(err);
+        props.onError?.(err);
       },
     );
   };
@@ -64,6 +70,8 @@ export function EditWebhookDialog(props: {
   const [description, setDescription] = useState(props.webhook.description ?? '');
   const [events, setEvents] = useState(props.webhook.events);
   const [rules, setRules] = useState(rulesOf(props.webhook));
+  const [filter, setFilter] = useState(() => draftOf(props.webhook.filter));
+  const [error, setError] = useState<unknown>(null);
   return (
     <DialogForm
       title="Edit endpoint"
@@ -72,12 +80,14 @@ export function EditWebhookDialog(props: {
       wide
       disabled={events.length === 0}
       onClose={props.onClose}
+      onError={setError}
       action={async () => {
         const saved = await api<Webhook>('PATCH', `/webhooks/${encodeURIComponent(props.webhook.id)}`, {
           url: url.trim(),
           events,
           description: description.trim() || null,
           ...rulesBody(rules),
+          filter: filterBody(filter),
         });
         props.onSaved(saved);
       }}
@@ -110,6 +120,7 @@ export function EditWebhookDialog(props: {
         {events.length === 0 && <p className="text-danger small">Choose at least one event.</p>}
       </fieldset>
       <DeliveryRulesFields value={rules} onChange={setRules} />
+      <FilterEditor value={filter} onChange={setFilter} error={error} />
     </DialogForm>
   );
 }
@@ -169,12 +180,6 @@ export function RevealSecretDialog({ webhookId, onClose }: { webhookId: string; 
       </label>
     </DialogForm>
   );
-}
-
-/** `datetime-local` wants local time without zone or seconds. */
-function localInput(d: Date): string {
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
 export function RecoverDialog(props: { webhook: Webhook; onClose: () => void; onDone: () => void }) {

@@ -2,7 +2,7 @@ import type { Webhook } from '../../lib/types.ts';
 import { PageHeader } from '../../components/page-header.tsx';
 
 /** What the header's buttons open; Enable acts at once. */
-export type WebhookAction = 'edit' | 'recover' | 'disable' | 'reveal' | 'rotate' | 'delete';
+export type WebhookAction = 'edit' | 'replay' | 'recover' | 'disable' | 'reveal' | 'rotate' | 'delete';
 
 interface Props {
   webhook: Webhook;
@@ -31,9 +31,14 @@ export function WebhookHeader({ webhook, canWrite, onOpen, onEnable }: Props) {
               Edit
             </button>
             {webhook.status === 'enabled' && (
-              <button type="button" className="btn" onClick={() => onOpen('recover')}>
-                Recover failed
-              </button>
+              <>
+                <button type="button" className="btn" onClick={() => onOpen('replay')}>
+                  Replay events
+                </button>
+                <button type="button" className="btn" onClick={() => onOpen('recover')}>
+                  Recover failed
+                </button>
+              </>
             )}
             {webhook.status === 'enabled' ? (
               <button type="button" className="btn" onClick={() => onOpen('disable')}>
