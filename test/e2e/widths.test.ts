@@ -133,7 +133,9 @@ describe('every page at 1280 and 375 px', () => {
   });
   afterAll(async () => {
     await s?.close();
-    console.info(`widths walk: ${SIGNED_OUT.length + SIGNED_IN.length} pages at 2 widths in ${Date.now() - started} ms`);
+    console.info(
+      `widths walk: ${SIGNED_OUT.length + SIGNED_IN.length} pages at 2 widths in ${Date.now() - started} ms`,
+    );
   });
 
   it('signed out', async () => {
