@@ -106,10 +106,13 @@ describe('issue 47, item by item, at 1280 and 375 px', () => {
       expect(await box.isChecked()).toBe(false);
     }
     // The newcomer's second click silently undid the first: the box now shows the choice at once, is
-    // disabled until the answer, and goes back with a message when the save fails (held here for 1.5 s).
+    // disabled until the answer, and goes back with a message when the save fails (the answer is held
+    // until the test has seen the box during the save).
+    let answer = () => {};
+    const held = new Promise<void>((resolve) => (answer = resolve));
     await page.route('**/api/v1/merchant/settings', async (route) => {
       if (route.request().method() !== 'PATCH') return route.continue();
-      await new Promise((r) => setTimeout(r, 1500));
+      await held;
       return route.fulfill({
         status: 503,
         contentType: 'application/json',
@@ -126,6 +129,7 @@ describe('issue 47, item by item, at 1280 and 375 px', () => {
       .click();
     expect(await box.isChecked()).toBe(true);
     expect(await box.isDisabled()).toBe(true);
+    answer();
     await page.getByText('Not saved: the setting is back as it was.').waitFor();
     expect(await box.isChecked()).toBe(false);
     await page.unroute('**/api/v1/merchant/settings');
