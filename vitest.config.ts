@@ -57,6 +57,7 @@ const ON_PGLITE_TOO = [
   'test/audit/checkpoint.test.ts', // audit: the chain's tip and the service's check of it
   'test/requests/request-logs.test.ts', // requests: the recorder's writes, pages, filters, day partitions
   'test/requests/app-requests.test.ts', // requests: the app owner's entries; oauth: tokens kept, retired, found
+  'test/requests/body-fields.test.ts', // requests: the body's field names through the recorder's COPY
   'test/merchants/password-check.test.ts', // merchants: the password check's budget and its audit
   'test/members/invitations.test.ts', // members: invitations; merchants: users joining, switching
   'test/members/team.test.ts', // merchants: memberships, the last-owner lock, sessions and their batched uses

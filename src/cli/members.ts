@@ -76,8 +76,9 @@ export const membersInvite: Command = {
 ${API_URL_HELP}
   --json         print the invitation as JSON
 
-The link is shown once; the service also emails it when it has a mail server (SVC_SMTP_URL). Needs the
-admin role (owner to invite an owner).`,
+The link is shown once; the service also emails it when it has a mail server (SVC_SMTP_URL). Inviting an
+address that has a pending invitation replaces it: its link stops working, and the output says so. Needs
+the admin role (owner to invite an owner).`,
   options: {
     email: { type: 'string' },
     role: { type: 'string' },
@@ -91,19 +92,26 @@ admin role (owner to invite an owner).`,
       );
     }
     const { base, session } = target(values);
-    const made = await callApi<{ url: string; expires_at: string; emailed: boolean; role: string }>(
-      base,
-      session,
-      'POST',
-      '/api/v1/merchant/members/invitations',
-      { email: values.email, role: values.role },
-    );
+    const made = await callApi<{
+      url: string;
+      expires_at: string;
+      emailed: boolean;
+      role: string;
+      replaced: { id: string; role: string; created_at: string } | null;
+    }>(base, session, 'POST', '/api/v1/merchant/members/invitations', {
+      email: values.email,
+      role: values.role,
+    });
     if (values.json) {
       printResult(values, made);
       return 0;
     }
+    // A second invitation to the address replaces the first: said, so that nobody sends the dead link.
+    const replacedLine = made.replaced
+      ? `It replaces the invitation sent ${made.replaced.created_at} (${made.replaced.id}, as ${made.replaced.role}), whose link no longer works.\n`
+      : '';
     process.stdout.write(
-      `Invited ${values.email} as ${made.role}${made.emailed ? ' (an email is on its way)' : ''}. The link works once, until ${made.expires_at}:\n${made.url}\n`,
+      `Invited ${values.email} as ${made.role}${made.emailed ? ' (an email is on its way)' : ''}. The link works once, until ${made.expires_at}:\n${made.url}\n${replacedLine}`,
     );
     return 0;
   },

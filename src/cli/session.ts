@@ -16,6 +16,10 @@ export interface StoredSession {
 
 export const DEFAULT_API_URL = 'http://127.0.0.1:4000';
 
+// Who calls, in the user agent: the Account page names the CLI's sessions "svc CLI" by it (Node's fetch says
+// only "node", as any script would).
+const CLI_USER_AGENT = `svc-cli (${process.platform}; node ${process.versions.node})`;
+
 export function sessionPath(): string {
   return join(loadCliConfig().configDir, 'session.json');
 }
@@ -80,6 +84,7 @@ export async function callApi<T>(
       method,
       headers: {
         accept: 'application/json',
+        'user-agent': CLI_USER_AGENT,
         'x-svc-mode': mode,
         ...(session ? { authorization: `Bearer ${session.token}` } : {}),
         ...(body !== undefined ? { 'content-type': 'application/json' } : {}),

@@ -119,26 +119,51 @@ describe('an invitation', () => {
     });
   });
 
-  it('refuses a second invitation while the first is pending, its link still working, and refuses a member', async () => {
+  it('replaces a pending invitation with a second one and says so, the first link saying it was replaced', async () => {
     const email = newEmail();
     const first = await invite(svc.app, owner, email, 'viewer');
     const second = await call(svc.app, owner.auth, 'POST', '/members/invitations', {
       email: email.toUpperCase(),
       role: 'developer',
     });
-    expect([second.status, second.body.error.code]).toEqual([409, 'conflict']);
-    expect(second.body.error.message).toContain(first.id);
-    expect(second.body.error.message).toContain('Withdraw it first');
-    // withdrawn, the address may be invited again, and only the new link works
-    const withdrawn = await call(svc.app, owner.auth, 'DELETE', `/members/invitations/${first.id}`);
-    expect(withdrawn.status).toBe(204);
-    const third = await invite(svc.app, owner, email, 'developer');
-    expect((await accept({ token: tokenOf(first.url), password: MEMBER_PASSWORD })).body.error.code).toBe(
-      'invalid_invitation',
-    );
-    expect((await accept({ token: tokenOf(third.url), password: MEMBER_PASSWORD })).status).toBe(200);
+    expect(second.status).toBe(201);
+    expect(second.body.data.replaced).toEqual({
+      id: first.id,
+      role: 'viewer',
+      created_at: expect.any(String),
+      expires_at: first.expires_at,
+    });
+    // the first link no longer works, and says why; the list holds the second alone
+    const old = await accept({ token: tokenOf(first.url), password: MEMBER_PASSWORD });
+    expect([old.status, old.body.error.code]).toEqual([400, 'invalid_invitation']);
+    expect(old.body.error.message).toContain('replaced by a newer one');
+    const preview = await call(svc.app, undefined, 'POST', '/auth/invitation', { token: tokenOf(first.url) });
+    expect(preview.body.error.message).toContain('replaced by a newer one');
+    const pending = await call(svc.app, owner.auth, 'GET', '/members/invitations');
+    const ids = pending.body.data.items.map((i: { id: string }) => i.id);
+    expect(ids).toContain(second.body.data.id);
+    expect(ids).not.toContain(first.id);
+    const [entry] = await entries(svc.app, owner, 'member.invitation_withdrawn');
+    expect(entry).toMatchObject({ entityId: first.id, metadata: { reason: 'replaced' } });
+    // a first invitation replaces nothing; a withdrawn link keeps the generic answer
+    const other = await invite(svc.app, owner, newEmail(), 'viewer');
+    expect((other as { replaced?: unknown }).replaced).toBeNull();
+    await call(svc.app, owner.auth, 'DELETE', `/members/invitations/${other.id}`);
+    const withdrawn = await accept({ token: tokenOf(other.url), password: MEMBER_PASSWORD });
+    expect(withdrawn.body.error.message).not.toContain('replaced');
+    // the second link works; the address, now a member's, is refused
+    const joined = await accept({ token: tokenOf(second.body.data.url), password: MEMBER_PASSWORD });
+    expect(joined.status).toBe(200);
     const again = await call(svc.app, owner.auth, 'POST', '/members/invitations', { email, role: 'viewer' });
     expect([again.status, again.body.error.code]).toEqual([409, 'conflict']);
+  });
+
+  it("keeps an admin from replacing an owner's invitation", async () => {
+    const admin = await addMember(svc.app, owner, 'admin');
+    const email = newEmail();
+    await invite(svc.app, owner, email, 'owner');
+    const res = await call(svc.app, admin.auth, 'POST', '/members/invitations', { email, role: 'viewer' });
+    expect(res.status).toBe(403);
   });
 
   it('says in words what a field accepts', async () => {

@@ -1500,7 +1500,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone to the team
-         * @description A single-use link valid 7 days, in this answer only and sent by email when the service has a mail server (SVC_SMTP_URL). An email with a pending invitation: 409 conflict naming it (its link keeps working; withdraw it to send another). Inviting an owner needs the owner role; an email that is a member already: 409 conflict.
+         * @description A single-use link valid 7 days, in this answer only and sent by email when the service has a mail server (SVC_SMTP_URL). An email with a pending invitation: this one replaces it, and `replaced` names it (its link no longer works, and says it was replaced). Inviting an owner, or replacing an owner's invitation, needs the owner role; an email that is a member already: 409 conflict.
          *
          *     Role: admin (admin or owner); a member of a lower role gets 403 forbidden.
          */
@@ -3340,6 +3340,21 @@ export interface components {
             new_id: string | null;
             error: string | null;
         };
+        /** ReplacedInvitation */
+        ReplacedInvitation: {
+            id: string;
+            role: components["schemas"]["Role"];
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            expires_at: string;
+        };
         /** Invitation */
         Invitation: {
             /** @example inv_01jd8z6q4m0000000000000000 */
@@ -3447,6 +3462,8 @@ export interface components {
             error: {
                 [key: string]: unknown;
             } | null;
+            /** @description The names of the top-level fields of the body (a JSON object or a form), never their values; null for a call without such a body, or recorded before the names were. */
+            body_fields: string[] | null;
             /** @description The audit log entries this request wrote (their metadata carries its request_id). */
             audit_entries: components["schemas"]["AuditEntry"][];
             /** @description The webhook deliveries of the events recorded during this request, or by the platform with its request id. */
@@ -5078,6 +5095,7 @@ export type ExposedCredentialList = components['schemas']['ExposedCredentialList
 export type FormerMember = components['schemas']['FormerMember'];
 export type FormerMemberList = components['schemas']['FormerMemberList'];
 export type RotatedCredential = components['schemas']['RotatedCredential'];
+export type ReplacedInvitation = components['schemas']['ReplacedInvitation'];
 export type Invitation = components['schemas']['Invitation'];
 export type InvitationList = components['schemas']['InvitationList'];
 export type RequestCredential = components['schemas']['RequestCredential'];
@@ -13631,6 +13649,8 @@ export interface operations {
                             url: string;
                             /** @description Whether an email is on its way (SVC_SMTP_URL is set). */
                             emailed: boolean;
+                            /** @description The pending invitation to the same address this one replaced: its link no longer works. Null when there was none. */
+                            replaced: components["schemas"]["ReplacedInvitation"] | null;
                         };
                     };
                 };

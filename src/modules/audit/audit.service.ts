@@ -38,6 +38,7 @@ export type EntityType =
   | 'merchant';
 
 export interface AuditEntry {
+  /** One of the catalogue's (actions.ts): test/audit/action-catalogue.test.ts reads the code for new ones. */
   action: string;
   entityType: EntityType;
   entityId: string;

@@ -6,6 +6,7 @@ import { createSealer } from './sealer.service.ts';
 import { createChainKeys } from './signing-keys.service.ts';
 
 export { auditCtes, AUDIT_SOURCE_COLUMNS } from './audit.repository.ts';
+export { AUDIT_ACTIONS, ALL_AUDIT_ACTIONS, type AuditAction, type AuditFamily } from './actions.ts';
 export { AuditEntry as AuditEntryObject } from './audit.schemas.ts';
 export {
   prepareAudit,

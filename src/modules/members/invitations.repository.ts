@@ -48,6 +48,26 @@ export async function findPendingByHash(db: Executor, tokenHash: Buffer, now: Da
     .executeTakeFirst();
 }
 
+/** The invitation with this token's hash whatever its state: what a link that no longer works says. */
+export async function findByHash(db: Executor, tokenHash: Buffer) {
+  return db
+    .selectFrom('invitations')
+    .select(['id', 'replaced_by'])
+    .where('token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+/** Marks a pending invitation replaced by a newer one: withdrawn, naming the newer one. */
+export async function markReplaced(db: Executor, id: string, by: string, now: Date) {
+  await db
+    .updateTable('invitations')
+    .set({ withdrawn_at: now, replaced_by: by })
+    .where('id', '=', id)
+    .where('accepted_at', 'is', null)
+    .where('withdrawn_at', 'is', null)
+    .execute();
+}
+
 /** Marks a pending invitation accepted by `userId`; `undefined` when it is no longer pending. */
 export async function takeInvitation(db: Executor, id: string, userId: string, now: Date) {
   return db

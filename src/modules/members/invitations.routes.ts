@@ -44,9 +44,9 @@ export const invitationRoutes =
           tags: ['Team'],
           description:
             'A single-use link valid 7 days, in this answer only and sent by email when the service has a ' +
-            'mail server (SVC_SMTP_URL). An email with a pending invitation: 409 conflict naming it (its link ' +
-            'keeps working; withdraw it to send another). Inviting an owner needs the owner role; an email ' +
-            'that is a member already: 409 conflict.',
+            'mail server (SVC_SMTP_URL). An email with a pending invitation: this one replaces it, and `replaced` ' +
+            'names it (its link no longer works, and says it was replaced). Inviting an owner, or replacing an ' +
+            "owner's invitation, needs the owner role; an email that is a member already: 409 conflict.",
           body: InviteBody,
           response: { 201: InvitationCreated, ...errors(400, 401, 403, 409) },
         },

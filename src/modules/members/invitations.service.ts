@@ -47,9 +47,18 @@ const invalid = () =>
     'This invitation is unknown, used, withdrawn or expired: ask for a new one.',
   );
 
+// Said to the holder of a replaced link only: it names no one, and the newer link went to the same address.
+const replaced = () =>
+  new AppError(
+    'invalid_invitation',
+    'This invitation was replaced by a newer one sent to the same address: use the link of the newest ' +
+      'invitation, or ask for a new one.',
+  );
+
 /**
- * A new invitation, replacing a pending one to the same email; its link appears in this answer only. 409
- * `conflict` for an email that is a member already.
+ * A new invitation, replacing a pending one to the same email (its link stops working, and the answer's
+ * `replaced` names it); the new link appears in this answer only. 409 `conflict` for an email that is a
+ * member already.
  */
 export async function invite(
   ctx: Context,
@@ -62,19 +71,14 @@ export async function invite(
   const now = ctx.clock.now();
   const token = makeCredential('invitation');
   const user = await findUserByEmail(ctx.db, input.email);
-  const row = await ctx.db.transaction().execute(async (trx) => {
+  const { created: row, pending } = await ctx.db.transaction().execute(async (trx) => {
     if (user && (await findMember(trx, audit.merchantId, user.id))) {
       throw new AppError('conflict', 'This email belongs to a member of this merchant already.');
     }
-    // A second invitation never voids the first link in silence (docs/decisions/0157-second-invitation-conflicts.md).
+    // A second invitation replaces the first and says so; the first link then says it was replaced
+    // (docs/decisions/0186-second-invitation-replaces-and-says-so.md).
     const pending = await repo.findPendingByEmail(trx, audit.merchantId, input.email, new Date(now));
-    if (pending) {
-      throw new AppError(
-        'conflict',
-        `An invitation to ${pending.email} is pending (${pending.id}, as ${pending.role}, until ` +
-          `${iso(pending.expires_at)}) and its link still works. Withdraw it first to send another.`,
-      );
-    }
+    if (pending) mayManage(by.role, pending.role);
     const created = await repo.insertInvitation(trx, {
       id: newId('inv', now),
       merchant_id: audit.merchantId,
@@ -94,9 +98,14 @@ export async function invite(
         email: created.email,
         role: created.role,
         user_id: user?.id ?? null,
+        replaces: pending?.id ?? null,
       },
     });
-    return created;
+    if (pending) {
+      await repo.markReplaced(trx, pending.id, created.id, new Date(now));
+      await writeAudit(trx, audit, withdrawnEntry(pending, 'replaced'));
+    }
+    return { created, pending };
   });
   const url = `${ctx.config.publicUrl}/dashboard/join#token=${token.token}`;
   const emailed = mailer.sendInvitation({
@@ -107,12 +116,20 @@ export async function invite(
     url,
     expiresAt: iso(row.expires_at),
   });
-  return { ...presentInvitation(row), url, emailed };
+  const replacedOne = pending
+    ? {
+        id: pending.id,
+        role: pending.role,
+        created_at: iso(pending.created_at),
+        expires_at: iso(pending.expires_at),
+      }
+    : null;
+  return { ...presentInvitation(row), url, emailed, replaced: replacedOne };
 }
 
-function withdrawnEntry(row: repo.InvitationRow, reason: 'withdrawn') {
+function withdrawnEntry(row: repo.InvitationRow, reason: 'withdrawn' | 'replaced') {
   return {
-    action: 'member.invitation_withdrawn',
+    action: 'member.invitation_withdrawn' as const,
     entityType: 'member' as const,
     entityId: row.id,
     fields: { invitation_id: row.id, email: row.email, role: row.role, reason },
@@ -144,9 +161,10 @@ export async function withdraw(ctx: Context, by: Manager, invitationId: string):
 
 async function pendingByToken(ctx: Context, token: string) {
   if (parseCredential(token)?.kind !== 'invitation') throw invalid();
-  const row = await repo.findPendingByHash(ctx.db, hashCredential(token), new Date(ctx.clock.now()));
-  if (!row) throw invalid();
-  return row;
+  const hash = hashCredential(token);
+  const row = await repo.findPendingByHash(ctx.db, hash, new Date(ctx.clock.now()));
+  if (row) return row;
+  throw (await repo.findByHash(ctx.db, hash))?.replaced_by ? replaced() : invalid();
 }
 
 /** What the invitation's page shows before it is accepted; reading it uses nothing up. */

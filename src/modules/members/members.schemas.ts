@@ -113,6 +113,20 @@ export const InvitationCreated = Data(
     ...Invitation.properties,
     url: Type.String({ description: 'The link with the single-use token (svc_inv_): in this answer only.' }),
     emailed: Type.Boolean({ description: 'Whether an email is on its way (SVC_SMTP_URL is set).' }),
+    replaced: Type.Union(
+      [
+        Type.Object(
+          { id: Type.String(), role: Role, created_at: Timestamp, expires_at: Timestamp },
+          { title: 'ReplacedInvitation' },
+        ),
+        Type.Null(),
+      ],
+      {
+        description:
+          'The pending invitation to the same address this one replaced: its link no longer works. Null ' +
+          'when there was none.',
+      },
+    ),
   }),
 );
 export const InviteBody = Body({ email: Email, role: Role });

@@ -38,6 +38,7 @@ const COLUMNS = [
   'app_id',
   'store_id',
   'for_owner',
+  'body_fields',
 ] as const;
 const NAMES = COLUMNS.join(', ');
 
@@ -92,8 +93,13 @@ export function copyLine(e: RequestEntry): { line: string; day: string; group: C
     `${e.credentialType}\t${field(e.credentialId)}\t${field(e.credentialLast4)}\t${field(e.ip)}\t` +
     `${field(e.userAgent === null ? null : clean(e.userAgent))}\t` +
     `${field(e.idempotencyKey === null ? null : clean(e.idempotencyKey))}\t${e.replayed}\t${field(error)}\t` +
-    `${field(e.appId)}\t${field(e.storeId)}\t${e.forOwner}\n`;
+    `${field(e.appId)}\t${field(e.storeId)}\t${e.forOwner}\t${field(fieldNames(e.bodyFields))}\n`;
   return { line, day, group: { key, entry: e, day, errorCode, n: 1 } };
+}
+
+/** The body's field names as a JSON array, each cleared like the path (a name may be anything a client sent). */
+function fieldNames(names: readonly string[] | null | undefined): string | null {
+  return names === null || names === undefined ? null : JSON.stringify(names.map(clean));
 }
 
 /** The day counters a batch bumps: every group's keys, its size added. */

@@ -42,6 +42,9 @@ const BATCH_BYTES = 4 * 1024 * 1024;
 const MAX_PATH = 1024;
 const MAX_USER_AGENT = 512;
 const MAX_IDEMPOTENCY_KEY = 255;
+// A body's field names: enough for any form of the public API; a body of thousands of keys keeps its first.
+const MAX_FIELDS = 50;
+const MAX_FIELD_NAME = 64;
 // Error envelopes are a few hundred bytes; a validation error listing many fields is cut here (a 20,000-entry
 // buffer of the largest entries stays near 120 MB).
 const MAX_ERROR = 4 * 1024;
@@ -96,6 +99,17 @@ function keepErrorBody(
   done(null, payload);
 }
 
+/**
+ * The top-level names of a JSON object or form body (both arrive parsed as an object), never a value: a
+ * developer sees which fields a refused call sent without the log ever holding what a secret field held.
+ */
+export function bodyFieldNames(body: unknown): string[] | null {
+  if (body === null || typeof body !== 'object' || Array.isArray(body) || Buffer.isBuffer(body)) return null;
+  return Object.keys(body)
+    .slice(0, MAX_FIELDS)
+    .map((name) => name.slice(0, MAX_FIELD_NAME));
+}
+
 function entryOf(
   ctx: Context,
   request: FastifyRequest,
@@ -129,6 +143,7 @@ function entryOf(
     appId: caller.type === 'access_token' || caller.type === 'client_secret' ? caller.id : null,
     storeId: caller.installation?.storeId ?? null,
     forOwner: false,
+    bodyFields: bodyFieldNames(request.body),
   };
 }
 

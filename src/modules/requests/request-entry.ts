@@ -29,6 +29,8 @@ export interface RequestEntry {
   readonly storeId: string | null;
   /** The app owner's copy of a call on another merchant's store, or of a refused call of its app. */
   readonly forOwner: boolean;
+  /** The top-level names of the body's fields (a JSON object or a form), never a value; null otherwise. */
+  readonly bodyFields?: readonly string[] | null;
 }
 
 /** What narrows a list of entries, besides the merchant and mode. */

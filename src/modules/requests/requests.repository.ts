@@ -7,7 +7,9 @@ import { toPage, type Page, type PageInput, type Scope } from '../../lib/scope.t
 import { counterKeyOf, type EntryFilter } from './request-entry.ts';
 import type { RequestLogsTable } from './requests.table.ts';
 
-export type EntryRow = Omit<Selectable<RequestLogsTable>, 'merchant_id' | 'for_owner'>;
+export type EntryRow = Omit<Selectable<RequestLogsTable>, 'merchant_id' | 'for_owner' | 'body_fields'>;
+/** An entry as its detail shows it: with its body's field names, which a list leaves out. */
+export type DetailRow = EntryRow & Pick<Selectable<RequestLogsTable>, 'body_fields'>;
 
 function filtered(db: Executor, scope: Scope, f: EntryFilter) {
   let q = db
@@ -59,10 +61,10 @@ export async function findEntry(
   db: Executor,
   scope: Scope,
   requestId: string,
-): Promise<EntryRow | undefined> {
+): Promise<DetailRow | undefined> {
   return db
     .selectFrom('request_logs')
-    .select(COLUMNS)
+    .select([...COLUMNS, 'body_fields'])
     .where('merchant_id', '=', scope.merchantId)
     .where('mode', '=', scope.mode)
     .where('request_id', '=', requestId)

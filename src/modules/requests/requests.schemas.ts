@@ -65,6 +65,11 @@ export const RequestLogEntry = Type.Object(requestFields, { title: 'RequestLogEn
 export const RequestLogDetail = Type.Object(
   {
     ...requestFields,
+    body_fields: Type.Union([Type.Array(Type.String()), Type.Null()], {
+      description:
+        'The names of the top-level fields of the body (a JSON object or a form), never their values; null ' +
+        'for a call without such a body, or recorded before the names were.',
+    }),
     audit_entries: Type.Array(AuditEntryObject, {
       description: 'The audit log entries this request wrote (their metadata carries its request_id).',
     }),

@@ -73,5 +73,5 @@ export async function getRequest(ctx: Context, scope: Scope, requestId: string) 
       to: new Date(end + EVENTS_AFTER_MS),
     }),
   ]);
-  return { ...present(entry), audit_entries: auditEntries, deliveries };
+  return { ...present(entry), body_fields: entry.body_fields, audit_entries: auditEntries, deliveries };
 }

@@ -1,4 +1,4 @@
-// Row types of the requests module's tables (migrations 0080 and 0160).
+// Row types of the requests module's tables (migrations 0080, 0160 and 0185).
 import type { Mode } from '../../lib/credentials.ts';
 import type { Caller } from '../../http/request.ts';
 
@@ -28,6 +28,8 @@ export interface RequestLogsTable {
   store_id: string | null;
   /** The entry is the app owner's copy of a call on another merchant's store (API.md section 12.3). */
   for_owner: boolean;
+  /** The top-level names of a JSON object or form body, never their values; null without such a body. */
+  body_fields: string[] | null;
 }
 
 export interface RequestLogCountsTable {

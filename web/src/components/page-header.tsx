@@ -9,9 +9,11 @@ interface Props {
   actions?: ReactNode;
   /** The guide of what this page manages, linked under its description. */
   guide?: GuideName;
+  /** The section of that guide this page is about (its heading's anchor). */
+  guideAnchor?: string;
 }
 
-export function PageHeader({ title, description, back, actions, guide }: Props) {
+export function PageHeader({ title, description, back, actions, guide, guideAnchor }: Props) {
   return (
     <div className="section-header">
       <div>
@@ -26,7 +28,7 @@ export function PageHeader({ title, description, back, actions, guide }: Props) 
         {description && <p className="muted section-description">{description}</p>}
         {guide && (
           <p className="section-guide small">
-            Guide: <a href={guideUrl(guide)}>{guideTitle(guide)}</a>
+            Guide: <a href={guideUrl(guide, guideAnchor)}>{guideTitle(guide)}</a>
           </p>
         )}
       </div>

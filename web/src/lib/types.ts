@@ -39,6 +39,8 @@ export interface Invitation {
   expires_at: string;
   url?: string;
   emailed?: boolean;
+  /** The pending invitation to the same address this one replaced (its link no longer works). */
+  replaced?: { id: string; role: Role; created_at: string; expires_at: string } | null;
 }
 
 export interface InvitationPreview {
@@ -323,6 +325,8 @@ export interface RequestEntry {
 }
 
 export interface RequestDetail extends RequestEntry {
+  /** The body's top-level field names, never their values; null without a JSON or form body. */
+  body_fields: string[] | null;
   audit_entries: LogEntry[];
   deliveries: Delivery[];
 }

@@ -1,7 +1,8 @@
 // Settings → Account (API.md section 11.3): the signed-in user's second factors (an authenticator app, enrolled
 // with a QR code of its otpauth URL; passkeys), recovery codes shown once and regenerated, the owner's
-// requirement of a factor for the whole team, and the user's sessions with "Sign out".
-import { useEffect, useState, type FormEvent } from 'react';
+// requirement of a factor for the whole team, and the user's sessions with "Sign out". Laid out as the other
+// tabs are: a header with its guide, then padded cards whose buttons keep their own width.
+import { useState, type FormEvent } from 'react';
 import QRCode from 'qrcode';
 import { api, ApiError } from '../../lib/api.ts';
 import { registerPasskey } from '../../lib/second-factor.ts';
@@ -12,7 +13,9 @@ import { AsyncView } from '../../components/async-view.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { Dialog } from '../../components/dialog.tsx';
 import { ErrorBox } from '../../components/error-box.tsx';
+import { PageHeader } from '../../components/page-header.tsx';
 import { TimeText } from '../../components/time-text.tsx';
+import { SessionsSection } from './sessions-section.tsx';
 import { TeamSecuritySection } from './team-security.tsx';
 
 interface Factors {
@@ -26,15 +29,6 @@ interface Passkey {
   created_at: string;
   last_used_at: string | null;
 }
-interface SessionInfo {
-  id: string;
-  created_at: string;
-  last_used_at: string | null;
-  ip: string | null;
-  user_agent: string | null;
-  current: boolean;
-}
-
 function textOf(form: HTMLFormElement, name: string): string {
   const value = new FormData(form).get(name);
   return typeof value === 'string' ? value : '';
@@ -97,8 +91,14 @@ export function AccountPage({
   };
 
   return (
-    <div className="account">
+    <section className="account" aria-labelledby="section-title">
       {held && <EnrolmentBanner me={me} />}
+      <PageHeader
+        title="Sign-in and security"
+        description={`How you, ${me.user.email}, sign in: your second factors, your recovery codes and where you are signed in.`}
+        guide="quickstart"
+        guideAnchor="7-protect-your-account"
+      />
       <AsyncView state={factors.state} onRetry={() => factors.reload()} label="your second factors">
         {(f) => (
           <>
@@ -111,7 +111,7 @@ export function AccountPage({
       {!held && me.user.role === 'owner' && <TeamSecuritySection />}
       {!held && <SessionsSection onSignedOut={onSignedOut} />}
       {codes && <RecoveryCodesDialog codes={codes} onDone={() => setCodes(null)} />}
-    </div>
+    </section>
   );
 }
 
@@ -140,10 +140,10 @@ function TotpSection(props: { on: boolean; onEnrolled: (codes: string[]) => void
   };
 
   return (
-    <section className="card stack" aria-labelledby="totp-title">
-      <h2 id="totp-title" className="section-title">
+    <section className="card card-padded stack" aria-labelledby="totp-title">
+      <h3 id="totp-title" className="card-title">
         Authenticator app
-      </h2>
+      </h3>
       <p>{props.on ? 'On: sign-in asks for a code of your app.' : 'Off.'}</p>
       {!props.on && !enrolment && (
         <button type="button" className="btn btn-primary" onClick={start}>
@@ -213,10 +213,10 @@ function PasskeysSection({ onChanged }: { onChanged: () => void }) {
   };
 
   return (
-    <section className="card stack" aria-labelledby="passkeys-title">
-      <h2 id="passkeys-title" className="section-title">
+    <section className="card card-padded stack" aria-labelledby="passkeys-title">
+      <h3 id="passkeys-title" className="card-title">
         Passkeys
-      </h2>
+      </h3>
       <AsyncView state={list.state} onRetry={() => list.reload()} label="passkeys">
         {(page) =>
           page.items.length === 0 ? (
@@ -269,10 +269,10 @@ function RecoverySection({ factors, onCodes }: { factors: Factors; onCodes: (cod
   const [error, setError] = useState<unknown>(null);
   if (!factors.totp && factors.passkeys === 0) return null;
   return (
-    <section className="card stack" aria-labelledby="recovery-title">
-      <h2 id="recovery-title" className="section-title">
+    <section className="card card-padded stack" aria-labelledby="recovery-title">
+      <h3 id="recovery-title" className="card-title">
         Recovery codes
-      </h2>
+      </h3>
       <p>
         {factors.recovery_codes_left} unused. Each works once, in place of a code, if you lose your factors.
       </p>
@@ -345,46 +345,5 @@ function PasswordDialog(props: {
         </button>
       </form>
     </Dialog>
-  );
-}
-
-function SessionsSection({ onSignedOut }: { onSignedOut: () => void }) {
-  const list = useAsync(() => api<ListPage<SessionInfo>>('GET', '/auth/sessions'), []);
-  const [error, setError] = useState<unknown>(null);
-  useEffect(() => setError(null), [list.state.status]);
-  return (
-    <section className="card stack" aria-labelledby="sessions-title">
-      <h2 id="sessions-title" className="section-title">
-        Sessions
-      </h2>
-      <AsyncView state={list.state} onRetry={() => list.reload()} label="your sessions">
-        {(page) => (
-          <ul className="plain-list" aria-label="Your sessions">
-            {page.items.map((s) => (
-              <li key={s.id} className="account-row">
-                <span>
-                  {s.user_agent ?? 'Unknown browser'} · {s.ip ?? 'unknown address'} · last used{' '}
-                  {s.last_used_at ? <TimeText value={s.last_used_at} /> : <TimeText value={s.created_at} />}
-                  {s.current && <strong> · this session</strong>}
-                </span>
-                <button
-                  type="button"
-                  className="btn btn-ghost"
-                  onClick={() =>
-                    void api('DELETE', `/auth/sessions/${s.id}`).then(
-                      () => (s.current ? onSignedOut() : list.reload(true)),
-                      setError,
-                    )
-                  }
-                >
-                  Sign out
-                </button>
-              </li>
-            ))}
-          </ul>
-        )}
-      </AsyncView>
-      {error !== null && <ErrorBox error={error} />}
-    </section>
   );
 }

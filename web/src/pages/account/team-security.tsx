@@ -46,10 +46,10 @@ export function TeamSecuritySection() {
   };
 
   return (
-    <section className="card stack" aria-labelledby="team-title">
-      <h2 id="team-title" className="section-title">
+    <section className="card card-padded stack" aria-labelledby="team-title">
+      <h3 id="team-title" className="card-title">
         Team security
-      </h2>
+      </h3>
       <AsyncView state={settings.state} onRetry={() => settings.reload()} label="the team's settings">
         {(s) => (
           <>

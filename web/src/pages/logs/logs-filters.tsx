@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { FAMILIES } from './actions.ts';
+import { FAMILIES, FAMILY_LABELS } from './actions.ts';
 
 export interface LogFilters {
   family: string;
@@ -31,7 +31,7 @@ export function LogsFilters({ value, onApply }: { value: LogFilters; onApply: (f
           <option value="">All families</option>
           {Object.keys(FAMILIES).map((fam) => (
             <option key={fam} value={fam}>
-              {fam}.*
+              {FAMILY_LABELS[fam] ?? `${fam}.*`}
             </option>
           ))}
         </select>

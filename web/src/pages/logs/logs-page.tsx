@@ -115,8 +115,10 @@ export function LogsPage({ me }: { me: Me }) {
         guide="audit"
         description={
           <>
-            Every change to apps, keys, webhooks and OAuth connections, with who made it. Read-only, and
-            provably so: <a href="/guides/audit">verify an export</a>.
+            Every change made to this merchant, with who made it: API keys, OAuth apps and connections,
+            webhooks and listeners, members (invitations, roles, removals, second factors, failed sign-ins),
+            the merchant&rsquo;s settings and exports of this log. Read-only, and provably so:{' '}
+            <a href="/guides/audit">verify an export</a>.
           </>
         }
         actions={

@@ -1,5 +1,7 @@
 // One request: what was called, by which credential, how it was answered (the error body of an error), and
 // what it caused: the audit entries it wrote and the webhook deliveries of the events recorded during it.
+// The names of the fields its body sent are shown, never their values (the log does not hold them). A long
+// path wraps and the error body is shown whole, so the page fits a phone's width.
 import type { ReactNode } from 'react';
 import { api } from '../../lib/api.ts';
 import type { RequestDetail } from '../../lib/types.ts';
@@ -107,6 +109,20 @@ export function RequestPage({ id }: { id: string }) {
                 <Field label="Credential">{credentialText(r.credential)}</Field>
                 <Field label="Client address">{r.ip}</Field>
                 <Field label="User agent">{r.user_agent}</Field>
+                <Field label="Body fields">
+                  {r.body_fields &&
+                    (r.body_fields.length === 0 ? (
+                      <span className="muted">An empty body</span>
+                    ) : (
+                      <ul className="plain-list field-names" aria-label="Body fields">
+                        {r.body_fields.map((name) => (
+                          <li key={name}>
+                            <code>{name}</code>
+                          </li>
+                        ))}
+                      </ul>
+                    ))}
+                </Field>
                 <Field label="Idempotency key">
                   {r.idempotency_key && (
                     <>
@@ -122,7 +138,7 @@ export function RequestPage({ id }: { id: string }) {
                 <h3 className="card-title" id="request-error">
                   Error body
                 </h3>
-                <pre className="code-block" tabIndex={0}>
+                <pre className="code-block code-block-whole" tabIndex={0} aria-label="Error body">
                   {JSON.stringify(r.error, null, 2)}
                 </pre>
               </section>

@@ -4,6 +4,7 @@ import type { Role } from '../../lib/role.ts';
 import type { Invitation } from '../../lib/types.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { ErrorBox } from '../../components/error-box.tsx';
+import { TimeText } from '../../components/time-text.tsx';
 
 /** Invite by email: the single-use link is shown here once, with a copy button (and emailed, if set up). */
 export function InviteCard({ roles, onInvited }: { roles: readonly Role[]; onInvited: () => void }) {
@@ -74,6 +75,12 @@ export function InviteCard({ roles, onInvited }: { roles: readonly Role[]; onInv
             The invitation link for {made.email} ({made.role}) is shown this once
             {made.emailed ? ', and is on its way by email' : ': send it to them'}. It works once, for 7 days.
           </p>
+          {made.replaced && (
+            <p data-testid="invitation-replaced">
+              It replaces the invitation sent to {made.email} <TimeText value={made.replaced.created_at} />{' '}
+              (as {made.replaced.role}): that link no longer works.
+            </p>
+          )}
           <span className="label" id="invitation-link">
             Invitation link
           </span>
