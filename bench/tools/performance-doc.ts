@@ -65,6 +65,40 @@ function bounds(rows: readonly Row[]): string[] {
   });
 }
 
+/**
+ * Rows the full run has not (a measure added since), each from the newest later run that measured it
+ * (`--only`), with that run's date, rounds and load: shown apart, until the next full run takes them in.
+ */
+function sinceFull(run: RunRecord): string[] {
+  const have = new Set(run.rows.map((r) => r.name));
+  const taken: { row: Row; from: Partial<RunRecord> }[] = [];
+  for (const { run: later } of runs()) {
+    if (!later.at || later.at <= run.at) break;
+    for (const row of later.rows ?? []) {
+      if (have.has(row.name)) continue;
+      have.add(row.name);
+      taken.push({ row, from: later });
+    }
+  }
+  if (!taken.length) return [];
+  const runsOf = [...new Set(taken.map((t) => t.from))].map((r) => {
+    const o = r.options as { rounds: number; only?: string[] };
+    return (
+      `${r.at!.slice(0, 16).replace('T', ' ')} UTC on ${r.commit}, \`--only ${(o.only ?? []).join(',')}\`, ` +
+      `${o.rounds} rounds, load average ${r.host!.load.start.toFixed(1)} at the start and ` +
+      `${r.host!.load.end?.toFixed(1) ?? '-'} at the end`
+    );
+  });
+  return [
+    '## Rows measured since the full run',
+    '',
+    `Measures added after the run above, from ${runsOf.join('; ')}. The next full run takes them in.`,
+    '',
+    ...tableOf(taken.map((t) => t.row)),
+    '',
+  ];
+}
+
 type ScaleRecord = Partial<RunRecord> & { scale?: { curves: CurveResult[] } };
 
 /** Each curve of `npm run bench -- --scale` from the newest scale run that measured it, with that run's host. */
@@ -144,6 +178,7 @@ function document(run: RunRecord, file: string): string {
       ? ['', '## Rows without a figure', '', ...missing.map((r) => `- ${named(r)}: ${r.note ?? 'no figure'}`)]
       : []),
     '',
+    ...sinceFull(run),
     ...scaleCurves(),
   ].join('\n');
 }
