@@ -29,7 +29,8 @@ const readiness = (...values: string[]) =>
   Type.Object(
     {
       data: Type.Object({
-        status: values.length === 1 ? Type.Literal(values[0]!) : Type.Union(values.map((v) => Type.Literal(v))),
+        status:
+          values.length === 1 ? Type.Literal(values[0]!) : Type.Union(values.map((v) => Type.Literal(v))),
         replicas: Type.Optional(Type.Array(ReplicaState)),
       }),
     },
