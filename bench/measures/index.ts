@@ -17,6 +17,7 @@ import { deliveryPaceOrder } from './delivery-pace-order.ts';
 import { memory } from './memory.ts';
 import { webhooksList } from './webhooks-list.ts';
 import { fleet } from './fleet.ts';
+import { replicaReads } from './replica-reads.ts';
 import { peers } from './peers.ts';
 import { crashMeasure } from './crash.ts';
 import { embedded } from './embedded.ts';
@@ -40,6 +41,7 @@ export const MEASURES: readonly Measure[] = [
   deliveryPaceOrder,
   webhooksList,
   fleet,
+  replicaReads,
   peers,
   crashMeasure,
   embedded,
