@@ -164,7 +164,9 @@ describe('an app token', () => {
     expect(revoked.statusCode).toBe(200);
     expect((await installations(a, access_token)).statusCode).toBe(401);
     // the other service cached it: the revocation's notification drops it there
-    await eventually(async () => expect((await installations(b, access_token)).statusCode).toBe(401));
+    await eventually(async () => (await installations(b, access_token)).statusCode === 401, {
+      what: 'the other service to refuse the revoked app token',
+    });
   });
 
   it('stops with its app, and is purged once expired', async () => {
@@ -249,7 +251,9 @@ describe('the app’s installations', () => {
     });
     expect(res.statusCode, res.body).toBe(204);
     expect(await readWith(b.app, tokens.access_token)).toBe(401);
-    await eventually(async () => expect(await readWith(a.app, tokens.access_token)).toBe(401));
+    await eventually(async () => (await readWith(a.app, tokens.access_token)) === 401, {
+      what: "the other service to refuse the uninstalled store's token",
+    });
     const refresh = await tokenCall(
       a.app,
       { grant_type: 'refresh_token', refresh_token: tokens.refresh_token },
