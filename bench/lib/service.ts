@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import pg from 'pg';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { sleep } from './stats.ts';
@@ -156,6 +157,32 @@ export async function startService(
         });
         proc.kill('SIGTERM');
       });
+    },
+  };
+}
+
+/**
+ * A database of its own on the run's cluster (made afresh), and the settings every process of one fleet on it
+ * must share: the master key that seals its secrets, the audit keys and the internal token.
+ */
+export async function fleetDatabase(
+  cluster: { url(database: string): string },
+  name: string,
+): Promise<{ url: string; env: Record<string, string> }> {
+  const admin = new pg.Client({ connectionString: cluster.url('postgres') });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists ${name}`);
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    url: cluster.url(name),
+    env: {
+      SVC_MASTER_KEY: randomBytes(32).toString('base64'),
+      SVC_AUDIT_SIGNING_KEYS: randomBytes(32).toString('base64'),
+      SVC_INTERNAL_TOKEN: randomBytes(24).toString('base64url'),
     },
   };
 }

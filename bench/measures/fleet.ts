@@ -11,7 +11,7 @@ import { Api } from '../lib/api.ts';
 import { missing, sampled, type Bench, type Measure, type RowSpec } from '../lib/bench.ts';
 import { processCpuMs } from '../lib/cpu.ts';
 import { inRounds, range } from '../lib/rounds.ts';
-import { startService, type RunningService } from '../lib/service.ts';
+import { fleetDatabase, startService, type RunningService } from '../lib/service.ts';
 import { nowMs } from '../lib/stats.ts';
 import { createWebhook, receiver, waitFor, webhooksMissing } from '../lib/webhooks.ts';
 
@@ -56,18 +56,7 @@ interface Fleet {
 
 /** The shape's processes on a database of its own, sharing one master key and internal token. */
 async function startFleet(b: Bench, shape: Shape, rxUrl: string): Promise<Fleet> {
-  const database = `bench_fleet_${shape.key}`;
-  const admin = new pg.Client({ connectionString: b.cluster.url('postgres') });
-  await admin.connect();
-  await admin.query(`drop database if exists ${database}`);
-  await admin.query(`create database ${database}`);
-  await admin.end();
-  const shared = {
-    SVC_MASTER_KEY: randomBytes(32).toString('base64'),
-    SVC_AUDIT_SIGNING_KEYS: randomBytes(32).toString('base64'),
-    SVC_INTERNAL_TOKEN: randomBytes(24).toString('base64url'),
-  };
-  const url = b.cluster.url(database);
+  const { url, env: shared } = await fleetDatabase(b.cluster, `bench_fleet_${shape.key}`);
   const front = await startService(url, {
     env: { ...shared, SVC_ROLE: shape.workers === 0 ? 'all' : 'api' },
   });

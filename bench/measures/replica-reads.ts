@@ -4,14 +4,12 @@
 // there), in the same rounds. The rows are what the primary pays per read (the cluster's CPU: the standby is
 // another postmaster, not counted) and the p50 a reader sees; the replica's own CPU is the price, on another
 // machine in production.
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import type { LoadResult } from '../drivers/load.ts';
 import { Api } from '../lib/api.ts';
 import { missing, sampled, type Measure, type RowSpec } from '../lib/bench.ts';
 import { processCpuMs } from '../lib/cpu.ts';
 import { alternate, meteredRun, range } from '../lib/rounds.ts';
-import { startService, type RunningService } from '../lib/service.ts';
+import { fleetDatabase, startService, type RunningService } from '../lib/service.ts';
 import { startStandby, type Standby } from '../../test/support/standby.ts';
 
 const DATABASE = 'bench_replica';
@@ -40,17 +38,7 @@ export const replicaReads: Measure = {
   about: 'the events list read through a streaming replica, against the primary alone',
   rows: Object.values(ROWS),
   async run(b) {
-    const admin = new pg.Client({ connectionString: b.cluster.url('postgres') });
-    await admin.connect();
-    await admin.query(`drop database if exists ${DATABASE}`);
-    await admin.query(`create database ${DATABASE}`);
-    await admin.end();
-    const shared = {
-      SVC_MASTER_KEY: randomBytes(32).toString('base64'),
-      SVC_AUDIT_SIGNING_KEYS: randomBytes(32).toString('base64'),
-      SVC_INTERNAL_TOKEN: randomBytes(24).toString('base64url'),
-    };
-    const url = b.cluster.url(DATABASE);
+    const { url, env: shared } = await fleetDatabase(b.cluster, DATABASE);
     const processes: RunningService[] = [];
     let standby: Standby | undefined;
     try {
