@@ -343,6 +343,13 @@ describe('the page of each filter over many attempts', () => {
     await agree();
   });
 
+  it("reads an endpoint's attempts of one outcome and one type as one range of their own index", async () => {
+    // a combination that matches nothing: the endpoint's index alone would read all of its attempts to say so
+    const text = await plan({ webhookId: 'wh_plan7', outcomes: ['timeout'], eventTypes: ['order.paid'] });
+    expect(text).toContain('delivery_attempts_webhook_outcome_type_idx');
+    expect(text).not.toMatch(/Seq Scan/);
+  });
+
   it('reads one index range per value of a list, each cut at the page', async () => {
     const text = await plan({ eventTypes: ['order.created', 'order.paid', 'order.cancelled'] });
     expect(text).not.toMatch(/Seq Scan/);
