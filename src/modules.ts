@@ -17,8 +17,10 @@ import { createOauthIntrospect } from './modules/oauth-introspect/index.ts';
 import { createWebhooks, retireAppWebhooks, type DeliveryHooks } from './modules/webhooks/index.ts';
 import { createOutbox } from './modules/outbox/index.ts';
 import { cancelPendingDeliveries, createDelivery, setRateLimit } from './modules/delivery/index.ts';
+import { createRetention } from './modules/retention/index.ts';
 import { createReplays } from './modules/replays/index.ts';
 import { createDevLoop } from './modules/dev-loop/index.ts';
+import { createAttempts } from './modules/attempts/index.ts';
 import { createApiKeys } from './modules/api-keys/index.ts';
 import { createMembers } from './modules/members/index.ts';
 import { createCarts } from './modules/carts/index.ts';
@@ -68,12 +70,14 @@ export function createModules(ctx: Context): Composition {
     createWebhooks(ctx, { signIns: identity.signIns, apps: oauthApps.apps, deliveries }),
     outbox,
     delivery,
+    createRetention(ctx),
     createReplays(ctx, { signal: outbox.state.ingestion.deliveries }),
     createDevLoop({
       sending: delivery.state.sending,
       listeners: outbox.state.ingestion.listeners,
       apps: oauthApps.apps,
     }),
+    createAttempts(),
     apiKeys,
     createMembers(ctx, { signIns: identity.signIns, keys: apiKeys.keys, apps: oauthApps.apps }),
     createCarts(ctx),

@@ -1,17 +1,16 @@
 // The delivery module: the engine that sends what the outbox recorded (API.md sections 7 and 11.4). The
 // deliveries table is the queue: workers claim due deliveries with a lease (claim-deliveries), hold and pace
 // them (holdings), attempt each (attempt, sender), and record the outcomes in batches (record-outcomes), with
-// the retry schedule, the pace of each endpoint and one pending delivery per ordering key; a purge loop keeps
-// the retention. It owns the deliveries, their attempts and the endpoints' paces; every change another module
-// makes to them (a retry, a recovery, a resend, a cancellation, a listener's delivery, a replay's batch) is a
-// function or a statement's step exported here. Its state (the request path's agent and the opened signing keys) is
-// made here and closed by `stop`; the workers make their own agent.
+// the retry schedule, the pace of each endpoint and one pending delivery per ordering key. It owns the
+// deliveries, their attempts and the endpoints' paces; every change another module makes to them (a retry, a
+// recovery, a resend, a cancellation, a listener's delivery, a replay's batch, the retention's purge) is a
+// function or a statement's step exported here. Its state (the request path's agent and the opened signing
+// keys) is made here and closed by `stop`; the workers make their own agent.
 import type { Context } from '../../context.ts';
 import type { QueueDepth } from '../../lib/metrics.ts';
 import type { Signal } from '../outbox/index.ts';
 import type { Background, Module } from '../module.ts';
 import { SigningKeys, type Sending } from './attempt.ts';
-import { purgeLoop } from './purge.ts';
 import { queueDepth } from './queue-depth.repository.ts';
 import { createAgent } from './sender.ts';
 import { startWorker, type Worker } from './worker.ts';
@@ -25,7 +24,6 @@ export {
   findDelivery,
   insertDelivery,
   installationOf,
-  listAttempts,
   listDeliveries,
   requeueDelivery,
   type AttemptRow,
@@ -38,15 +36,10 @@ export {
   recordListenerOutcome,
   sessionStartOf,
 } from './listener-deliveries.repository.ts';
-export {
-  attemptsPageStatement,
-  listMerchantAttempts,
-  type AttemptFilter,
-  type ListedAttempt,
-} from './attempts.repository.ts';
 export { countRecoverable, recoverDeliveries, RECOVER_MAX } from './recover.repository.ts';
 export { setRateLimit } from './rate-limit.repository.ts';
 export { queueReplayed } from './replayed-deliveries.repository.ts';
+export { purgeDeliveries } from './purge-expired.repository.ts';
 export type { AttemptOutcome, DeliveryStatus } from './delivery.table.ts';
 
 /** The delivery queue now, for the metrics scrape. */
@@ -100,7 +93,7 @@ export function createDelivery(ctx: Context, deps: DeliveryDeps): DeliveryModule
   };
   return {
     name: 'delivery',
-    background: [workers, purgeLoop(ctx)],
+    background: [workers],
     state,
     async stop() {
       await state.sending.agent.close().catch(() => {});

@@ -1,15 +1,14 @@
 // The dev-loop module: the merchant's window onto what the outbox recorded and the delivery module sent, and
 // the developer's loop with it (API.md sections 7, 10 and 12.2): the deliveries of an endpoint with their
-// attempts, every attempt of the account's endpoints, retry, recover, the test route, the account's events
-// with where each went, resend, trigger, and `svc listen`'s stream (replays are a room of their own, the replays
-// module). It owns no table and holds no SQL: each read and change is a function of the module that owns the
+// attempts, retry, recover, the test route, the account's events with where each went, resend, trigger, and
+// `svc listen`'s stream (replays and the list of every attempt are rooms of their own: the replays and attempts
+// modules). It owns no table and holds no SQL: each read and change is a function of the module that owns the
 // rows (webhooks, outbox, delivery), called in this module's use case and its transaction.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Sending } from '../delivery/index.ts';
 import type { AppsCache } from '../oauth-apps/index.ts';
 import type { Signal } from '../outbox/index.ts';
 import type { Module } from '../module.ts';
-import { attemptRoutes } from './attempts.routes.ts';
 import { deliveryRoutes } from './deliveries.routes.ts';
 import { listenRoutes } from './listen.routes.ts';
 import { merchantEventRoutes } from './merchant-events.routes.ts';
@@ -30,7 +29,6 @@ const merchantRoutes =
   (deps: DevLoopDeps): FastifyPluginAsync =>
   async (app) => {
     await app.register(deliveryRoutes(deps.sending));
-    await app.register(attemptRoutes);
     await app.register(merchantEventRoutes(deps.listeners));
     await app.register(listenRoutes(deps.listeners, deps.apps));
   };
