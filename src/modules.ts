@@ -19,8 +19,8 @@ import { createOutbox } from './modules/outbox/index.ts';
 import { cancelPendingDeliveries, createDelivery, setRateLimit } from './modules/delivery/index.ts';
 import { createRetention } from './modules/retention/index.ts';
 import { createReplays } from './modules/replays/index.ts';
-import { createDevLoop } from './modules/dev-loop/index.ts';
 import { createAttempts } from './modules/attempts/index.ts';
+import { createDevLoop } from './modules/dev-loop/index.ts';
 import { createApiKeys } from './modules/api-keys/index.ts';
 import { createMembers } from './modules/members/index.ts';
 import { createCarts } from './modules/carts/index.ts';
@@ -72,12 +72,12 @@ export function createModules(ctx: Context): Composition {
     delivery,
     createRetention(ctx),
     createReplays(ctx, { signal: outbox.state.ingestion.deliveries }),
+    createAttempts(),
     createDevLoop({
       sending: delivery.state.sending,
       listeners: outbox.state.ingestion.listeners,
       apps: oauthApps.apps,
     }),
-    createAttempts(),
     apiKeys,
     createMembers(ctx, { signIns: identity.signIns, keys: apiKeys.keys, apps: oauthApps.apps }),
     createCarts(ctx),
