@@ -1,8 +1,8 @@
 // Issue 43: a module a newcomer can hold is at most 2,500 lines. `npm run check` runs this and fails, naming each
 // module over the limit and its size, when one grows past it: the next cut is then made on purpose, along a
-// seam (docs/decisions/0203-module-size-limit.md), rather than found years later at twice the size. A module is a
-// directory under src/modules; its size is the lines of every .ts file in it, subdirectories included (what
-// `cat src/modules/<name>/*.ts | wc -l` counts, for a module without subdirectories).
+// seam (docs/decisions/0135-rooms-a-newcomer-can-read.md), rather than found later at twice the size. A module
+// is a directory under src/modules; its size is the lines of every .ts file in it, subdirectories included
+// (what `cat src/modules/<name>/*.ts | wc -l` counts, for a module without subdirectories).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
