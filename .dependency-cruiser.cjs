@@ -2,7 +2,7 @@
 // - no import cycle anywhere, type-only imports included;
 // - lib/ is the bottom layer; db/ and the http/ toolkit never import a feature module;
 // - a module imports another only through its index.ts;
-// - of the four modules of webhooks, a lower one never imports a higher one;
+// - of the modules of webhooks, a lower one never imports a higher one;
 // - only the composition root (src/app.ts, src/modules.ts, src/server.ts, src/schema.ts, src/main.ts) and
 //   the CLI put modules together;
 // - a module split along its seams (issue 43) keeps its direction: the owner of the tables below the modules
@@ -52,31 +52,40 @@ module.exports = {
         pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'],
       },
     },
-    // The four modules of webhooks import one another in one direction (docs/architecture.md): webhooks
-    // (subscriptions) <- outbox <- delivery <- dev-loop. What a lower one needs of a higher one comes through
-    // deps or hooks that src/modules.ts supplies.
+    // The modules of webhooks import one another in one direction (docs/architecture.md): webhooks
+    // (subscriptions) <- outbox <- delivery <- retention, replays, attempts <- dev-loop. What a lower one needs
+    // of a higher one comes through deps or hooks that src/modules.ts supplies.
     {
       name: 'webhooks-below-their-engine',
       severity: 'error',
       comment:
-        'The webhooks module (subscriptions) imports none of outbox, delivery, dev-loop: they read webhooks through it.',
+        'The webhooks module (subscriptions) imports none of the rooms over it: they read webhooks through it.',
       from: { path: '^src/modules/webhooks/' },
-      to: { path: '^src/modules/(outbox|delivery|dev-loop)/' },
+      to: { path: '^src/modules/(outbox|delivery|retention|replays|attempts|dev-loop)/' },
     },
     {
       name: 'outbox-below-delivery',
       severity: 'error',
       comment:
-        'The outbox records events and their deliveries; it imports neither the delivery engine nor dev-loop.',
+        'The outbox records events and their deliveries; it imports neither the delivery engine nor the rooms over it.',
       from: { path: '^src/modules/outbox/' },
-      to: { path: '^src/modules/(delivery|dev-loop)/' },
+      to: { path: '^src/modules/(delivery|retention|replays|attempts|dev-loop)/' },
     },
     {
-      name: 'delivery-below-dev-loop',
+      name: 'delivery-below-its-rooms',
       severity: 'error',
-      comment: 'The delivery engine never imports dev-loop, the merchant pages and svc listen built over it.',
+      comment:
+        'The delivery engine never imports the rooms built over its rows: retention, replays, attempts, dev-loop.',
       from: { path: '^src/modules/delivery/' },
-      to: { path: '^src/modules/dev-loop/' },
+      to: { path: '^src/modules/(retention|replays|attempts|dev-loop)/' },
+    },
+    {
+      name: 'rooms-beside-one-another',
+      severity: 'error',
+      comment:
+        'Retention, replays and attempts each stand on delivery alone: none imports another, nor dev-loop over them.',
+      from: { path: '^src/modules/(retention|replays|attempts)/' },
+      to: { path: '^src/modules/(retention|replays|attempts|dev-loop)/', pathNot: '^src/modules/$1/' },
     },
     {
       name: 'oauth-below-its-endpoints',

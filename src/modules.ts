@@ -17,6 +17,9 @@ import { createOauthIntrospect } from './modules/oauth-introspect/index.ts';
 import { createWebhooks, retireAppWebhooks, type DeliveryHooks } from './modules/webhooks/index.ts';
 import { createOutbox } from './modules/outbox/index.ts';
 import { cancelPendingDeliveries, createDelivery, setRateLimit } from './modules/delivery/index.ts';
+import { createRetention } from './modules/retention/index.ts';
+import { createReplays } from './modules/replays/index.ts';
+import { createAttempts } from './modules/attempts/index.ts';
 import { createDevLoop } from './modules/dev-loop/index.ts';
 import { createApiKeys } from './modules/api-keys/index.ts';
 import { createMembers } from './modules/members/index.ts';
@@ -64,12 +67,14 @@ export function createModules(ctx: Context): Composition {
     createOauthAuthorize(ctx, { tokens, apps, signIns: identity.signIns, firstStores }),
     oauthToken,
     createOauthIntrospect(ctx, { credentials, tokens, limits: oauthToken.limits, apps, firstStores }),
-    createWebhooks({ signIns: identity.signIns, apps: oauthApps.apps, deliveries }),
+    createWebhooks(ctx, { signIns: identity.signIns, apps: oauthApps.apps, deliveries }),
     outbox,
     delivery,
+    createRetention(ctx),
+    createReplays(ctx, { signal: outbox.state.ingestion.deliveries }),
+    createAttempts(),
     createDevLoop({
       sending: delivery.state.sending,
-      replayMade: delivery.state.replayMade,
       listeners: outbox.state.ingestion.listeners,
       apps: oauthApps.apps,
     }),

@@ -11,6 +11,7 @@ import type { CartsTables } from './modules/carts/carts.table.ts';
 import type { IdempotencyTables } from './modules/idempotency/idempotency.table.ts';
 import type { WebhooksTables } from './modules/webhooks/webhooks.table.ts';
 import type { DeliveryTables } from './modules/delivery/delivery.table.ts';
+import type { ReplaysTables } from './modules/replays/replays.table.ts';
 import type { RequestsTables } from './modules/requests/requests.table.ts';
 import type { MembersTables } from './modules/members/members.table.ts';
 
@@ -25,5 +26,6 @@ export type DB = MerchantsTables &
   OAuthTables &
   WebhooksTables &
   DeliveryTables &
+  ReplaysTables &
   RequestsTables &
   MembersTables;

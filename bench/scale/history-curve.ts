@@ -11,7 +11,7 @@ import { nowMs } from '../lib/stats.ts';
 import { createWebhook, eventsCall, receiver, succeeded, waitFor } from '../lib/webhooks.ts';
 import { TIME_CHARS } from '../lib/audit-seed.ts';
 import { openDatabase } from '../../src/db/database.ts';
-import { purgeExpired } from '../../src/modules/delivery/purge-expired.repository.ts';
+import { purgeExpired } from '../../src/modules/retention/index.ts';
 import type { Curve, CurveResult, Point } from './curve.ts';
 
 const SIZES = [0, 1_000_000, 10_000_000];

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitEvents } from '../../src/modules/outbox/index.ts';
-import { advanceReplays } from '../../src/modules/delivery/index.ts';
+import { advanceReplays } from '../../src/modules/replays/index.ts';
 import { mergeData, sampleData } from '../../src/modules/events/index.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { startTestService, type TestService } from '../support/service.ts';

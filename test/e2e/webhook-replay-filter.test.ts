@@ -7,7 +7,7 @@
 // the function the replay loop calls (test/webhooks/replays.test.ts runs them in the background).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { advanceReplays } from '../../src/modules/delivery/index.ts';
+import { advanceReplays } from '../../src/modules/replays/index.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { INTERNAL_TOKEN, base, createWebhook, emit } from '../webhooks/helpers.ts';

@@ -14,7 +14,7 @@ import {
   attemptsPageStatement,
   listMerchantAttempts,
   type AttemptFilter,
-} from '../../src/modules/delivery/index.ts';
+} from '../../src/modules/attempts/index.ts';
 import { outcomeOf } from '../../src/modules/delivery/attempt-outcome.ts';
 
 interface AttemptView {

@@ -8,7 +8,7 @@ import { startReceiver, withReceiver, type Receiver } from './receiver.ts';
 import { eventually } from '../support/eventually.ts';
 import { INTERNAL_TOKEN, base, createWebhook, deliveries, emit } from './helpers.ts';
 import { newId } from '../../src/lib/ids.ts';
-import { purgeExpired } from '../../src/modules/delivery/purge-expired.repository.ts';
+import { purgeExpired } from '../../src/modules/retention/index.ts';
 import { claimDeliveries } from '../../src/modules/delivery/claim-deliveries.repository.ts';
 
 let svc: TestService;

@@ -4,7 +4,7 @@
 // go out while a replay's backlog drains, not after it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitEvents } from '../../src/modules/outbox/index.ts';
-import { advanceReplays } from '../../src/modules/delivery/index.ts';
+import { advanceReplays } from '../../src/modules/replays/index.ts';
 import { mergeData, sampleData } from '../../src/modules/events/index.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';

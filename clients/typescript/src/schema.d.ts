@@ -961,6 +961,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/merchant/webhooks/{webhookID}/replays": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's replays
+         * @description Role: viewer, that is any member of the merchant.
+         */
+        get: operations["listWebhookReplays"];
+        put?: never;
+        /**
+         * Send again the events of a window
+         * @description With `preview`, 200 and the count. Otherwise 202 and the replay, which runs in the background: its deliveries go out after every live one due, so it never delays a new event.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
+         */
+        post: operations["replayWebhookEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchant/webhooks/{webhookID}/replays/{replayID}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a replay and its progress
+         * @description Role: viewer, that is any member of the merchant.
+         */
+        get: operations["getWebhookReplay"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a replay
+         * @description Nothing more is queued; what was queued is sent. An ended replay is answered as it is.
+         *
+         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
+         */
+        delete: operations["cancelWebhookReplay"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/merchant/webhook-attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List every delivery attempt of the account's endpoints
+         * @description Newest first, across every endpoint of the mode, app webhooks included. Each filter takes one value or several, comma-separated; filters combine.
+         *
+         *     Role: viewer, that is any member of the merchant.
+         */
+        get: operations["listWebhookAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/merchant/webhooks/{webhookID}/test": {
         parameters: {
             query?: never;
@@ -1059,80 +1133,6 @@ export interface paths {
          *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
          */
         post: operations["recoverWebhookDeliveries"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/merchant/webhooks/{webhookID}/replays": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List an endpoint's replays
-         * @description Role: viewer, that is any member of the merchant.
-         */
-        get: operations["listWebhookReplays"];
-        put?: never;
-        /**
-         * Send again the events of a window
-         * @description With `preview`, 200 and the count. Otherwise 202 and the replay, which runs in the background: its deliveries go out after every live one due, so it never delays a new event.
-         *
-         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
-         */
-        post: operations["replayWebhookEvents"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/merchant/webhooks/{webhookID}/replays/{replayID}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get a replay and its progress
-         * @description Role: viewer, that is any member of the merchant.
-         */
-        get: operations["getWebhookReplay"];
-        put?: never;
-        post?: never;
-        /**
-         * Cancel a replay
-         * @description Nothing more is queued; what was queued is sent. An ended replay is answered as it is.
-         *
-         *     Role: developer (developer, admin or owner); a member of a lower role gets 403 forbidden.
-         */
-        delete: operations["cancelWebhookReplay"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/merchant/webhook-attempts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List every delivery attempt of the account's endpoints
-         * @description Newest first, across every endpoint of the mode, app webhooks included. Each filter takes one value or several, comma-separated; filters combine.
-         *
-         *     Role: viewer, that is any member of the merchant.
-         */
-        get: operations["listWebhookAttempts"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2981,6 +2981,85 @@ export interface components {
              */
             updated_at: string;
         };
+        /** Replay */
+        Replay: {
+            /** @description rpl_... */
+            id: string;
+            webhook_id: string;
+            status: "running" | "done" | "cancelled";
+            /** @description What the replay was asked for (`until` defaults to when it was made). */
+            filter: {
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T10:00:00.000Z
+                 */
+                since: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T10:00:00.000Z
+                 */
+                until: string;
+                /** @description `failed` (the default): events whose last delivery to this endpoint failed, finally or with a retry still scheduled. `all`: every event the endpoint received or should have received in the window. */
+                status: "failed" | "all";
+                event_types: string[] | null;
+                store_id: string | null;
+            };
+            /** @description Events in the window: counted when it began, and the exact sum of the two below once done. */
+            matched: number;
+            /** @description Deliveries made so far; they are sent after every live one due. */
+            queued: number;
+            /** @description Events of a type the endpoint no longer subscribes to, or that its filter refuses. */
+            skipped: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            finished_at: string | null;
+        };
+        /** ReplayList */
+        ReplayList: {
+            items: components["schemas"]["Replay"][];
+            /** @description Total matching, over all pages. */
+            count: number;
+            has_more: boolean;
+            /** @description Pass as starting_after. */
+            next_cursor: string | null;
+        };
+        /** DeliveryAttempt */
+        DeliveryAttempt: {
+            /** @description `att_...` */
+            id: string;
+            delivery_id: string;
+            webhook_id: string;
+            event_id: string;
+            event_type: string;
+            /** @description The installing store of an app webhook's delivery; null for the merchant's own. */
+            store_id: string | null;
+            /** @description The app of an app webhook; null for the merchant's own webhooks. */
+            app_id: string | null;
+            /** @description The attempt's number within its delivery. */
+            attempt: number;
+            /** @description `succeeded`: a 2xx; `failed`: another status; `timeout`: no complete answer in time; `network_error`: the connection failed; `refused`: the address is one deliveries may not reach. */
+            outcome: "succeeded" | "failed" | "timeout" | "network_error" | "refused";
+            /** @description Null when no answer came. */
+            response_status: number | null;
+            duration_ms: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        /** DeliveryAttemptList */
+        DeliveryAttemptList: {
+            items: components["schemas"]["DeliveryAttempt"][];
+            /** @description Total matching, over all pages. */
+            count: number;
+            has_more: boolean;
+            /** @description Pass as starting_after. */
+            next_cursor: string | null;
+        };
         /** Attempt */
         Attempt: {
             number: number;
@@ -3055,85 +3134,6 @@ export interface components {
         /** DeliveryList */
         DeliveryList: {
             items: components["schemas"]["Delivery"][];
-            /** @description Total matching, over all pages. */
-            count: number;
-            has_more: boolean;
-            /** @description Pass as starting_after. */
-            next_cursor: string | null;
-        };
-        /** Replay */
-        Replay: {
-            /** @description rpl_... */
-            id: string;
-            webhook_id: string;
-            status: "running" | "done" | "cancelled";
-            /** @description What the replay was asked for (`until` defaults to when it was made). */
-            filter: {
-                /**
-                 * Format: date-time
-                 * @example 2026-11-21T10:00:00.000Z
-                 */
-                since: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-21T10:00:00.000Z
-                 */
-                until: string;
-                /** @description `failed` (the default): events whose last delivery to this endpoint failed, finally or with a retry still scheduled. `all`: every event the endpoint received or should have received in the window. */
-                status: "failed" | "all";
-                event_types: string[] | null;
-                store_id: string | null;
-            };
-            /** @description Events in the window: counted when it began, and the exact sum of the two below once done. */
-            matched: number;
-            /** @description Deliveries made so far; they are sent after every live one due. */
-            queued: number;
-            /** @description Events of a type the endpoint no longer subscribes to, or that its filter refuses. */
-            skipped: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-21T10:00:00.000Z
-             */
-            created_at: string;
-            finished_at: string | null;
-        };
-        /** ReplayList */
-        ReplayList: {
-            items: components["schemas"]["Replay"][];
-            /** @description Total matching, over all pages. */
-            count: number;
-            has_more: boolean;
-            /** @description Pass as starting_after. */
-            next_cursor: string | null;
-        };
-        /** DeliveryAttempt */
-        DeliveryAttempt: {
-            /** @description `att_...` */
-            id: string;
-            delivery_id: string;
-            webhook_id: string;
-            event_id: string;
-            event_type: string;
-            /** @description The installing store of an app webhook's delivery; null for the merchant's own. */
-            store_id: string | null;
-            /** @description The app of an app webhook; null for the merchant's own webhooks. */
-            app_id: string | null;
-            /** @description The attempt's number within its delivery. */
-            attempt: number;
-            /** @description `succeeded`: a 2xx; `failed`: another status; `timeout`: no complete answer in time; `network_error`: the connection failed; `refused`: the address is one deliveries may not reach. */
-            outcome: "succeeded" | "failed" | "timeout" | "network_error" | "refused";
-            /** @description Null when no answer came. */
-            response_status: number | null;
-            duration_ms: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-21T10:00:00.000Z
-             */
-            created_at: string;
-        };
-        /** DeliveryAttemptList */
-        DeliveryAttemptList: {
-            items: components["schemas"]["DeliveryAttempt"][];
             /** @description Total matching, over all pages. */
             count: number;
             has_more: boolean;
@@ -5073,14 +5073,14 @@ export type WebhookWithSecret = components['schemas']['WebhookWithSecret'];
 export type Webhook = components['schemas']['Webhook'];
 export type WebhookList = components['schemas']['WebhookList'];
 export type WebhookSourceAddresses = components['schemas']['WebhookSourceAddresses'];
-export type Attempt = components['schemas']['Attempt'];
-export type DeliveryWithAttempts = components['schemas']['DeliveryWithAttempts'];
-export type Delivery = components['schemas']['Delivery'];
-export type DeliveryList = components['schemas']['DeliveryList'];
 export type Replay = components['schemas']['Replay'];
 export type ReplayList = components['schemas']['ReplayList'];
 export type DeliveryAttempt = components['schemas']['DeliveryAttempt'];
 export type DeliveryAttemptList = components['schemas']['DeliveryAttemptList'];
+export type Attempt = components['schemas']['Attempt'];
+export type DeliveryWithAttempts = components['schemas']['DeliveryWithAttempts'];
+export type Delivery = components['schemas']['Delivery'];
+export type DeliveryList = components['schemas']['DeliveryList'];
 export type Event = components['schemas']['Event'];
 export type EventList = components['schemas']['EventList'];
 export type ResendTarget = components['schemas']['ResendTarget'];
@@ -10426,6 +10426,580 @@ export interface operations {
             };
         };
     };
+    listWebhookReplays: {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+            };
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path: {
+                webhookID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReplayList"];
+                    };
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    replayWebhookEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+                /** @description Makes the POST safe to retry: the first answer is kept 24 h per principal and replayed for the same request; another request with the same key answers 409 idempotency_conflict. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                webhookID: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Events recorded at or after this.
+                     */
+                    since: string;
+                    /**
+                     * Format: date-time
+                     * @description Events recorded before this (default: now).
+                     */
+                    until?: string;
+                    /** @description `failed` (the default): events whose last delivery to this endpoint failed, finally or with a retry still scheduled. `all`: every event the endpoint received or should have received in the window. */
+                    status?: "failed" | "all";
+                    /** @description Only events of these types. */
+                    event_types?: components["schemas"]["EventType"][];
+                    /** @description Only this store's: an app webhook's installation on it, or events whose `data.store_id` it is. */
+                    store_id?: string;
+                    /**
+                     * @description Only count the events it would walk (`matched`).
+                     * @default false
+                     */
+                    preview?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Events the replay would walk now. */
+                            matched: number;
+                        };
+                    };
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Replay"];
+                    };
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getWebhookReplay: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path: {
+                webhookID: string;
+                replayID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Replay"];
+                    };
+                };
+            };
+            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cancelWebhookReplay: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path: {
+                webhookID: string;
+                replayID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Replay"];
+                    };
+                };
+            };
+            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWebhookAttempts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+                webhook_id?: string;
+                /** @description Event types of the catalog, comma-separated; `order.*` names a family. */
+                event_type?: string;
+                /** @description One outcome or several, comma-separated. */
+                outcome?: string;
+                /** @description `2xx`, `3xx`, `4xx` or `5xx`, or several comma-separated. */
+                status_class?: string;
+                store_id?: string;
+                app_id?: string;
+                /** @description Attempts started at or after (inclusive). */
+                since?: string;
+                /** @description Attempts started before (exclusive). */
+                until?: string;
+            };
+            header?: {
+                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
+                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeliveryAttemptList"];
+                    };
+                };
+            };
+            /** @description Every error answer. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error answer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The credential may not do this (insufficient_scope, forbidden). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (rate_limited); wait for Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected error (internal_error); no detail is exposed. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     testWebhook: {
         parameters: {
             query?: never;
@@ -10989,580 +11563,6 @@ export interface operations {
             };
             /** @description Every error answer. */
             409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Too many requests (rate_limited); wait for Retry-After. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description An unexpected error (internal_error); no detail is exposed. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    listWebhookReplays: {
-        parameters: {
-            query?: {
-                limit?: number;
-                starting_after?: string;
-            };
-            header?: {
-                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
-                "X-Request-Id"?: components["parameters"]["XRequestId"];
-                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
-                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
-            };
-            path: {
-                webhookID: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["ReplayList"];
-                    };
-                };
-            };
-            /** @description Every error answer. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The credential may not do this (insufficient_scope, forbidden). */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Too many requests (rate_limited); wait for Retry-After. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description An unexpected error (internal_error); no detail is exposed. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    replayWebhookEvents: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
-                "X-Request-Id"?: components["parameters"]["XRequestId"];
-                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
-                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
-                /** @description Makes the POST safe to retry: the first answer is kept 24 h per principal and replayed for the same request; another request with the same key answers 409 idempotency_conflict. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
-            path: {
-                webhookID: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description Events recorded at or after this.
-                     */
-                    since: string;
-                    /**
-                     * Format: date-time
-                     * @description Events recorded before this (default: now).
-                     */
-                    until?: string;
-                    /** @description `failed` (the default): events whose last delivery to this endpoint failed, finally or with a retry still scheduled. `all`: every event the endpoint received or should have received in the window. */
-                    status?: "failed" | "all";
-                    /** @description Only events of these types. */
-                    event_types?: components["schemas"]["EventType"][];
-                    /** @description Only this store's: an app webhook's installation on it, or events whose `data.store_id` it is. */
-                    store_id?: string;
-                    /**
-                     * @description Only count the events it would walk (`matched`).
-                     * @default false
-                     */
-                    preview?: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @description Events the replay would walk now. */
-                            matched: number;
-                        };
-                    };
-                };
-            };
-            /** @description Accepted */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["Replay"];
-                    };
-                };
-            };
-            /** @description Every error answer. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The credential may not do this (insufficient_scope, forbidden). */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Too many requests (rate_limited); wait for Retry-After. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description An unexpected error (internal_error); no detail is exposed. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    getWebhookReplay: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
-                "X-Request-Id"?: components["parameters"]["XRequestId"];
-                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
-                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
-            };
-            path: {
-                webhookID: string;
-                replayID: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["Replay"];
-                    };
-                };
-            };
-            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The credential may not do this (insufficient_scope, forbidden). */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Too many requests (rate_limited); wait for Retry-After. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description An unexpected error (internal_error); no detail is exposed. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    cancelWebhookReplay: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
-                "X-Request-Id"?: components["parameters"]["XRequestId"];
-                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
-                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
-            };
-            path: {
-                webhookID: string;
-                replayID: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["Replay"];
-                    };
-                };
-            };
-            /** @description The request is malformed (validation_failed with details, invalid_json, invalid_mode). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The credential may not do this (insufficient_scope, forbidden). */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Too many requests (rate_limited); wait for Retry-After. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description An unexpected error (internal_error); no detail is exposed. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The database is unreachable (service_unavailable); retry after Retry-After. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    listWebhookAttempts: {
-        parameters: {
-            query?: {
-                limit?: number;
-                starting_after?: string;
-                webhook_id?: string;
-                /** @description Event types of the catalog, comma-separated; `order.*` names a family. */
-                event_type?: string;
-                /** @description One outcome or several, comma-separated. */
-                outcome?: string;
-                /** @description `2xx`, `3xx`, `4xx` or `5xx`, or several comma-separated. */
-                status_class?: string;
-                store_id?: string;
-                app_id?: string;
-                /** @description Attempts started at or after (inclusive). */
-                since?: string;
-                /** @description Attempts started before (exclusive). */
-                until?: string;
-            };
-            header?: {
-                /** @description Your id for this request (1-64 of [A-Za-z0-9._-]), echoed back; otherwise one is made. */
-                "X-Request-Id"?: components["parameters"]["XRequestId"];
-                /** @description Merchant interface: the mode whose resources are read or created (default test). Public interface: the credential decides; a header that disagrees answers 400 mode_mismatch. */
-                "X-Svc-Mode"?: components["parameters"]["XSvcMode"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["DeliveryAttemptList"];
-                    };
-                };
-            };
-            /** @description Every error answer. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Every error answer. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The credential may not do this (insufficient_scope, forbidden). */
-            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;

@@ -12,7 +12,15 @@ const run = promisify(execFile);
 
 export const WEB_DIR = fileURLToPath(new URL('../../../web/', import.meta.url));
 export const DIST_DIR = join(WEB_DIR, 'dist');
-const SOURCES = ['src', 'public', 'index.html', 'vite.config.ts', 'tsconfig.json'];
+// The audit catalogue is the service's own file, which the Logs filter imports (web/src/pages/logs/actions.ts).
+const SOURCES = [
+  'src',
+  'public',
+  'index.html',
+  'vite.config.ts',
+  'tsconfig.json',
+  '../src/modules/audit/actions.ts',
+];
 
 function newest(path: string): number {
   if (!existsSync(path)) return 0;

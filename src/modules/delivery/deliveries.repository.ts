@@ -49,15 +49,6 @@ export async function findDelivery(
     .executeTakeFirst();
 }
 
-export async function listAttempts(db: Executor, deliveryId: string): Promise<AttemptRow[]> {
-  return db
-    .selectFrom('delivery_attempts')
-    .selectAll()
-    .where('delivery_id', '=', deliveryId)
-    .orderBy('number')
-    .execute();
-}
-
 /** `storeId`: an app webhook's deliveries for one installing store (deliveries_store_idx, migration 0130). */
 export async function listDeliveries(
   db: Executor,

@@ -1,5 +1,5 @@
 // Row types of the delivery tables (src/db/migrations/0004_webhooks.sql, 0060_pace_sequence_order.sql,
-// 0130_attempts_listed.sql, 0142_webhook_replays.sql).
+// 0130_attempts_listed.sql, 0172_delivery_attempt_counts.sql).
 import type { Generated } from 'kysely';
 import type { Mode } from '../../lib/credentials.ts';
 
@@ -80,35 +80,6 @@ export interface DeliveryAttemptsTable {
   error: string | null;
 }
 
-export type ReplayStatus = 'running' | 'done' | 'cancelled';
-/** Which deliveries a replay sends again: those whose last attempt failed, or every event of the window. */
-export type ReplayEventStatus = 'failed' | 'all';
-
-/** A replay and its progress (migration 0142). */
-export interface WebhookReplaysTable {
-  id: string;
-  merchant_id: string;
-  mode: Mode;
-  webhook_id: string;
-  status: ReplayStatus;
-  event_status: ReplayEventStatus;
-  since: Date;
-  until: Date;
-  event_types: string[] | null;
-  store_id: string | null;
-  /** What the cursor walks: the webhook's deliveries by id, or the merchant's events by sequence. */
-  source: 'deliveries' | 'events';
-  after_id: string | null;
-  after_sequence: string | null;
-  end_sequence: string | null;
-  matched: number;
-  queued: Generated<number>;
-  skipped: Generated<number>;
-  created_at: Date;
-  updated_at: Date;
-  finished_at: Date | null;
-}
-
 /** The attempts list's totals per filter key, kept by triggers on delivery_attempts (migration 0172). */
 export interface DeliveryAttemptCountsTable {
   merchant_id: string;
@@ -123,5 +94,4 @@ export interface DeliveryTables {
   delivery_attempts: DeliveryAttemptsTable;
   delivery_attempt_counts: DeliveryAttemptCountsTable;
   webhook_paces: WebhookPacesTable;
-  webhook_replays: WebhookReplaysTable;
 }

@@ -1,20 +1,16 @@
 // The delivery module: the engine that sends what the outbox recorded (API.md sections 7 and 11.4). The
 // deliveries table is the queue: workers claim due deliveries with a lease (claim-deliveries), hold and pace
 // them (holdings), attempt each (attempt, sender), and record the outcomes in batches (record-outcomes), with
-// the retry schedule, the pace of each endpoint and one pending delivery per ordering key; a purge loop keeps
-// the retention, and a replay loop queues what replays ask for (replay.ts); it answers the addresses
-// deliveries leave from (egress.routes.ts). It owns the deliveries, their attempts and the endpoints' paces;
-// every change another module makes to them (a retry, a recovery, a resend, a cancellation, a listener's
-// delivery) is a function exported here. Its state (the request path's agent and the opened signing keys) is
-// made here and closed by `stop`; the workers make their own agent.
+// the retry schedule, the pace of each endpoint and one pending delivery per ordering key. It owns the
+// deliveries, their attempts and the endpoints' paces; every change another module makes to them (a retry, a
+// recovery, a resend, a cancellation, a listener's delivery, a replay's batch, the retention's purge) is a
+// function or a statement's step exported here. Its state (the request path's agent and the opened signing
+// keys) is made here and closed by `stop`; the workers make their own agent.
 import type { Context } from '../../context.ts';
 import type { QueueDepth } from '../../lib/metrics.ts';
 import type { Signal } from '../outbox/index.ts';
 import type { Background, Module } from '../module.ts';
 import { SigningKeys, type Sending } from './attempt.ts';
-import { merchantEgressRoutes, publicEgressRoutes } from './egress.routes.ts';
-import { purgeLoop } from './purge.ts';
-import { replayLoop } from './replay.ts';
 import { queueDepth } from './queue-depth.repository.ts';
 import { createAgent } from './sender.ts';
 import { startWorker, type Worker } from './worker.ts';
@@ -28,7 +24,6 @@ export {
   findDelivery,
   insertDelivery,
   installationOf,
-  listAttempts,
   listDeliveries,
   requeueDelivery,
   type AttemptRow,
@@ -41,25 +36,11 @@ export {
   recordListenerOutcome,
   sessionStartOf,
 } from './listener-deliveries.repository.ts';
-export {
-  attemptsPageStatement,
-  listMerchantAttempts,
-  type AttemptFilter,
-  type ListedAttempt,
-} from './attempts.repository.ts';
 export { countRecoverable, recoverDeliveries, RECOVER_MAX } from './recover.repository.ts';
 export { setRateLimit } from './rate-limit.repository.ts';
-export { advanceOnce as advanceReplays, REPLAY_BATCH } from './replay.ts';
-export {
-  cancelReplay,
-  countReplay,
-  findReplay,
-  insertReplay,
-  listReplays,
-  type ReplayRow,
-  type ReplaySpec,
-} from './replays.repository.ts';
-export type { AttemptOutcome, DeliveryStatus, ReplayEventStatus } from './delivery.table.ts';
+export { queueReplayed } from './replayed-deliveries.repository.ts';
+export { purgeDeliveries } from './purge-expired.repository.ts';
+export type { AttemptOutcome, DeliveryStatus } from './delivery.table.ts';
 
 /** The delivery queue now, for the metrics scrape. */
 export async function readQueueDepth(ctx: Context): Promise<QueueDepth> {
@@ -75,8 +56,6 @@ export async function readQueueDepth(ctx: Context): Promise<QueueDepth> {
 export interface DeliveryState {
   /** The request path's agent (the test route sends its first attempt itself) and the opened keys. */
   readonly sending: Sending;
-  /** A replay was made in this process: its loop runs now (other processes find it within a second). */
-  readonly replayMade: () => void;
 }
 
 export interface DeliveryModule extends Module {
@@ -91,14 +70,7 @@ export interface DeliveryDeps {
 
 export function createDelivery(ctx: Context, deps: DeliveryDeps): DeliveryModule {
   const keys = new SigningKeys(ctx.config.masterKeys);
-  const replays = replayLoop(ctx, deps.signal);
-  // Without a configured time, the list is as old as this process's reading of the configuration.
-  const egress = {
-    addresses: ctx.config.egressAddresses,
-    updated_at: (ctx.config.egressUpdatedAt ?? new Date(ctx.clock.now())).toISOString(),
-  };
   const state: DeliveryState = {
-    replayMade: () => replays.kick(),
     sending: {
       agent: createAgent({
         timeoutMs: ctx.config.webhookTimeoutMs,
@@ -121,9 +93,7 @@ export function createDelivery(ctx: Context, deps: DeliveryDeps): DeliveryModule
   };
   return {
     name: 'delivery',
-    merchantRoutes: merchantEgressRoutes(egress),
-    publicRoutes: publicEgressRoutes(egress),
-    background: [workers, purgeLoop(ctx), replays],
+    background: [workers],
     state,
     async stop() {
       await state.sending.agent.close().catch(() => {});

@@ -1,39 +1,36 @@
-// Retention: deliveries (their attempts go with them), then events (the outbox module's statement), then
-// webhooks deleted before the period (the webhooks module's), in bounded batches so a purge never holds long
-// locks or one huge transaction.
+// Retention of deliveries (the retention module decides when and in what order, src/modules/retention/purge.ts):
+// in bounded batches so a purge never holds long locks or one huge transaction.
 // Deliveries and attempts have no foreign keys (migration 0004): each delivery goes with its attempts in
 // one statement, and before its event and webhook.
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import { idFloor } from '../../lib/ids.ts';
-import { purgeEvents } from '../outbox/index.ts';
-import { purgeDeletedWebhooks } from '../webhooks/index.ts';
 
-const BATCH = 1000;
-
-/** Deletes one batch of each; returns how many rows went, so the caller loops until 0. */
-export async function purgeExpired(db: Executor, before: Date): Promise<number> {
-  // Delivery ids begin with their creation time: the cut-off is a primary-key range. Pending ones go too,
-  // a day later than the rest (a delivery's whole schedule takes about 28 hours; one still pending a
-  // month on is stuck).
-  const late = new Date(before.getTime() - 86_400_000);
+/**
+ * Deletes one batch of the deliveries made before `before` (the pending ones only before `late`), and one of
+ * those of webhooks deleted before `before`, each with its attempts; returns how many deliveries went.
+ */
+export async function purgeDeliveries(
+  db: Executor,
+  before: Date,
+  late: Date,
+  batch: number,
+): Promise<number> {
+  // Delivery ids begin with their creation time: the cut-off is a primary-key range.
   const deliveries = await deleteDeliveries(
     db,
     sql`select id from deliveries
         where id < ${idFloor('dlv', before)}::text and created_at < ${before}::timestamptz
           and (status <> 'pending' or created_at < ${late}::timestamptz)
-        limit ${BATCH}::int`,
+        limit ${batch}::int`,
   );
   const ofDeletedWebhooks = await deleteDeliveries(
     db,
     sql`select d.id from webhooks w join deliveries d on d.webhook_id = w.id
         where w.deleted_at < ${before}::timestamptz
-        limit ${BATCH}::int`,
+        limit ${batch}::int`,
   );
-  // Events a day after their deliveries, whose purge is then complete: no index on deliveries.event_id needed.
-  const events = await purgeEvents(db, late, BATCH);
-  const webhooks = await purgeDeletedWebhooks(db, before, BATCH);
-  return deliveries + ofDeletedWebhooks + events + webhooks;
+  return deliveries + ofDeletedWebhooks;
 }
 
 async function deleteDeliveries(db: Executor, ids: RawBuilder<unknown>): Promise<number> {

@@ -7,6 +7,7 @@ import { notify } from '../../db/bus.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { mapPage, type PageInput, type Scope } from '../../lib/scope.ts';
+import { attemptsOfDelivery } from '../attempts/index.ts';
 import { writeAudit, type AuditContext } from '../audit/index.ts';
 import {
   applyOutcomes,
@@ -58,7 +59,7 @@ export async function getDelivery(
   const row = await repo.findDelivery(db, webhook.id, id);
   if (!row) throw notFound('delivery');
   const [attempts, stored] = await Promise.all([
-    repo.listAttempts(db, row.id),
+    attemptsOfDelivery(db, row.id),
     deliveredPayload(db, row.event_id),
   ]);
   // The exact bytes every attempt sent and signed (null once the event is purged).

@@ -1,19 +1,17 @@
 // The dev-loop module: the merchant's window onto what the outbox recorded and the delivery module sent, and
 // the developer's loop with it (API.md sections 7, 10 and 12.2): the deliveries of an endpoint with their
-// attempts, every attempt of the account's endpoints, retry, recover, replays, the test route, the account's
-// events with where each went, resend, trigger, and `svc listen`'s stream. It owns no table and holds no SQL:
-// each read and change is a function of the module that owns the rows (webhooks, outbox, delivery), called in
-// this module's use case and its transaction.
+// attempts, retry, recover, the test route, the account's events with where each went, resend, trigger, and
+// `svc listen`'s stream (replays and the list of every attempt are rooms of their own: the replays and attempts
+// modules). It owns no table and holds no SQL: each read and change is a function of the module that owns the
+// rows (webhooks, outbox, delivery), called in this module's use case and its transaction.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Sending } from '../delivery/index.ts';
 import type { AppsCache } from '../oauth-apps/index.ts';
 import type { Signal } from '../outbox/index.ts';
 import type { Module } from '../module.ts';
-import { attemptRoutes } from './attempts.routes.ts';
 import { deliveryRoutes } from './deliveries.routes.ts';
 import { listenRoutes } from './listen.routes.ts';
 import { merchantEventRoutes } from './merchant-events.routes.ts';
-import { replayRoutes } from './replays.routes.ts';
 
 export { Delivery } from './deliveries.schemas.ts';
 export { deliveriesOfRequest } from './events.service.ts';
@@ -25,16 +23,12 @@ export interface DevLoopDeps {
   readonly listeners: Signal;
   /** The oauth-apps module's apps, for an app's stream. */
   readonly apps: AppsCache;
-  /** The delivery module's replay loop, run at once for a replay made in this process. */
-  readonly replayMade: () => void;
 }
 
 const merchantRoutes =
   (deps: DevLoopDeps): FastifyPluginAsync =>
   async (app) => {
     await app.register(deliveryRoutes(deps.sending));
-    await app.register(replayRoutes(deps.replayMade));
-    await app.register(attemptRoutes);
     await app.register(merchantEventRoutes(deps.listeners));
     await app.register(listenRoutes(deps.listeners, deps.apps));
   };

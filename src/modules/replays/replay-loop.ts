@@ -1,4 +1,4 @@
-// Replays as a background loop of the delivery module, on every process that runs the loops: each run
+// Replays as a background loop of the replays module, on every process that runs the loops: each run
 // advances the running replays a batch at a time (replays.repository.ts) until none is left that another
 // process does not hold, and wakes the delivery workers after each batch that queued deliveries. A replay's
 // state is its row, so a restarted or killed process leaves nothing behind: the next run anywhere continues it.

@@ -4,11 +4,11 @@
 // the merchant holds. A filter of several values (`order.*`, `4xx,5xx`) reads one range per value, each cut at
 // the page's size, and keeps the newest of them: one index range each rather than a sort of every match. The
 // count of the usual filters is a sum of counters (migration 0172); of the others, a count of the matches.
-import { sql, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import { idFloor } from '../../lib/ids.ts';
 import { paginate, type Page, type PageInput, type Scope } from '../../lib/scope.ts';
-import type { AttemptOutcome, DeliveryAttemptsTable } from './delivery.table.ts';
+import type { AttemptOutcome, AttemptRow } from '../delivery/index.ts';
 
 export interface AttemptFilter {
   readonly webhookId?: string | undefined;
@@ -39,7 +39,7 @@ const COLUMNS = [
   'duration_ms',
   'started_at',
 ] as const;
-export type ListedAttempt = Pick<Selectable<DeliveryAttemptsTable>, (typeof COLUMNS)[number]>;
+export type ListedAttempt = Pick<AttemptRow, (typeof COLUMNS)[number]>;
 
 /** The status class as the class index holds it. */
 const statusClass = sql<number>`(response_status / 100)`;
@@ -100,6 +100,16 @@ function branches(db: Executor, scope: Scope, f: AttemptFilter): Scoped[] {
   let shared = scoped(db, scope, f);
   for (const d of DIMENSIONS) if (d !== split) shared = within(shared, d, f[d]);
   return split === undefined ? [shared] : restrict(shared, split, f[split]);
+}
+
+/** Every attempt of one delivery, in order (the delivery's page); the caller found it within the merchant. */
+export async function attemptsOfDelivery(db: Executor, deliveryId: string): Promise<AttemptRow[]> {
+  return db
+    .selectFrom('delivery_attempts')
+    .selectAll()
+    .where('delivery_id', '=', deliveryId)
+    .orderBy('number')
+    .execute();
 }
 
 /** The statement of one page: exported so that a test can read its plan. */

@@ -14,7 +14,7 @@ import {
 } from './replays.schemas.ts';
 import * as service from './replays.service.ts';
 
-/** `replayMade`: the delivery module's replay loop, run at once for a replay made here. */
+/** `replayMade`: this module's replay loop, run at once for a replay made here. */
 export const replayRoutes =
   (replayMade: () => void): FastifyPluginAsync =>
   async (plugin) => {

@@ -1,5 +1,6 @@
 // Replays by filter (API.md section 12.2, docs/decisions/0146-replays-behind-live-deliveries.md): which past
-// deliveries or events a replay sends again, its row, and the statement that advances it by a batch.
+// deliveries or events a replay sends again, its row, and the statement that advances it by a batch, whose
+// insert of the deliveries it queues is the delivery module's step (`queueReplayed`).
 // One text says what a replay walks (`walked`), over a row `r` of webhook_replays' columns: the preview counts
 // it over a row of values, the batch statement takes it from the locked replay row.
 import { sql, type RawBuilder, type Selectable } from 'kysely';
@@ -8,7 +9,8 @@ import { pageById } from '../../db/paging.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import { idFloor } from '../../lib/ids.ts';
 import type { Page, PageInput } from '../../lib/scope.ts';
-import type { ReplayEventStatus, WebhookReplaysTable } from './delivery.table.ts';
+import { queueReplayed } from '../delivery/index.ts';
+import type { ReplayEventStatus, WebhookReplaysTable } from './replays.table.ts';
 
 export type ReplayRow = Selectable<WebhookReplaysTable>;
 
@@ -243,17 +245,7 @@ export async function advanceReplay(
       cross join w
       left join lateral (select payload from events where id = s.event_id offset 0) e on true
       where w.live
-    ), ins as (
-      insert into deliveries as d
-        (id, webhook_id, merchant_id, mode, event_id, event_type, grant_id, store_id, next_attempt_at, parked,
-         created_at, updated_at)
-      select ${prefix} || lpad(j.n::text, 6, '0') || substr(md5(gen_random_uuid()::text), 1, 18), w.id,
-             w.merchant_id, w.mode, j.event_id, j.type, j.grant_id, j.store_id, null, 'replay',
-             ${now}::timestamptz, ${now}::timestamptz
-      from judged j cross join w
-      where j.ok
-      returning d.id
-    ), step as (
+    ), ${queueReplayed(prefix, now)}, step as (
       select (select count(*)::int from ins) as queued,
              (select count(*)::int from judged where not ok) as skipped,
              coalesce((select live from w), false) as live,

@@ -1,5 +1,6 @@
-// Replays by filter (API.md section 12.2): preview, start, progress and cancel. The replay's row and the
-// deliveries it queues are the delivery module's; its loop does the queueing in the background, on any process.
+// Replays by filter (API.md section 12.2): preview, start, progress and cancel. The replay's row is this
+// module's, the deliveries it queues the delivery module's; its loop does the queueing in the background, on any
+// process.
 import type { Context } from '../../context.ts';
 import { notFound, invalid, AppError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
@@ -12,10 +13,10 @@ import {
   findReplay,
   insertReplay,
   listReplays,
-  type ReplayEventStatus,
   type ReplayRow,
   type ReplaySpec,
-} from '../delivery/index.ts';
+} from './replays.repository.ts';
+import type { ReplayEventStatus } from './replays.table.ts';
 import { isEventType } from '../events/index.ts';
 import { findOwnEndpoint, findOwnWebhook } from '../webhooks/index.ts';
 

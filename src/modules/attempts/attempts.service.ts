@@ -1,10 +1,12 @@
 // Every delivery attempt of the merchant's endpoints, newest first (API.md section 12.2). The rows are the
-// delivery module's; this use case turns the query's words into its filter and its rows into API objects.
+// delivery module's, read by this module's statement (attempts.repository.ts); this use case turns the query's
+// words into its filter and its rows into API objects.
 import type { Context } from '../../context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { mapPage, type PageInput, type Scope } from '../../lib/scope.ts';
 import { iso } from '../../lib/time.ts';
-import { listMerchantAttempts, type AttemptOutcome, type ListedAttempt } from '../delivery/index.ts';
+import type { AttemptOutcome } from '../delivery/index.ts';
+import { listMerchantAttempts, type ListedAttempt } from './attempts.repository.ts';
 import { EVENT_CATALOG, isEventType } from '../events/index.ts';
 
 export interface AttemptsInput extends PageInput {
