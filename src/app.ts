@@ -13,22 +13,22 @@ import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
 import type { Context } from './context.ts';
 import { AppError } from './lib/errors.ts';
 import { ErrorEnvelope } from './http/schemas.ts';
 import { answerClientError, installErrorHandler, sendError, toAppError } from './http/error-handler.ts';
 import { guardText } from './http/text-guard.ts';
+import { lazyChildLogger } from './http/logging.ts';
+import { requestIds } from './http/request-ids.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { merchantAuth } from './http/merchant-auth.ts';
 import type { Role } from './http/roles.ts';
-import { publicAuth } from './http/public-auth.ts';
 import { registerPublicRateLimit } from './http/public-rate-limit.ts';
-import { registerCors } from './http/cors.ts';
+import { contractStep } from './http/contract.ts';
 import { registerHealth } from './http/health.ts';
 import { readYourWrites } from './http/read-your-writes.ts';
-import { securityHeaders } from './http/security-headers.ts';
+import { docsSecurityPolicy } from './http/security-headers.ts';
 import { serverTimeouts } from './http/timeouts.ts';
 import { addSchemaRules } from './http/schema-rules.ts';
 import { addRouteHook, methodsOf } from './http/route-hooks.ts';
@@ -36,7 +36,6 @@ import type { Composition } from './modules.ts';
 import { eventWebhooks } from './modules/events/index.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const WRITE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -50,13 +49,6 @@ declare module 'fastify' {
     /** Merchant routes that need no session (signup, login). */
     anonymous?: boolean;
   }
-}
-
-export function requestId(raw: unknown): string {
-  return typeof raw === 'string' && REQUEST_ID.test(raw)
-    ? raw
-    : // randomUUID draws from a cached entropy pool; randomBytes(12) per request was 3% of the public read's CPU.
-      `req_${randomUUID().replaceAll('-', '')}`;
 }
 
 function validators(app: FastifyInstance) {
@@ -142,7 +134,6 @@ function notFoundAndMethods(app: FastifyInstance) {
       )
       .join('/');
     const methods = methodsOf(route);
-    if (route.url === '*') return; // the CORS preflight catch-all (src/http/cors.ts) allows no method
     routes.push({
       url: route.url,
       pattern: new RegExp(`^${source}$`),
@@ -168,36 +159,14 @@ function notFoundAndMethods(app: FastifyInstance) {
   });
 }
 
-// What every request gets: its id echoed, its mode (API.md section 1), and, while the process drains before
-// it stops (SVC_SHUTDOWN_DELAY_MS), `Connection: close`, so that a keep-alive client opens its next
-// connection through the load balancer to a process that stays.
-function everyRequest(app: FastifyInstance, ctx: Context) {
+// What every request carries, its mode (API.md section 1) and who calls, until the one onRequest step
+// (src/http/contract.ts) reads them from its headers and credential.
+function everyRequest(app: FastifyInstance) {
   app.decorateRequest('mode', 'test');
   app.decorateRequest('modeHeader', undefined);
   app.decorateRequest('merchant', null);
   app.decorateRequest('principal', null);
   app.decorateRequest('caller', null);
-  // Callback-style hooks on every request: an async hook costs a promise per call, which showed on the
-  // public read path (the bearer check's budget is a few microseconds).
-  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
-    void reply.header('x-request-id', request.id);
-    if (ctx.lifecycle.draining) void reply.header('connection', 'close');
-    const raw = request.headers['x-svc-mode'];
-    // The OAuth protocol endpoints answer in RFC form and ignore what they do not know.
-    if (
-      raw === undefined ||
-      !request.url.startsWith('/api/') ||
-      request.url.startsWith('/api/public/v1/oauth/')
-    ) {
-      return done();
-    }
-    if (raw !== 'test' && raw !== 'live') {
-      return done(new AppError('invalid_mode', 'X-Svc-Mode must be "test" or "live".'));
-    }
-    request.mode = raw;
-    request.modeHeader = raw;
-    done();
-  });
 }
 
 // What a /docs answer carries over from the reference: its body's type, a download's file name, a redirect.
@@ -278,6 +247,7 @@ function countAnswers(app: FastifyInstance, ctx: Context) {
 /** The HTTP app: the conventions of API.md section 1, then what the modules contribute, in their mounts. */
 export async function buildApp(ctx: Context, composition: Composition): Promise<FastifyInstance> {
   const { modules } = composition;
+  const requestId = requestIds();
   const app = Fastify({
     ...serverTimeouts(ctx.config),
     // A request that reaches the server once it closes (on a kept-alive connection) is served, with
@@ -290,6 +260,7 @@ export async function buildApp(ctx: Context, composition: Composition): Promise<
     trustProxy: ctx.config.trustProxy === false ? false : [...ctx.config.trustProxy],
     bodyLimit: BODY_LIMIT,
     genReqId: (req) => requestId(req.headers['x-request-id']),
+    childLoggerFactory: lazyChildLogger,
     // Errors Fastify raises before a route runs (a malformed URL) and those of the HTTP parser (a header
     // overflow) answer in our envelope with a request id too.
     frameworkErrors: (err, request, reply) => {
@@ -312,9 +283,9 @@ export async function buildApp(ctx: Context, composition: Composition): Promise<
   countAnswers(app, ctx);
   readYourWrites(app, ctx);
   notFoundAndMethods(app);
-  await registerCors(app);
-  everyRequest(app, ctx);
-  securityHeaders(app, ctx);
+  everyRequest(app);
+  contractStep(app, ctx, composition.credentials);
+  docsSecurityPolicy(app);
 
   if (ctx.config.rateLimit) {
     await app.register(rateLimit, {
@@ -341,7 +312,6 @@ export async function buildApp(ctx: Context, composition: Composition): Promise<
 
   await app.register(
     async (pub) => {
-      pub.addHook('onRequest', publicAuth(composition.credentials));
       registerPublicRateLimit(pub);
       for (const m of modules) m.interfaceHooks?.(pub);
       for (const m of modules) if (m.publicRoutes) await pub.register(m.publicRoutes);

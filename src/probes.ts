@@ -4,17 +4,20 @@
 // mistake is told so at once, rather than served by a process that runs none of the API's hooks.
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Context } from './context.ts';
-import { requestId } from './app.ts';
+import { requestIds } from './http/request-ids.ts';
+import { lazyChildLogger } from './http/logging.ts';
 import { AppError } from './lib/errors.ts';
 import { answerClientError, installErrorHandler, sendError } from './http/error-handler.ts';
 import { registerHealth } from './http/health.ts';
 import { serverTimeouts } from './http/timeouts.ts';
 
 export async function buildProbeApp(ctx: Context): Promise<FastifyInstance> {
+  const requestId = requestIds();
   const app = Fastify({
     ...serverTimeouts(ctx.config),
     loggerInstance: ctx.log,
     genReqId: (req) => requestId(req.headers['x-request-id']),
+    childLoggerFactory: lazyChildLogger,
     clientErrorHandler: answerClientError,
     logController: new LogController({
       requestIdLogLabel: 'request_id',

@@ -3,13 +3,13 @@
 // public interface takes bearer credentials only, never cookies, so no answer reflects an origin. The
 // merchant interface, the dashboard and the OAuth protocol endpoints stay same-origin (no CORS headers): the
 // token, revoke and introspection endpoints take a client secret, which belongs on a server.
-// Registered before the mode check and the public authentication, so that their errors carry the headers
-// too and a preflight (which has no Authorization header) is answered before authentication.
-import cors, { type FastifyCorsOptions } from '@fastify/cors';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// Set in the one onRequest step (contract.ts) before the mode check and the public authentication, so that
+// their errors carry the headers too and a preflight (which has no Authorization header) is answered before
+// authentication.
+import type { FastifyInstance } from 'fastify';
 
 export const PUBLIC_PREFIX = '/api/public/v1/';
-const OAUTH_PREFIX = '/api/public/v1/oauth/';
+export const OAUTH_PREFIX = '/api/public/v1/oauth/';
 
 export const ALLOWED_HEADERS = 'Authorization, X-Svc-Mode, Idempotency-Key, Content-Type';
 // What a page's script may read: the request id for support, the rate-limit headers to back off, and the
@@ -20,21 +20,11 @@ export const EXPOSED_HEADERS =
 // page session in practice.
 export const MAX_AGE_S = 7200;
 
-const OFF: FastifyCorsOptions = { origin: false };
-const ACTUAL: FastifyCorsOptions = {
-  origin: '*',
-  exposedHeaders: EXPOSED_HEADERS,
-  allowedHeaders: ALLOWED_HEADERS,
-  maxAge: MAX_AGE_S,
-  // A bare OPTIONS (no Origin) answers 204 with the same headers rather than a text/plain 400.
-  strictPreflight: false,
-};
-
 export const isPublicApiPath = (url: string): boolean =>
   url.startsWith(PUBLIC_PREFIX) && !url.startsWith(OAUTH_PREFIX);
 
 /** The methods the path answers (from the route table), for `Access-Control-Allow-Methods`. */
-function methodsOf(app: FastifyInstance, url: string): string {
+export function methodsOf(app: FastifyInstance, url: string): string {
   const path = url.split('?')[0]!;
   const methods = new Set<string>();
   for (const route of app.routeTable) {
@@ -42,16 +32,4 @@ function methodsOf(app: FastifyInstance, url: string): string {
   }
   if (methods.has('GET')) methods.add('HEAD');
   return [...methods].sort().join(', ');
-}
-
-export async function registerCors(app: FastifyInstance): Promise<void> {
-  await app.register(cors, {
-    hook: 'onRequest',
-    // Per request: only public paths get CORS; a preflight also lists the methods of its path.
-    delegator: (request: FastifyRequest, callback) => {
-      if (!isPublicApiPath(request.url)) return callback(null, OFF);
-      if (request.method !== 'OPTIONS') return callback(null, ACTUAL);
-      return callback(null, { ...ACTUAL, methods: methodsOf(app, request.url) });
-    },
-  });
 }

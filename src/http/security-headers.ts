@@ -1,4 +1,5 @@
-// Headers every answer carries, set once here rather than per route (a route may still override them):
+// Headers every answer carries, set once for every route in the one onRequest step (contract.ts; a route may
+// still override them):
 // - `X-Content-Type-Options: nosniff` everywhere, so no answer is ever sniffed into something executable;
 // - HSTS when the public URL is https (the service is then only meant to be reached over TLS);
 // - `Cache-Control: no-store` under /api, /auth, /oauth and /internal: those answers may carry a secret or
@@ -7,14 +8,13 @@
 //   bootstrap by hash), and no framing.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { Context } from '../context.ts';
 import { addRouteHook } from './route-hooks.ts';
 
 // One year, the value HSTS preload lists ask for. No includeSubDomains: the operator's other hosts are
 // not ours to decide.
-const HSTS = 'max-age=31536000';
-const NO_STORE = /^\/(api|auth|oauth|internal)(\/|\?|$)/;
-const DOCS = /^\/docs(\/|\?|$)/;
+export const HSTS = 'max-age=31536000';
+export const NO_STORE = /^\/(api|auth|oauth|internal)(\/|\?|$)/;
+export const DOCS = /^\/docs(\/|\?|$)/;
 const INLINE_SCRIPT = /<script(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/gi;
 
 /** The policy of a /docs page: its inline scripts allowed by their SHA-256, nothing from elsewhere. */
@@ -38,19 +38,11 @@ export function docsPolicy(html: string): string {
   ].join('; ');
 }
 
-export function securityHeaders(app: FastifyInstance, ctx: Context): void {
-  const https = ctx.config.publicUrl.startsWith('https:');
-  app.addHook('onRequest', (request, reply, done) => {
-    void reply.header('x-content-type-options', 'nosniff');
-    if (https) void reply.header('strict-transport-security', HSTS);
-    if (NO_STORE.test(request.url)) void reply.header('cache-control', 'no-store');
-    else if (DOCS.test(request.url)) {
-      void reply.header('x-frame-options', 'DENY');
-      void reply.header('content-security-policy', docsPolicy(''));
-    }
-    done();
-  });
-  // The policy of a page with inline scripts is known only from the page: an onSend hook on /docs alone.
+/**
+ * The policy of a /docs page with inline scripts, known only from the page: an onSend hook on /docs alone.
+ * The headers of every answer are set in the one onRequest step (contract.ts).
+ */
+export function docsSecurityPolicy(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     if (!DOCS.test(route.url)) return;
     addRouteHook(route, 'onSend', (_request, reply, payload, done) => {

@@ -3,11 +3,11 @@
 // arguments on every call, and the public read path's whole budget is a few microseconds per request.
 // docs/operations.md lists every metric with its labels and example alerts.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { HttpMetrics } from './http-metrics.ts';
 
 export type AttemptOutcome = '2xx' | '3xx' | '4xx' | '5xx' | 'timeout' | 'network' | 'ssrf_refused';
 export type AuthFailure = 'unauthenticated' | 'invalid' | 'mode' | 'scope' | 'browser';
 export type CredentialCacheKind = 'secret_key' | 'publishable_key' | 'access_token';
-const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
 
 /** What a scrape reads from the database: the delivery queue as it is now. */
 export interface QueueDepth {
@@ -52,27 +52,9 @@ export interface BatchMetrics {
   failures: Counter.Internal;
 }
 
-interface HttpChildren {
-  count: Counter.Internal;
-  duration: Histogram.Internal<string>;
-}
-
 export class Metrics {
   readonly registry = new Registry();
-  private readonly httpTotal = new Counter({
-    name: 'svc_http_requests_total',
-    help: 'HTTP requests answered, by route pattern, method and status class.',
-    labelNames: ['route', 'method', 'status_class'] as const,
-    registers: [this.registry],
-  });
-  private readonly httpDuration = new Histogram({
-    name: 'svc_http_request_duration_seconds',
-    help: 'Time from request to answer, by route pattern, method and status class.',
-    labelNames: ['route', 'method', 'status_class'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
-    registers: [this.registry],
-  });
-  private readonly http = new Map<string, HttpChildren[]>();
+  private readonly http = new HttpMetrics(this.registry);
 
   private readonly cache = new Counter({
     name: 'svc_credential_cache_total',
@@ -346,18 +328,7 @@ export class Metrics {
 
   /** Counts one answer. `route` is the route's pattern (`/api/public/v1/carts/:id`), never the raw URL. */
   observeHttp(route: string, method: string, status: number, seconds: number): void {
-    const key = method + ' ' + route;
-    let children = this.http.get(key);
-    if (!children) {
-      children = STATUS_CLASSES.map((c) => ({
-        count: this.httpTotal.labels(route, method, c),
-        duration: this.httpDuration.labels(route, method, c),
-      }));
-      this.http.set(key, children);
-    }
-    const child = children[Math.min(Math.max(Math.floor(status / 100) - 1, 0), 4)]!;
-    child.count.inc();
-    child.duration.observe(seconds);
+    this.http.observe(route, method, status, seconds);
   }
 
   /** An event recorded (not a duplicate) and the deliveries it made. */
