@@ -108,11 +108,13 @@ const BUDGETS = {
   },
   'code exchange': {
     counts:
-      'authorization_code grant with PKCE: 1 SELECT of the code with its grant + 1 autocommitted statement ' +
-      '(ISSUE_SQL) that marks it used and inserts the family, the pair and the audit entry. Crypto: the ' +
-      'client secret, the code hashed, the PKCE S256 check, the new pair made and hashed',
-    statements: 2,
-    roundTrips: 2,
+      'authorization_code grant with PKCE: 1 autocommitted statement (token-statements.repository.ts ISSUE_SQL, ' +
+      'on pg a named prepared statement on the oauth pool) that checks the code (client, mode, expiry, ' +
+      'redirect_uri, PKCE challenge, scope uncut), marks it used and inserts the family, the pair and the ' +
+      'audit entry; no BEGIN/COMMIT. Crypto: the client secret (hash, compare), the code hashed, the ' +
+      'verifier S256, the new pair made and hashed',
+    statements: 1,
+    roundTrips: 1,
     crypto: { ...REQUEST_ID, createHash: 5, timingSafeEqual: 1, randomBytes: 2 },
   },
   'ingestion, 1 delivery': {

@@ -98,6 +98,47 @@ describe('authorization_code', () => {
     expect(JSON.parse(issued[0]!.metadata).actor).toEqual({ type: 'app', id: client.id });
   });
 
+  it("answers and audits the scope it issued: the code's, or what a later consent or the app left of it", async () => {
+    const owner = await signupMerchant(svc.app, 'Shop audited');
+    const app = await createApp(svc.app, dev, { name: 'Audited app' });
+    const whole = await getCode(svc.app, app, owner);
+    expect((await exchange(svc.app, app, whole.code, whole.verifier)).scope).toBe('public:*');
+    // a narrower consent since the code was approved: the grant now holds public:read
+    const early = await getCode(svc.app, app, owner);
+    await getCode(svc.app, app, owner, { scope: 'public:read' });
+    expect((await exchange(svc.app, app, early.code, early.verifier)).scope).toBe('public:read');
+    // the app narrowed since: it now allows public:write only
+    const later = await getCode(svc.app, app, owner, { scope: 'public:*' });
+    const patch = await svc.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/merchant/developer/apps/${app.id}`,
+      headers: dev.auth,
+      payload: { allowed_scopes: ['public:write'] },
+    });
+    expect(patch.statusCode).toBe(200);
+    expect((await exchange(svc.app, app, later.code, later.verifier)).scope).toBe('public:write');
+    const entries = await auditActions(owner, 'oauth.token_issued');
+    expect(entries.map((e) => JSON.parse(e.metadata).scope)).toEqual([
+      'public:write',
+      'public:read',
+      'public:*',
+    ]);
+    for (const { metadata } of entries) {
+      // as prepareAudit writes an entry: JSON.stringify's text, its fields in order, the scope last
+      expect(JSON.stringify(JSON.parse(metadata))).toBe(metadata);
+      expect(Object.keys(JSON.parse(metadata))).toEqual([
+        'actor',
+        'ip',
+        'user_agent',
+        'request_id',
+        'app_id',
+        'client_id',
+        'grant_type',
+        'scope',
+      ]);
+    }
+  });
+
   it('refuses a second use with invalid_grant and revokes what the first use issued', async () => {
     const a = await getCode(svc.app, client, shop);
     const tokens = await exchange(svc.app, client, a.code, a.verifier);

@@ -12,6 +12,7 @@ import {
   rotateRefresh,
   type HotOn,
   type IssueInput,
+  type Issued,
   type RotateInput,
   type Rotated,
 } from '../oauth/index.ts';
@@ -22,7 +23,7 @@ const MAX_IN_FLIGHT = 4;
 const MAX_BATCH = 64;
 
 export type RefreshBatcher = Batcher<RotateInput, Rotated | undefined>;
-export type ExchangeBatcher = Batcher<IssueInput, boolean>;
+export type ExchangeBatcher = Batcher<IssueInput, Issued | undefined>;
 
 /** Statements on the module's pool (named prepared statements) if there is one, else on the service's database. */
 function batcher<I extends { hash: Buffer }, O>(

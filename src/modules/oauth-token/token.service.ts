@@ -8,7 +8,7 @@ import type { Context } from '../../context.ts';
 import { hashCredential, parseCredential } from '../../lib/credentials.ts';
 import type { RequestMeta } from '../../http/request.ts';
 import { prepareAudit } from '../audit/index.ts';
-import { isScope, joinScopes, splitScopes, within, type ClientApp } from '../oauth-apps/index.ts';
+import { isScope, joinScopes, SCOPES, splitScopes, within, type ClientApp } from '../oauth-apps/index.ts';
 import * as oauth from '../oauth/index.ts';
 import { OAuthError } from './oauth.errors.ts';
 import { param, type Params } from './client-auth.ts';
@@ -21,14 +21,17 @@ import {
   invalidGrant,
   newPair,
   revokeLeakedFamily,
+  type NewTokens,
   type Outcome,
   type TokenAnswer,
 } from './token-outcome.ts';
 
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
-function pkceMatches(verifier: string, challenge: string): boolean {
-  return createHash('sha256').update(verifier).digest('base64url') === challenge;
+/** RFC 7636 4.6: the S256 of a well-formed verifier; undefined for a missing or malformed one. */
+function s256(verifier: string | undefined): string | undefined {
+  if (!verifier || !VERIFIER.test(verifier)) return undefined;
+  return createHash('sha256').update(verifier).digest('base64url');
 }
 
 async function settle(
@@ -61,7 +64,7 @@ function codeProblem(
   client: ClientApp,
   row: oauth.CodeRow,
   redirectUri: string,
-  verifier: string | undefined,
+  challenge: string | undefined,
 ): OAuthError | undefined {
   if (row.expires_at.getTime() <= ctx.clock.now() || row.created_at.getTime() < client.tokensValidAfter) {
     return unknownCode();
@@ -69,11 +72,14 @@ function codeProblem(
   if (row.redirect_uri !== redirectUri) {
     return invalidGrant('redirect_uri differs from the one of the authorization request.');
   }
-  if (!verifier || !VERIFIER.test(verifier) || !pkceMatches(verifier, row.code_challenge)) {
+  if (challenge !== row.code_challenge) {
     return invalidGrant('code_verifier does not match the code_challenge (PKCE, S256).');
   }
   return undefined;
 }
+
+/** The scopes whose rights the client's allowed scopes hold: a code of only these is not cut by its app. */
+const allowedNames = (client: ClientApp) => SCOPES.filter((s) => within([s], client.allowedScopes)).join(' ');
 
 export async function exchangeCode(
   ctx: Context,
@@ -84,37 +90,69 @@ export async function exchangeCode(
 ): Promise<TokenAnswer> {
   const code = param(params, 'code');
   const redirectUri = param(params, 'redirect_uri');
-  const verifier = param(params, 'code_verifier');
   if (!code) throw new OAuthError('invalid_request', 'code is required.');
   if (!redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is required.');
   if (parseCredential(code)?.kind !== 'authorization_code') throw invalidGrant('The code is not valid.');
   const hash = hashCredential(code);
-
-  // The common case in two statements: the code read and checked here, then issued from in one statement
-  // that also marks it used, if it still is unused (oauth.issueFromCodes, shared by concurrent exchanges).
+  const challenge = s256(param(params, 'code_verifier'));
+  const tokens = newPair(ctx);
+  const issue = (checked: string, scope: string | null) =>
+    state.exchange.submit(
+      issueInput(ctx, client, { hash, redirectUri, challenge: checked, scope }, tokens, meta),
+    );
+  // The common case in one statement, which checks the code as it marks it used (oauth.issueFromCodes,
+  // shared by concurrent exchanges). A code it did not take is read: the reason, or a second try when only
+  // a narrower consent or app since cut the code's scope (the answer reports what now holds).
+  const issued = challenge === undefined ? undefined : await issue(challenge, null);
+  if (issued) return exchanged(ctx, state, tokens, issued);
   const row = await oauth.findCode(ctx.db, hash);
   if (
     row &&
     !row.used_at &&
     row.app_id === client.id &&
     row.mode === client.mode &&
-    !codeProblem(ctx, client, row, redirectUri, verifier)
+    !codeProblem(ctx, client, row, redirectUri, challenge)
   ) {
-    // Another consent since this code may have narrowed the grant: the answer reports what now holds.
-    const scope = effectiveScope(row.scopes, row.grant_scopes, client.allowedScopes);
-    const tokens = newPair(ctx);
-    const audit = prepareAudit(appAudit(ctx, client, row.merchant_id, meta), {
-      action: 'oauth.token_issued',
-      entityType: 'oauth_grant',
-      fields: { app_id: client.id, client_id: client.clientId, grant_type: 'authorization_code', scope },
-    });
-    if (await state.exchange.submit({ ...tokens.pair, hash, audit })) {
-      // last_used_at in the batched write, not here: every install's exchanges would queue on the grant row
-      oauth.noteGrantUse(ctx, state.tokens, row.grant_id);
-      return answer(ctx, tokens, scope, row.merchant_id);
-    }
+    // the challenge matched: codeProblem compared it
+    const retried = await issue(
+      row.code_challenge,
+      effectiveScope(row.scopes, row.grant_scopes, client.allowedScopes),
+    );
+    if (retried) return exchanged(ctx, state, tokens, retried);
   }
-  return settle(ctx, state, () => refuseCode(ctx, client, hash, redirectUri, verifier, meta), meta);
+  return settle(ctx, state, () => refuseCode(ctx, client, hash, redirectUri, challenge, meta), meta);
+}
+
+function issueInput(
+  ctx: Context,
+  client: ClientApp,
+  code: { hash: Buffer; redirectUri: string; challenge: string; scope: string | null },
+  tokens: NewTokens,
+  meta: RequestMeta,
+): oauth.IssueInput {
+  return {
+    ...tokens.pair,
+    ...code,
+    appId: client.id,
+    mode: client.mode,
+    validAfter: new Date(client.tokensValidAfter),
+    allowed: allowedNames(client),
+    // the statement appends the scope it issued, the entry's last field (ISSUE_SQL)
+    audit: prepareAudit(
+      { actor: { type: 'app', id: client.id }, ...meta, clock: ctx.clock },
+      {
+        action: 'oauth.token_issued',
+        entityType: 'oauth_grant',
+        fields: { app_id: client.id, client_id: client.clientId, grant_type: 'authorization_code' },
+      },
+    ),
+  };
+}
+
+function exchanged(ctx: Context, state: TokenState, tokens: NewTokens, issued: oauth.Issued): TokenAnswer {
+  // last_used_at in the batched write, not here: every install's exchanges would queue on the grant row
+  oauth.noteGrantUse(ctx, state.tokens, issued.grant_id);
+  return answer(ctx, tokens, issued.scope, issued.merchant_id);
 }
 
 /**
@@ -126,7 +164,7 @@ async function refuseCode(
   client: ClientApp,
   hash: Buffer,
   redirectUri: string,
-  verifier: string | undefined,
+  challenge: string | undefined,
   meta: RequestMeta,
 ): Promise<Outcome> {
   return ctx.db.transaction().execute(async (trx): Promise<Outcome> => {
@@ -140,7 +178,7 @@ async function refuseCode(
         message: 'The code was already used; the tokens issued from it are revoked.',
       });
     }
-    return { error: codeProblem(ctx, client, row, redirectUri, verifier) ?? unknownCode() };
+    return { error: codeProblem(ctx, client, row, redirectUri, challenge) ?? unknownCode() };
   });
 }
 

@@ -68,6 +68,7 @@ export {
   rotateRefresh,
   type HotOn,
   type IssueInput,
+  type Issued,
   type RotateInput,
   type Rotated,
 } from './token-statements.repository.ts';

@@ -1,6 +1,6 @@
 // The hot statements of the token endpoint: `rotateRefresh`, one round trip that checks and marks the old
 // refresh tokens, inserts the new pairs and writes the audit entries (through the audit module), and
-// `issueFromCodes`, the same for codes' first uses.
+// `issueFromCodes`, the same for codes' first uses, which it also checks.
 import { CompiledQuery } from 'kysely';
 import type pg from 'pg';
 import type { Executor } from '../../db/database.ts';
@@ -125,66 +125,117 @@ export async function rotateRefresh(
 }
 
 export interface IssueInput extends NewPair {
-  /** Of a code the service read and checked (`findCode`). */
+  /** The code's hash. */
   hash: Buffer;
-  /** The `oauth.token_issued` entry, made by the audit module before the statement writes it. */
+  /** What the code must be to be exchanged: the client's, of its mode, for this redirect and PKCE challenge. */
+  appId: string;
+  mode: Mode;
+  redirectUri: string;
+  /** The S256 of the request's code_verifier, compared with the code's code_challenge. */
+  challenge: string;
+  /** The client's rotation cut (`tokens_valid_after`): a code made before it is dead. */
+  validAfter: Date;
+  /**
+   * The scope the service computed from the code read first (`findCode`), when that read found the code's
+   * scope cut by its grant or by its app; null for a first try, where the statement takes the code only if
+   * nothing cuts it: the grant's scopes are the code's, and each of the code's scopes is one of `allowed`.
+   */
+  scope: string | null;
+  /** The scopes (names, space-separated) whose rights the client's allowed scopes hold. */
+  allowed: string;
+  /** The `oauth.token_issued` entry without its `scope`, which the statement appends (`issued.metadata`). */
   audit: PreparedAudit;
 }
 
+export interface Issued {
+  grant_id: string;
+  merchant_id: string;
+  /** The effective scope: the code's own on a first try, else the item's `scope`. */
+  scope: string;
+}
+
 /**
- * The authorization-code grant's common case, for one code or many, after the service checked each as read
- * (`findCode`): in one statement and one transaction, each code is marked used if it still is unused, and
- * the family, the token pair and the `oauth.token_issued` entry are inserted from it. One round trip instead
- * of eight (BEGIN, the code locked, the grant's scopes, the code marked, the family, the pair, the audit
- * entry, COMMIT). The foreign keys of the pairs on their families are checked at the end of the statement,
- * when the families exist. TTLs are the same for every item (they are the service's).
+ * The authorization-code grant's common case, for one code or many, in one statement and one transaction:
+ * each code is marked used if it still is unused, is the client's, alive, past the client's rotation cut,
+ * for this redirect_uri and PKCE challenge, and (on a first try) uncut by its grant and app; the family,
+ * the token pair and the `oauth.token_issued` entry are inserted from it. One round trip instead of nine
+ * (the code and its grant read, BEGIN, the code locked, the grant's scopes, the code marked, the family, the
+ * pair, the audit entry, COMMIT). A code the statement did not take is read and judged by the service: the
+ * RFC 6749 error, a reuse's revocation, or a second try with the scope it computed. The foreign keys of the
+ * pairs on their families are checked at the end of the statement, when the families exist. The audit
+ * entry's `scope` is the last field of prepareAudit's JSON, appended here as JSON.stringify would write it
+ * (scope names need no escaping): decision 0210. TTLs are the same for every item (they are the service's).
  */
 export const ISSUE_SQL = `
 with input as (
-  select * from unnest($1::bytea[], $2::bytea[], $3::bytea[], $4::text[], $5::text[], $6::timestamptz[],
-                       $7::timestamptz[])
-    as i(hash, access_hash, refresh_hash, log_id, metadata, logged_at, issued_at)
+  select * from unnest($1::bytea[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[],
+                       $7::text[], $8::text[], $9::bytea[], $10::bytea[], $11::text[], $12::text[],
+                       $13::timestamptz[], $14::timestamptz[])
+    as i(hash, app_id, mode, redirect_uri, challenge, valid_after, scope, allowed, access_hash, refresh_hash,
+         log_id, metadata, logged_at, issued_at)
 ), used as (
   update oauth_codes c set used_at = i.issued_at
     from input i
-   where c.hash = i.hash and c.used_at is null
+   where c.hash = i.hash and c.used_at is null and c.app_id = i.app_id and c.mode = i.mode
+     and c.expires_at > i.issued_at and c.created_at >= i.valid_after and c.redirect_uri = i.redirect_uri
+     and c.code_challenge = i.challenge
+     and (i.scope is not null
+          or (string_to_array(c.scopes, ' ') <@ string_to_array(i.allowed, ' ')
+              and c.scopes = (select g.scopes from oauth_grants g where g.id = c.grant_id)))
   returning c.hash, c.family_id, c.grant_id, c.app_id, c.merchant_id, c.mode, c.scopes,
-            i.access_hash, i.refresh_hash, i.log_id, i.metadata, i.logged_at, i.issued_at
+            coalesce(i.scope, c.scopes) as scope, i.access_hash, i.refresh_hash, i.log_id, i.metadata,
+            i.logged_at, i.issued_at
 ), family as (
   insert into oauth_families (id, grant_id, created_at) select family_id, grant_id, issued_at from used
 ), fresh as (
   insert into oauth_tokens
     (hash, kind, family_id, grant_id, app_id, merchant_id, mode, scopes, created_at, expires_at)
   select access_hash, 'access', family_id, grant_id, app_id, merchant_id, mode, scopes,
-         issued_at, issued_at + make_interval(secs => $8::int)
+         issued_at, issued_at + make_interval(secs => $15::int)
     from used
   union all
   select refresh_hash, 'refresh', family_id, grant_id, app_id, merchant_id, mode, scopes,
-         issued_at, issued_at + make_interval(secs => $9::int)
+         issued_at, issued_at + make_interval(secs => $16::int)
     from used
 ), issued as (
   select log_id, logged_at as log_at, merchant_id, mode, 'oauth.token_issued'::text as action,
-         'oauth_grant'::text as entity_type, grant_id as entity_id, metadata
+         'oauth_grant'::text as entity_type, grant_id as entity_id,
+         left(metadata, -1) || ',"scope":' || to_json(scope)::text || '}' as metadata
     from used
 ), ${auditCtes('issued')}
-select hash from used`;
+select hash, grant_id, merchant_id, scope from used`;
 
-/** Per item, in order: whether it was issued (false: the code was used meanwhile, and nothing was). */
-export async function issueFromCodes(on: HotOn, items: readonly IssueInput[]): Promise<boolean[]> {
+/** Per item, in order: what was issued, or undefined if the statement did not take the code. */
+export async function issueFromCodes(
+  on: HotOn,
+  items: readonly IssueInput[],
+): Promise<(Issued | undefined)[]> {
   const first = items[0];
   if (!first) return [];
-  const rows = await hot<{ hash: Uint8Array }>(on, 'svc_oauth_issue_from_codes', ISSUE_SQL, [
-    items.map((i) => i.hash),
-    items.map((i) => i.accessHash),
-    items.map((i) => i.refreshHash),
+  const col = <K extends keyof IssueInput>(k: K) => items.map((i) => i[k]);
+  type Row = Issued & { hash: Uint8Array };
+  const rows = await hot<Row>(on, 'svc_oauth_issue_from_codes', ISSUE_SQL, [
+    col('hash'),
+    col('appId'),
+    col('mode'),
+    col('redirectUri'),
+    col('challenge'),
+    col('validAfter'),
+    col('scope'),
+    col('allowed'),
+    col('accessHash'),
+    col('refreshHash'),
     items.map((i) => i.audit.id),
     items.map((i) => i.audit.metadata),
     items.map((i) => i.audit.createdAt),
-    items.map((i) => i.issuedAt),
+    col('issuedAt'),
     first.accessTtl,
     first.refreshTtl,
   ]);
   // PGlite returns bytea as a Uint8Array, PostgreSQL as a Buffer: compared as Buffers.
-  const issued = new Set(rows.map((row) => Buffer.from(row.hash).toString('base64')));
-  return items.map((item) => issued.has(item.hash.toString('base64')));
+  const byHash = new Map(rows.map((row) => [Buffer.from(row.hash).toString('base64'), row]));
+  return items.map((item) => {
+    const row = byHash.get(item.hash.toString('base64'));
+    return row && { grant_id: row.grant_id, merchant_id: row.merchant_id, scope: row.scope };
+  });
 }
