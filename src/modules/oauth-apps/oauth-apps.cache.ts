@@ -45,11 +45,22 @@ export function jwksKeys(jwks: string | null): PublicJwk[] {
 /** This process's apps, made by `createOauthApps` and passed to whoever looks an app up. */
 export type AppsCache = BusCache<ClientApp>;
 
-// 10,000 apps, each under at most two keys.
-const MAX_ENTRIES = 20_000;
+// An app is about 1.5 KB, 3-4 KB with public keys, and is kept under at most two keys: 8 MiB holds a few
+// thousand apps in use (docs/decisions/0215-caches-bounded-by-bytes.md).
+const MAX_BYTES = 8 * 2 ** 20;
 
 export function createAppsCache(bus: Bus): AppsCache {
-  return new BusCache<ClientApp>(bus, { channel: APPS_CHANNEL, maxEntries: MAX_ENTRIES, tagOf: (a) => a.id });
+  return new BusCache<ClientApp>(bus, { channel: APPS_CHANNEL, maxBytes: MAX_BYTES, tagOf: (a) => a.id });
+}
+
+/**
+ * The driver's 32-byte hash is a slice of an 8 KiB pool that it keeps alive for as long as the app is cached:
+ * a copy of its own is 32 bytes.
+ */
+function owned(pooled: Buffer): Buffer {
+  const copy = Buffer.allocUnsafeSlow(pooled.length);
+  copy.set(pooled);
+  return copy;
 }
 
 export function toClientApp(row: AppRow): ClientApp {
@@ -62,8 +73,8 @@ export function toClientApp(row: AppRow): ClientApp {
     redirectUris: JSON.parse(row.redirect_uris) as string[],
     allowedScopes: splitScopes(row.allowed_scopes),
     tokensValidAfter: row.tokens_valid_after.getTime(),
-    secretHash: row.secret_hash,
-    previousSecretHash: row.previous_secret_hash,
+    secretHash: owned(row.secret_hash),
+    previousSecretHash: row.previous_secret_hash && owned(row.previous_secret_hash),
     previousSecretExpiresAt: row.previous_secret_expires_at?.getTime() ?? null,
     authMethod: row.token_endpoint_auth_method,
     keys: jwksKeys(row.jwks),
