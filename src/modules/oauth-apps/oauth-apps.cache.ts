@@ -11,6 +11,7 @@ import { notify } from '../../db/bus.ts';
 import { hashCredential, sameHash, type Mode } from '../../lib/credentials.ts';
 import { findAppByClientId, findAppById, type AppRow } from './oauth-apps.repository.ts';
 import { splitScopes } from '../../lib/scopes.ts';
+import { unpooled } from '../../lib/heap-bytes.ts';
 import { publicJwk, type PublicJwk } from '../../lib/jws.ts';
 import type { TokenEndpointAuthMethod } from './oauth-apps.table.ts';
 
@@ -53,16 +54,6 @@ export function createAppsCache(bus: Bus): AppsCache {
   return new BusCache<ClientApp>(bus, { channel: APPS_CHANNEL, maxBytes: MAX_BYTES, tagOf: (a) => a.id });
 }
 
-/**
- * The driver's 32-byte hash is a slice of an 8 KiB pool that it keeps alive for as long as the app is cached:
- * a copy of its own is 32 bytes.
- */
-function owned(pooled: Buffer): Buffer {
-  const copy = Buffer.allocUnsafeSlow(pooled.length);
-  copy.set(pooled);
-  return copy;
-}
-
 export function toClientApp(row: AppRow): ClientApp {
   return {
     id: row.id,
@@ -73,8 +64,9 @@ export function toClientApp(row: AppRow): ClientApp {
     redirectUris: JSON.parse(row.redirect_uris) as string[],
     allowedScopes: splitScopes(row.allowed_scopes),
     tokensValidAfter: row.tokens_valid_after.getTime(),
-    secretHash: owned(row.secret_hash),
-    previousSecretHash: row.previous_secret_hash && owned(row.previous_secret_hash),
+    // copied: the driver's hash is a slice of Node's 64 KiB Buffer pool, kept alive whole while cached
+    secretHash: unpooled(row.secret_hash),
+    previousSecretHash: row.previous_secret_hash && unpooled(row.previous_secret_hash),
     previousSecretExpiresAt: row.previous_secret_expires_at?.getTime() ?? null,
     authMethod: row.token_endpoint_auth_method,
     keys: jwksKeys(row.jwks),
