@@ -25,10 +25,15 @@ export function heapBytes(value: unknown): number {
       return roundUp(STRING_HEADER + value.length);
     case 'number':
       return WORD; // a double boxed on its own; a small integer costs nothing beyond its field
+    case 'bigint':
+      return 2 * WORD;
     case 'object':
       return value === null ? 0 : objectBytes(value);
-    default:
-      return 0; // booleans, undefined, symbols and functions shared by every value
+    case 'boolean':
+    case 'undefined':
+    case 'symbol':
+    case 'function':
+      return 0; // constants and functions shared by every value
   }
 }
 
