@@ -2,10 +2,19 @@
 // cache's channel in its transaction, naming a tag (an id); at commit every process drops the entries of
 // that tag. Listening starts before the first read, and is tried again at the next read if it failed. A
 // read that raced an eviction is not cached (the epoch moved while it read). A lost listening connection,
-// once back, clears everything (`onReset`): the notifications of the gap are gone. At `maxEntries` the
-// oldest entry is dropped first, the one policy of every cache here. A value may be heard of on more than one
-// channel (`alsoOn`: an access token by its grant and by its app), each naming its own tag of the value.
+// once back, clears everything (`onReset`): the notifications of the gap are gone. Past `maxBytes` (the
+// entries' estimated size, src/lib/heap-bytes.ts) the oldest entries are dropped first, the one policy of every
+// cache here: bounded by entries, one cache could hold 80 MB (100,000 access tokens at 808 bytes each,
+// docs/decisions/0215-caches-bounded-by-bytes.md). A value may be heard of on more than one channel (`alsoOn`:
+// an access token by its grant and by its app), each naming its own tag of the value.
+import { heapBytes } from '../lib/heap-bytes.ts';
 import type { Bus } from './bus.ts';
+
+const WORD = 8;
+/** An entry's share of the Map (its key, value and chain slots, its bucket) and the record of its size. */
+const MAP_ENTRY = 9 * WORD;
+/** Its place in one channel's tag index: a Set entry, and the Set itself when the tag is its alone. */
+const TAG_ENTRY = 16 * WORD;
 
 export interface BusWatch<V> {
   channel: string;
@@ -14,7 +23,8 @@ export interface BusWatch<V> {
 }
 
 export interface BusCacheOptions<V> extends BusWatch<V> {
-  maxEntries: number;
+  /** The most the entries may hold, keys and values as estimated by `heapBytes`. */
+  maxBytes: number;
   /** Further channels that drop entries, each by its own tag of the value. */
   alsoOn?: readonly BusWatch<V>[];
 }
@@ -25,7 +35,8 @@ interface Watch<V> extends BusWatch<V> {
 }
 
 export class BusCache<V> {
-  private readonly entries = new Map<string, V>();
+  private readonly entries = new Map<string, { value: V; bytes: number }>();
+  private held = 0;
   /** The first watches `channel`, the others `alsoOn`. */
   private readonly watches: readonly Watch<V>[];
   private epoch = 0;
@@ -47,8 +58,13 @@ export class BusCache<V> {
     return this.entries.size;
   }
 
+  /** The entries' estimated bytes, at most `maxBytes`. */
+  get bytes(): number {
+    return this.held;
+  }
+
   get(key: string): V | undefined {
-    return this.entries.get(key);
+    return this.entries.get(key)?.value;
   }
 
   /** Listens on the channels; a failure is thrown here and tried again (on that channel) by the next call. */
@@ -94,6 +110,7 @@ export class BusCache<V> {
   clear(): void {
     this.epoch++;
     this.entries.clear();
+    this.held = 0;
     for (const w of this.watches) w.tags.clear();
   }
 
@@ -101,20 +118,16 @@ export class BusCache<V> {
     this.epoch++;
     const keys = watch.tags.get(tag);
     if (!keys) return;
-    for (const key of [...keys]) {
-      this.untag(key);
-      this.entries.delete(key);
-    }
+    for (const key of [...keys]) this.remove(key);
   }
 
   private set(key: string, value: V): void {
-    if (!this.entries.has(key) && this.entries.size >= this.options.maxEntries) {
-      const oldest = this.entries.keys().next().value!;
-      this.untag(oldest);
-      this.entries.delete(oldest);
-    }
-    this.untag(key);
-    this.entries.set(key, value);
+    const bytes = heapBytes(key) + heapBytes(value) + MAP_ENTRY + TAG_ENTRY * this.watches.length;
+    if (bytes > this.options.maxBytes) return;
+    this.remove(key);
+    while (this.held + bytes > this.options.maxBytes) this.remove(this.entries.keys().next().value!);
+    this.entries.set(key, { value, bytes });
+    this.held += bytes;
     for (const w of this.watches) {
       const tag = w.tagOf(value);
       let keys = w.tags.get(tag);
@@ -123,11 +136,13 @@ export class BusCache<V> {
     }
   }
 
-  private untag(key: string): void {
+  private remove(key: string): void {
     const old = this.entries.get(key);
     if (old === undefined) return;
+    this.entries.delete(key);
+    this.held -= old.bytes;
     for (const w of this.watches) {
-      const tag = w.tagOf(old);
+      const tag = w.tagOf(old.value);
       const keys = w.tags.get(tag);
       keys?.delete(key);
       if (keys?.size === 0) w.tags.delete(tag);

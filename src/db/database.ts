@@ -46,9 +46,10 @@ export interface DatabaseOptions {
 
 // PostgreSQL's default 128 MB of shared buffers is, in PGlite, WebAssembly memory that is touched and never
 // given back: `npm start` held 483-491 MB resident after its first start and 367-376 MB after later ones.
-// With 32 MB, 368-407 and 276 MB; the suite's PGlite files run as fast, and the files' pages stay in the
-// operating system's cache behind the buffers.
-const PGLITE_START = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
+// With 32 MB, 368-407 and 276 MB; with 16 MB, 27 MB less again (a migrated database opened alone: 173 MB
+// against 200). The database of a shop that runs embedded is a few hundred MB at most, and its pages stay in
+// the operating system's cache behind the buffers (docs/decisions/0216-embedded-memory-liftoff-and-buffers.md).
+const PGLITE_START = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
 
 /** An embedded database: on `dataDir`, in memory when it is `undefined`, started from a dump when given one. */
 export async function openPglite(dataDir: string | undefined, dump?: Blob): Promise<PGlite> {

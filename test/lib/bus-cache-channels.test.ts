@@ -27,7 +27,7 @@ it('drops by the tag of whichever channel is notified', async () => {
   const c = new BusCache<Token>(database.bus, {
     channel: 'test_cache_grants',
     tagOf: (t) => t.grant,
-    maxEntries: 10,
+    maxBytes: 2 ** 20,
     alsoOn: [{ channel: 'test_cache_apps', tagOf: (t) => t.app }],
   });
   await c.load(['t1'], async () => ({ grant: 'g1', app: 'a1' }));

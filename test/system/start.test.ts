@@ -80,5 +80,5 @@ it('starts on the embedded database, prints the demo sign-in once, and stops on 
   const pglite = await openPglite(dataDir);
   const { rows } = await pglite.query('show shared_buffers');
   await pglite.close();
-  expect(rows).toEqual([{ shared_buffers: '32MB' }]);
+  expect(rows).toEqual([{ shared_buffers: '16MB' }]);
 }, 300_000);

@@ -19,8 +19,9 @@ import { findUsableKeyByHash, recordLastUse, type ApiKeyRow } from './api-keys.r
 export const CHANNEL = 'svc_api_keys';
 type KeyKind = 'secret_key' | 'publishable_key';
 
-// Only verified keys enter the cache, so it is bounded by the keys in use; the cap guards memory anyway.
-const MAX_ENTRIES = 100_000;
+// Only verified keys enter the cache, so it is bounded by the keys in use; the cap guards memory anyway: 8 MiB
+// is about 11,000 keys at 740 bytes each (docs/decisions/0215-caches-bounded-by-bytes.md).
+const MAX_BYTES = 8 * 2 ** 20;
 const PUBLISHABLE_SCOPES: readonly string[] = Object.freeze(['public:read']);
 // Last-use times reach the database every 5 s: a dashboard showing "last used" to the minute needs no more,
 // and one batched UPDATE replaces a write per request on the hot path.
@@ -43,7 +44,7 @@ export function createKeyState(ctx: Context): KeyState {
   return {
     verified: new BusCache<Entry>(ctx.bus, {
       channel: CHANNEL,
-      maxEntries: MAX_ENTRIES,
+      maxBytes: MAX_BYTES,
       tagOf: (e) => e.keyId,
     }),
     uses: new LastUses({

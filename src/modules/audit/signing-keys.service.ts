@@ -29,8 +29,9 @@ export interface ChainKeys {
 
 export function createChainKeys(ctx: Context): ChainKeys {
   const configured = ctx.config.auditSigningKeys.map(signingKey);
-  // One entry, dropped by any notification on the channel (its tag is the channel's only one).
-  const cache = new BusCache<Jwks>(ctx.bus, { channel: KEYS_CHANNEL, maxEntries: 1, tagOf: () => JWKS });
+  // One entry, dropped by any notification on the channel (its tag is the channel's only one); a JWKS of
+  // a hundred keys is about 30 KB.
+  const cache = new BusCache<Jwks>(ctx.bus, { channel: KEYS_CHANNEL, maxBytes: 2 ** 20, tagOf: () => JWKS });
   const union = async (): Promise<Jwks> => {
     const keys = configured.map((k) => k.jwk);
     for (const x of await recordedKeys(ctx.db)) {

@@ -4,6 +4,7 @@ import type { Dispatcher } from 'undici';
 import type { Context } from '../../context.ts';
 import { decryptSecret } from '../../lib/secrets.ts';
 import { idTime, newId } from '../../lib/ids.ts';
+import { unpooled } from '../../lib/heap-bytes.ts';
 import { attemptOutcome } from '../../lib/metrics.ts';
 import type { SendResult } from './sender.ts';
 import { systemContext, writeAudit } from '../audit/index.ts';
@@ -30,7 +31,8 @@ export class SigningKeys {
     let key = this.keys.get(sealed);
     if (!key) {
       if (this.keys.size > 10_000) this.keys.clear();
-      key = signingKey(decryptSecret(this.masterKeys, sealed));
+      // copied out of Node's 64 KiB Buffer pool, which a kept slice keeps alive whole (src/lib/heap-bytes.ts)
+      key = unpooled(signingKey(decryptSecret(this.masterKeys, sealed)));
       this.keys.set(sealed, key);
     }
     return key;

@@ -11,6 +11,7 @@ import { notify } from '../../db/bus.ts';
 import { hashCredential, sameHash, type Mode } from '../../lib/credentials.ts';
 import { findAppByClientId, findAppById, type AppRow } from './oauth-apps.repository.ts';
 import { splitScopes } from '../../lib/scopes.ts';
+import { unpooled } from '../../lib/heap-bytes.ts';
 import { publicJwk, type PublicJwk } from '../../lib/jws.ts';
 import type { TokenEndpointAuthMethod } from './oauth-apps.table.ts';
 
@@ -45,11 +46,12 @@ export function jwksKeys(jwks: string | null): PublicJwk[] {
 /** This process's apps, made by `createOauthApps` and passed to whoever looks an app up. */
 export type AppsCache = BusCache<ClientApp>;
 
-// 10,000 apps, each under at most two keys.
-const MAX_ENTRIES = 20_000;
+// An app is about 1.5 KB, 3-4 KB with public keys, and is kept under at most two keys: 8 MiB holds a few
+// thousand apps in use (docs/decisions/0215-caches-bounded-by-bytes.md).
+const MAX_BYTES = 8 * 2 ** 20;
 
 export function createAppsCache(bus: Bus): AppsCache {
-  return new BusCache<ClientApp>(bus, { channel: APPS_CHANNEL, maxEntries: MAX_ENTRIES, tagOf: (a) => a.id });
+  return new BusCache<ClientApp>(bus, { channel: APPS_CHANNEL, maxBytes: MAX_BYTES, tagOf: (a) => a.id });
 }
 
 export function toClientApp(row: AppRow): ClientApp {
@@ -62,8 +64,9 @@ export function toClientApp(row: AppRow): ClientApp {
     redirectUris: JSON.parse(row.redirect_uris) as string[],
     allowedScopes: splitScopes(row.allowed_scopes),
     tokensValidAfter: row.tokens_valid_after.getTime(),
-    secretHash: row.secret_hash,
-    previousSecretHash: row.previous_secret_hash,
+    // copied: the driver's hash is a slice of Node's 64 KiB Buffer pool, kept alive whole while cached
+    secretHash: unpooled(row.secret_hash),
+    previousSecretHash: row.previous_secret_hash && unpooled(row.previous_secret_hash),
     previousSecretExpiresAt: row.previous_secret_expires_at?.getTime() ?? null,
     authMethod: row.token_endpoint_auth_method,
     keys: jwksKeys(row.jwks),

@@ -22,7 +22,8 @@ import { recordGrantUses } from './grants.repository.ts';
 import { findAccessToken, findRetiredToken } from './tokens.repository.ts';
 
 export const GRANTS_CHANNEL = 'svc_oauth_grants';
-const MAX_ENTRIES = 100_000;
+// About 20,000 tokens at 825 bytes each, misses included (docs/decisions/0215-caches-bounded-by-bytes.md).
+const MAX_BYTES = 16 * 2 ** 20;
 // A grant's last_used_at is written at most once a minute per process, in one UPDATE per 5 s for all
 // grants used meanwhile: per-request writes would double the cost of a bearer check.
 const TOUCH_EVERY_MS = 60_000;
@@ -71,7 +72,7 @@ export function accessTokens(ctx: Context, apps: AppsCache): AccessTokens {
       channel: GRANTS_CHANNEL,
       tagOf: (slot) => ('grantId' in slot ? (slot.grantId ?? appTokensTag(slot.appId)) : ''),
       alsoOn: [{ channel: APPS_CHANNEL, tagOf: (slot) => ('appId' in slot ? slot.appId : '') }],
-      maxEntries: MAX_ENTRIES,
+      maxBytes: MAX_BYTES,
     }),
     uses: new LastUses({
       name: 'grant last-use flush',
