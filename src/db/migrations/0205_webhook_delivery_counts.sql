@@ -7,16 +7,20 @@
 -- to one app webhook never queue on one row, as webhook_filtered_counts (0140) is keyed by the event's
 -- merchant; '' for the changes the outcome statement records (recordHealth), whose batches already serialise
 -- per webhook on its row of webhooks. Purged after two days by the delivery module's retention.
+-- Ids in collation "C", as every id column: the key is then found by webhooks.id (a default collation left
+-- webhook_filtered_counts (0140) read by a sequential scan per webhook listed, changed below).
 create table webhook_delivery_counts (
-  webhook_id text not null,
+  webhook_id text collate "C" not null,
   hour timestamptz not null,
-  source text not null,
+  source text collate "C" not null,
   deliveries integer not null default 0,
   attempted integer not null default 0,
   succeeded integer not null default 0,
   primary key (webhook_id, hour, source)
 );
 create index webhook_delivery_counts_hour_idx on webhook_delivery_counts (hour);
+alter table webhook_filtered_counts alter column webhook_id type text collate "C",
+  alter column merchant_id type text collate "C";
 
 -- Creations, counted by a trigger in the statement that inserts them, whichever it is (the outbox's fan-out,
 -- a resend, a replay's batch, a listener's stream, a seed): one upsert per statement, from its transition
