@@ -24,7 +24,7 @@ alter table webhook_filtered_counts alter column webhook_id type text collate "C
 
 -- Creations, counted by a trigger in the statement that inserts them, whichever it is (the outbox's fan-out,
 -- a resend, a replay's batch, a listener's stream, a seed): one upsert per statement, from its transition
--- table, as delivery_attempt_counts (0172) is kept. An inserted row that already has attempts or succeeded
+-- table (the delivery module attaches it to its table, migration 0206), as delivery_attempt_counts (0172) is kept. An inserted row that already has attempts or succeeded
 -- (only seeds write such) is counted so too. Rows taken in key order, so two writers never wait in a circle.
 create function webhook_deliveries_count() returns trigger
 language plpgsql as $$
@@ -42,9 +42,6 @@ begin
         succeeded = c.succeeded + excluded.succeeded;
   return null;
 end $$;
-
-create trigger deliveries_counted after insert on deliveries
-  referencing new table as made_deliveries for each statement execute function webhook_deliveries_count();
 
 -- The last two days as they stand, found by the primary key: ids begin with their creation time in
 -- milliseconds, 10 Crockford base32 characters (src/lib/ids.ts), so the floor is encoded 5 bits at a time.
