@@ -150,12 +150,7 @@ describe('health counts', () => {
   });
 
   it('purges counts of hours past two days, and deliveries past retention, and still agrees', async () => {
-    const before = await svc.ctx.db
-      .selectFrom('webhook_delivery_counts')
-      .select(sql<number>`count(*)::int`.as('n'))
-      .where('hour', '<', new Date(Date.now() - 2 * DAY))
-      .executeTakeFirstOrThrow();
-    expect(before.n).toBeGreaterThan(0);
+    // (the service's own purge loop may have run first: its first run is 5 s after start)
     while ((await purgeHealthCounts(svc.ctx.db, new Date(Date.now() - 2 * DAY), 3)) > 0);
     const after = await svc.ctx.db
       .selectFrom('webhook_delivery_counts')
