@@ -47,6 +47,7 @@ const ON_PGLITE_TOO = [
   'test/webhooks/sequence.test.ts', // events: the sequence counters, after_sequence
   'test/webhooks/outbox-definition.test.ts', // the outbox's functions as migrated: src/modules/webhooks/outbox.sql
   'test/webhooks/payload-filters.test.ts', // the fan-out's filters and their counts
+  'test/webhooks/health-counts.test.ts', // health: the deliveries' counts against a plain count
   'test/webhooks/replays.test.ts', // replays: the walk, its batches, the claim of what they queue
   'test/webhooks/attempts.test.ts', // deliveries: the attempts list, its filters and their plans
   'test/webhooks/resend-targets.test.ts', // deliveries of an event: where a resend may go

@@ -24,7 +24,7 @@ import {
 import * as repo from '../delivery/index.ts';
 import { isEventType } from '../events/index.ts';
 import { deliveredPayload, DELIVERY_CHANNEL, recordEvent, sampleEvent } from '../outbox/index.ts';
-import { findOwnEndpoint, findOwnWebhook } from '../webhooks/index.ts';
+import { countOutcomeChange, findOwnEndpoint, findOwnWebhook } from '../webhooks/index.ts';
 import { deliveryOf, presentAttempt } from './deliveries.presenters.ts';
 
 /** The installation a delivery was made for, when its webhook is an app's. */
@@ -80,6 +80,8 @@ export async function retryDelivery(ctx: Context, audit: AuditContext, webhookId
     // A delivery that had finished gets one more attempt; a pending one keeps its place in the schedule.
     const step = row.status === 'pending' ? row.step : ctx.config.webhookRetrySchedule.length;
     const updated = await repo.requeueDelivery(trx, row.id, step, now);
+    // pending again: no longer one of its endpoint's successes (health.success_rate_24h)
+    if (row.status === 'succeeded') await countOutcomeChange(trx, row, { attempted: 0, succeeded: -1 });
     await writeAudit(trx, audit, {
       action: 'webhook.delivery_retried',
       entityType: 'webhook_delivery',

@@ -27,6 +27,7 @@ import { findEvent } from '../outbox/index.ts';
 import {
   checkOwnApp,
   closeListeners,
+  countOutcomeChange,
   insertWebhook,
   noteListenerAttempt,
   signedHeaders,
@@ -328,23 +329,32 @@ export async function reportListenerDelivery(
   const duplicate = input.duplicate === true;
   const error = input.error ?? (input.status === null ? 'The local endpoint did not answer.' : null);
   const now = new Date(ctx.clock.now());
-  const row = await recordListenerOutcome(
-    ctx.db,
-    { merchantId: audit.merchantId, mode: audit.mode },
-    webhookId,
-    deliveryId,
-    {
-      duplicate,
-      status: input.status,
-      durationMs: input.duration_ms,
-      error,
-      responseBody: input.response_body?.slice(0, BODY_KEPT) ?? null,
-      requestHeaders: null,
-    },
-    now,
-  );
-  // the listener shows its last attempt, as an endpoint does
-  if (row && !duplicate) await noteListenerAttempt(ctx.db, webhookId, { status: input.status, error }, now);
+  // one transaction: the attempt and what it adds to the endpoint's health counts stand or fall together
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    const recorded = await recordListenerOutcome(
+      trx,
+      { merchantId: audit.merchantId, mode: audit.mode },
+      webhookId,
+      deliveryId,
+      {
+        duplicate,
+        status: input.status,
+        durationMs: input.duration_ms,
+        error,
+        responseBody: input.response_body?.slice(0, BODY_KEPT) ?? null,
+        requestHeaders: null,
+      },
+      now,
+    );
+    if (!recorded || duplicate) return recorded;
+    await countOutcomeChange(trx, recorded, {
+      attempted: recorded.attempt_count === 1 ? 1 : 0,
+      succeeded: recorded.status === 'succeeded' ? 1 : 0,
+    });
+    // the listener shows its last attempt, as an endpoint does
+    await noteListenerAttempt(trx, webhookId, { status: input.status, error }, now);
+    return recorded;
+  });
   if (!row) throw new AppError('not_found', 'No delivery of a listener awaits a report under this id.');
   return presentDelivery(row);
 }

@@ -1,6 +1,6 @@
 // Retention as a background loop of the retention module: every 10 minutes (the first run 5 s after start, so
 // a starting process does its other work first), deliveries, events and deleted webhooks older than the
-// retention period go, in bounded batches until none is left (purgeExpired), and the filtered counts of
+// retention period go, in bounded batches until none is left (purgeExpired), and the counts of health (filtered events, deliveries) of
 // health after two days. Each batch is its owner's statement: deliveries with their attempts (the delivery
 // module's), then events (the outbox module's), then webhooks deleted before the period (the webhooks
 // module's); this module decides the times and the order.
@@ -10,11 +10,11 @@ import { Loop, warnOnFailure } from '../../lib/loop.ts';
 import type { Background } from '../module.ts';
 import { purgeDeliveries } from '../delivery/index.ts';
 import { purgeEvents } from '../outbox/index.ts';
-import { purgeDeletedWebhooks, purgeFilteredCounts } from '../webhooks/index.ts';
+import { purgeDeletedWebhooks, purgeHealthCounts } from '../webhooks/index.ts';
 
 const PURGE_MS = 10 * 60_000;
 const FIRST_PURGE_MS = 5000;
-// health.filtered_24h reads the last 24 hours of the counts: two days are kept.
+// health reads the last 24 hours of the counts (and the hour it began in): two days are kept.
 const FILTERED_COUNTS_MS = 2 * 86_400_000;
 const BATCH = 1000;
 
@@ -40,7 +40,7 @@ export function purgeLoop(ctx: Context): Background {
       // a stop waits for the batch in progress only, not for the rest of a long backlog
       while (!stopping && (await purgeExpired(ctx.db, before)) > 0);
       const counted = new Date(ctx.clock.now() - FILTERED_COUNTS_MS);
-      while (!stopping && (await purgeFilteredCounts(ctx.db, counted, BATCH)) > 0);
+      while (!stopping && (await purgeHealthCounts(ctx.db, counted, BATCH)) > 0);
     },
     onError: warnOnFailure(ctx.log),
   });

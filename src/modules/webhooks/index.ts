@@ -31,7 +31,12 @@ export {
 export { listEndpoints, type EndpointSummary } from './endpoints.repository.ts';
 export { webhookSecretsById } from './exposure.repository.ts';
 export { disableFailing, FAILING_DAYS } from './disable-failing.repository.ts';
-export { purgeFilteredCounts, recordHealth } from './health.repository.ts';
+export {
+  countOutcomeChange,
+  purgeHealthCounts,
+  recordHealth,
+  type CountedDelivery,
+} from './health.repository.ts';
 export type { PayloadFilter } from './payload-filter.ts';
 export {
   closeListeners,

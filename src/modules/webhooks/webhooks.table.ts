@@ -53,7 +53,21 @@ export interface WebhookFilteredCountsTable {
   filtered: number;
 }
 
+/**
+ * Real deliveries by webhook, hour of creation and source (migration 0205): made, attempted, succeeded. Kept by
+ * a trigger on deliveries and by the outcome statement's recordHealth (source '').
+ */
+export interface WebhookDeliveryCountsTable {
+  webhook_id: string;
+  hour: Date;
+  source: string;
+  deliveries: Generated<number>;
+  attempted: Generated<number>;
+  succeeded: Generated<number>;
+}
+
 export interface WebhooksTables {
   webhooks: WebhooksTable;
   webhook_filtered_counts: WebhookFilteredCountsTable;
+  webhook_delivery_counts: WebhookDeliveryCountsTable;
 }
