@@ -12,7 +12,7 @@ import { INTERNAL_TOKEN, createWebhook, deliveries, emit, type CreatedWebhook } 
 import { idFloor, newId } from '../../src/lib/ids.ts';
 import { listWebhooks, viewWebhook } from '../../src/modules/webhooks/webhooks.repository.ts';
 import { purgeHealthCounts } from '../../src/modules/webhooks/index.ts';
-import { purgeExpired } from '../../src/modules/delivery/purge-expired.repository.ts';
+import { purgeExpired } from '../../src/modules/retention/index.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
