@@ -1,7 +1,7 @@
 // Retention as a background loop of the retention module: every 10 minutes (the first run 5 s after start, so
 // a starting process does its other work first), deliveries, events and deleted webhooks older than the
-// retention period go, in bounded batches until none is left (purgeExpired), and the counts of health (filtered events, deliveries) of
-// health after two days. Each batch is its owner's statement: deliveries with their attempts (the delivery
+// retention period go, in bounded batches until none is left (purgeExpired), and the counts of health
+// (filtered events, deliveries) after two days. Each batch is its owner's statement: deliveries with their attempts (the delivery
 // module's), then events (the outbox module's), then webhooks deleted before the period (the webhooks
 // module's); this module decides the times and the order.
 import type { Context } from '../../context.ts';
