@@ -158,16 +158,19 @@ describe('webhooks', () => {
   /** One cycle of the delivery worker (worker.ts): a claim, the attempts, their outcomes in one batch. */
   async function cycle(worker: string, expected: number): Promise<void> {
     const { ctx } = svc;
-    const claim = await claimPlainDeliveries(ctx.db, {
-      worker,
-      now: new Date(clock.now()),
-      limit: 100,
-      leaseMs: leaseMs(ctx),
-      perWebhook: 2 * PER_WEBHOOK,
-      inFlight: {},
-      skipSaturated: false,
-      horizonMs: 1000,
-    });
+    const claim = await claimPlainDeliveries(
+      { db: ctx.db },
+      {
+        worker,
+        now: new Date(clock.now()),
+        limit: 100,
+        leaseMs: leaseMs(ctx),
+        perWebhook: 2 * PER_WEBHOOK,
+        inFlight: {},
+        skipSaturated: false,
+        horizonMs: 1000,
+      },
+    );
     expect(claim.rows).toHaveLength(expected);
     const sending = delivery().state.sending;
     const outcomes = await Promise.all(claim.rows.map((row) => runAttempt(ctx, sending, row)));

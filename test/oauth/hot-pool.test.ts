@@ -4,7 +4,8 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_KIND, startTestService, type TestService } from '../support/service.ts';
-import { hotPool, MAX_USES } from '../../src/modules/oauth-token/pool.ts';
+import { MAX_USES } from '../../src/db/prepared.ts';
+import { hotPool } from '../../src/modules/oauth-token/pool.ts';
 import { ISSUE_SQL, ROTATE_SQL } from '../../src/modules/oauth/token-statements.repository.ts';
 
 interface PlanNode {

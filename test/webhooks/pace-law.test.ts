@@ -67,7 +67,7 @@ async function record(nowMs: number, oks: number, refused = 0, startedMs = nowMs
     ...Array.from({ length: oks }, () => outcome(true)),
     ...Array.from({ length: refused }, () => outcome(false)),
   ];
-  await recordOutcomes(svc.ctx.db, WORKER, rows, new Date(t0 + nowMs));
+  await recordOutcomes({ db: svc.ctx.db }, WORKER, rows, new Date(t0 + nowMs));
   const { rows: paces } = await sql<{ pace: number | null; pace_reason: string | null }>`
     select pace, pace_reason from webhook_paces where webhook_id = ${webhookId}`.execute(svc.ctx.db);
   return paces[0];

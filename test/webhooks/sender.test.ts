@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { systemClock } from '../../src/lib/time.ts';
-import { createAgent, sendOnce, WriteDeadlineError } from '../../src/modules/delivery/sender.ts';
+import { createAgent, sendOnce, WriteDeadlineError } from '../../src/modules/webhooks/sender.ts';
 import { startTimingReceiver } from './receiver.ts';
 
 const arrivals: string[] = [];

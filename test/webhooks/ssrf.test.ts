@@ -5,7 +5,7 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { signupMerchant, type TestMerchant } from '../support/merchants.ts';
 import { isIP } from 'node:net';
 import { isBlockedAddress, REFUSED_RANGES } from '../../src/modules/webhooks/url-guard.ts';
-import { createAgent, sendOnce } from '../../src/modules/delivery/sender.ts';
+import { createAgent, sendOnce } from '../../src/modules/webhooks/sender.ts';
 import { systemClock } from '../../src/lib/time.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 import { eventually } from '../support/eventually.ts';

@@ -7,7 +7,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyRequest } from 'fastify';
 import { isEventType, checkPayload } from '../../../src/modules/events/index.ts';
 import { IngestBody } from '../../../src/modules/outbox/ingest.schemas.ts';
-import { createAgent, sendOnce } from '../../../src/modules/delivery/sender.ts';
+import { createAgent, sendOnce } from '../../../src/modules/webhooks/sender.ts';
 import { signedHeaders, signingKey } from '../../../src/modules/webhooks/signing.ts';
 import { decide } from '../../../src/modules/delivery/retry-schedule.ts';
 import { newId } from '../../../src/lib/ids.ts';

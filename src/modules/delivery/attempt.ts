@@ -1,16 +1,15 @@
 // One attempt of one claimed delivery, and what it leaves behind: shared by the workers and by the test
 // route, which sends its delivery's first attempt itself and answers with the outcome.
+import type pg from 'pg';
 import type { Dispatcher } from 'undici';
 import type { Context } from '../../context.ts';
 import { decryptSecret } from '../../lib/secrets.ts';
 import { idTime, newId } from '../../lib/ids.ts';
 import { unpooled } from '../../lib/heap-bytes.ts';
 import { attemptOutcome } from '../../lib/metrics.ts';
-import type { SendResult } from './sender.ts';
 import { systemContext, writeAudit } from '../audit/index.ts';
-import { disableFailing, signedHeaders, signingKey } from '../webhooks/index.ts';
+import { disableFailing, sendOnce, signedHeaders, signingKey, type SendResult } from '../webhooks/index.ts';
 import { cancelPendingDeliveries } from './deliveries.repository.ts';
-import { sendOnce } from './sender.ts';
 import type { ClaimedDelivery } from './claim-deliveries.repository.ts';
 import { outcomeOf } from './attempt-outcome.ts';
 import { slotDeadline } from './holdings.ts';
@@ -170,21 +169,23 @@ export async function runAttempt(
 /**
  * Records outcomes (one statement), then, only when some failed, disables the webhooks that answered 410 or
  * have failed for five days, cancels their pending deliveries and audits it, in one transaction. The answer:
- * how many deliveries waiting for their ordering key the outcomes released.
+ * how many deliveries waiting for their ordering key the outcomes released. `pool`: the worker's prepared
+ * statements' (none for the test route).
  */
 export async function applyOutcomes(
   ctx: Context,
   worker: string,
   outcomes: readonly AttemptResult[],
+  pool?: pg.Pool,
 ): Promise<number> {
   if (outcomes.length === 0) return 0;
   const now = new Date(ctx.clock.now());
   const released = await recordOutcomes(
-    ctx.db,
+    { db: ctx.db, pool },
     worker,
     outcomes.map(({ gone: _gone, paced: _paced, ordered: _ordered, ...row }) => row),
     now,
-    { plain: outcomes.every((o) => !o.paced && !o.ordered && !slows(o)) },
+    outcomes.every((o) => !o.paced && !o.ordered && !slows(o)),
   );
   const failing = [
     ...new Set(outcomes.filter((o) => o.attempted && !o.ok && !o.test).map((o) => o.webhook_id)),

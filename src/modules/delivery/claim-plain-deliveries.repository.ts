@@ -1,7 +1,7 @@
 // The plain claim: what neither pace nor order concerns, claimed by a statement without those steps (the full
 // claim, its types and its reasons are in claim-deliveries.repository.ts).
 import { sql } from 'kysely';
-import type { Executor } from '../../db/database.ts';
+import { runPrepared, type Prepared } from '../../db/prepared.ts';
 import {
   candidatesOf,
   claimOf,
@@ -17,12 +17,18 @@ import {
  * and leased, as claimDeliveries does with none of its pace and order steps. Those steps made the full
  * statement cost about 2 ms of planning per claim against 0.3 ms for this one (docs/performance-history.md, tenth
  * pass). It takes nothing the full claim would have treated otherwise, and says when it met work it left
- * (`special`): the worker then claims with the full statement until a claim of it meets none.
+ * (`special`): the worker then claims with the full statement until a claim of it meets none. Prepared on the
+ * worker's pool (docs/decisions/0225-delivery-statements-prepared.md), a variant that skips saturated webhooks
+ * named apart.
  */
-export async function claimPlainDeliveries(db: Executor, o: ClaimOptions): Promise<Claim> {
+export async function claimPlainDeliveries(on: Prepared, o: ClaimOptions): Promise<Claim> {
   const { now } = o;
   const { held, skip } = heldHere(o);
-  const { rows } = await sql<Row>`
+  const name = o.skipSaturated ? 'svc_claim_plain_skip' : 'svc_claim_plain';
+  const rows = await runPrepared(
+    on,
+    name,
+    sql<Row>`
     with ${candidatesOf(o, skip, sql`d.ordering_key`)}, paced as (
       select p.webhook_id from webhook_paces p
       where p.webhook_id = any (array(select distinct webhook_id from candidates))
@@ -36,12 +42,16 @@ export async function claimPlainDeliveries(db: Executor, o: ClaimOptions): Promi
     ), chosen as (
       select id from ranked where slot <= ${o.perWebhook}::int order by next_attempt_at limit ${o.limit}::int
     ), locked as (
-      select d.id, d.parked is not distinct from 'replay' as replay from deliveries d
-      where d.id = any (array(select id from chosen))
-        and d.status = 'pending'
-        and (d.next_attempt_at + interval '0 s' <= ${now}::timestamptz or d.parked = 'replay')
-        and (d.locked_until is null or d.locked_until <= ${now}::timestamptz)
-      for update skip locked
+      -- each by its primary key: with the list in one condition, the generic plan read the whole due index
+      select d.id, d.replay from unnest(array(select id from chosen)) as ch(id)
+      cross join lateral (
+        select d.id, d.parked is not distinct from 'replay' as replay from deliveries d
+        where d.id = ch.id
+          and d.status = 'pending'
+          and (d.next_attempt_at + interval '0 s' <= ${now}::timestamptz or d.parked = 'replay')
+          and (d.locked_until is null or d.locked_until <= ${now}::timestamptz)
+        for update skip locked
+      ) d
     ), claimed as (
       update deliveries d
       set locked_until = ${now}::timestamptz + ${o.leaseMs}::int * interval '1 millisecond',
@@ -67,6 +77,7 @@ export async function claimPlainDeliveries(db: Executor, o: ClaimOptions): Promi
            exists (select 1 from paced) or exists (select 1 from candidates where ordering_key is not null)
              or exists (select 1 from webhook_paces where parked),
            null
-  `.execute(db);
+  `,
+  );
   return claimOf(rows);
 }

@@ -4,7 +4,7 @@
 // queue, in claim order (a replay's behind the others), and the next starts the moment one of its attempts
 // ends, with no database round trip in between. A delivery paced by a rate_limit that could not start within START_LATE_MS of its slot's start
 // gives its lease back instead: starting later could put more than the endpoint's rate_limit into one second.
-// The same deadline holds when its request is written (sender.ts): a start on time whose connect was delayed is
+// The same deadline holds when its request is written (webhooks/sender.ts): a start on time whose connect was delayed is
 // given back too. A slot of an adaptive pace alone may start late (`limited` in claim-deliveries.repository.ts).
 import type { ClaimedDelivery } from './claim-deliveries.repository.ts';
 

@@ -12,7 +12,7 @@ import type { Signal } from '../outbox/index.ts';
 import type { Background, Module } from '../module.ts';
 import { SigningKeys, type Sending } from './attempt.ts';
 import { queueDepth } from './queue-depth.repository.ts';
-import { createAgent } from './sender.ts';
+import { createAgent } from '../webhooks/index.ts';
 import { startWorker, type Worker } from './worker.ts';
 
 export { applyOutcomes, runAttempt, type Sending } from './attempt.ts';

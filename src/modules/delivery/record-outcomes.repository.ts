@@ -3,7 +3,7 @@
 // delivery that replaces an INSERT and an UPDATE (two round trips and two commits) with 1/n of one; at a batch
 // of 50 the recording cost per delivery fell from about 0.5 ms to under 0.05 ms on PostgreSQL here.
 import { sql } from 'kysely';
-import type { Executor } from '../../db/database.ts';
+import { runPrepared, type Prepared } from '../../db/prepared.ts';
 import { recordHealth } from '../webhooks/index.ts';
 import type { AttemptOutcome } from './delivery.table.ts';
 import type { Outcome } from './retry-schedule.ts';
@@ -68,16 +68,19 @@ const PACE_GROWTH_SPAN_S = 5;
  * either sees this end or has its parking undone (it locked the ended delivery FOR SHARE, so this statement
  * waited for it, and then writes the parked row's latest version). The answer: how many it released, due now
  * unless a retry or the pace keeps them waiting. `plain`: a batch that pace and order do not concern, recorded
- * without those steps (paceAndOrder, below).
+ * without those steps (paceAndOrder, below). Prepared on the worker's pool where it has one (decision 0225).
  */
 export async function recordOutcomes(
-  db: Executor,
+  on: Prepared,
   worker: string,
   outcomes: OutcomeRow[],
   now: Date,
-  { plain = false }: { plain?: boolean } = {},
+  plain = false,
 ): Promise<number> {
-  const { rows } = await sql<{ released: number }>`
+  const rows = await runPrepared(
+    on,
+    plain ? 'svc_record_outcomes_plain' : 'svc_record_outcomes',
+    sql<{ released: number }>`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb) as x(
         id text, webhook_id text, attempt_id text, app_id text, outcome text, test boolean, number int,
@@ -129,7 +132,8 @@ export async function recordOutcomes(
       order by webhook_id, started_at desc
     ), ${recordHealth(now)}
     ${plain ? sql`select 0 as released` : paceAndOrder(now)}
-  `.execute(db);
+  `,
+  );
   return rows[0]?.released ?? 0;
 }
 

@@ -3,7 +3,7 @@
 // failed together are not retried in lockstep; a 429 or 503 with Retry-After waits at least that long,
 // capped at the next-but-one step so a hostile header cannot park a delivery for ever; a 410 ends it (and
 // disables the webhook); past the last step the delivery is `failed`.
-import type { SendResult } from './sender.ts';
+import type { SendResult } from '../webhooks/index.ts';
 
 export type Outcome = 'succeeded' | 'pending' | 'failed' | 'cancelled';
 

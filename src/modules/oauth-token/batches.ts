@@ -7,10 +7,10 @@
 // never retried one by one, which would hide a broken statement.
 import type { Context } from '../../context.ts';
 import { Batcher } from '../../lib/batcher.ts';
+import type { Prepared } from '../../db/prepared.ts';
 import {
   issueFromCodes,
   rotateRefresh,
-  type HotOn,
   type IssueInput,
   type Issued,
   type RotateInput,
@@ -50,13 +50,13 @@ function batcher<I extends { hash: Buffer }, O>(
   });
 }
 
-export function refreshBatcher(ctx: Context, on: HotOn): RefreshBatcher {
+export function refreshBatcher(ctx: Context, on: Prepared): RefreshBatcher {
   return batcher(ctx, 'refresh', 'refresh rotation', (items: readonly RotateInput[]) =>
     rotateRefresh(on, items),
   );
 }
 
-export function exchangeBatcher(ctx: Context, on: HotOn): ExchangeBatcher {
+export function exchangeBatcher(ctx: Context, on: Prepared): ExchangeBatcher {
   return batcher(ctx, 'exchange', 'code exchange', (items: readonly IssueInput[]) =>
     issueFromCodes(on, items),
   );

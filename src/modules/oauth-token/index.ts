@@ -38,7 +38,7 @@ export interface OauthTokenModule extends Module {
 
 export function createOauthToken(ctx: Context, deps: OauthTokenDeps): OauthTokenModule {
   const pool = hotPool(ctx.config);
-  const hot = pool ? { pool } : { db: ctx.db };
+  const hot = { db: ctx.db, pool };
   const state: TokenState = {
     tokens: deps.tokens,
     limits: clientAuthLimits(deps.apps, ctx.clock),

@@ -66,7 +66,6 @@ export {
 export {
   issueFromCodes,
   rotateRefresh,
-  type HotOn,
   type IssueInput,
   type Issued,
   type RotateInput,

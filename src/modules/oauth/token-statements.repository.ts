@@ -2,8 +2,7 @@
 // refresh tokens, inserts the new pairs and writes the audit entries (through the audit module), and
 // `issueFromCodes`, the same for codes' first uses, which it also checks.
 import { CompiledQuery } from 'kysely';
-import type pg from 'pg';
-import type { Executor } from '../../db/database.ts';
+import { runPrepared, type Prepared } from '../../db/prepared.ts';
 import { auditCtes, type PreparedAudit } from '../audit/index.ts';
 import type { Mode } from '../../lib/credentials.ts';
 import type { NewPair } from './tokens.repository.ts';
@@ -71,16 +70,6 @@ select hash, access_hash, grant_id, merchant_id, mode, coalesce(access_scopes, s
        (select g.scopes from oauth_grants g where g.id = old.grant_id) as grant_scopes
   from old`;
 
-/** Where the hot statements run: a pg pool of the module's own, or the service's database. */
-export type HotOn = { pool: Pick<pg.Pool, 'query'> } | { db: Executor };
-
-/** One hot statement, by name on a pool (parsed once per connection; Kysely sends every query unnamed). */
-async function hot<R>(on: HotOn, name: string, text: string, values: unknown[]): Promise<R[]> {
-  return 'pool' in on
-    ? (await on.pool.query<R & pg.QueryResultRow>({ name, text, values })).rows
-    : (await on.db.executeQuery<R>(CompiledQuery.raw(text, values))).rows;
-}
-
 /**
  * Rotates each item's token if the fast path may; the answer holds, in the items' order, the rotated row or
  * undefined (the slow path decides). The caller never puts one hash twice in a call. On a pool the statement
@@ -88,7 +77,7 @@ async function hot<R>(on: HotOn, name: string, text: string, values: unknown[]):
  * unnamed; the oauth-token module's pool.ts says how it is planned).
  */
 export async function rotateRefresh(
-  on: HotOn,
+  on: Prepared,
   items: readonly RotateInput[],
 ): Promise<(Rotated | undefined)[]> {
   const first = items[0];
@@ -108,7 +97,7 @@ export async function rotateRefresh(
     first.refreshTtl,
   ];
   type Row = Rotated & { hash: Uint8Array; access_hash: Uint8Array };
-  const rows = await hot<Row>(on, 'svc_oauth_rotate_refresh', ROTATE_SQL, values);
+  const rows = await runPrepared<Row>(on, 'svc_oauth_rotate_refresh', CompiledQuery.raw(ROTATE_SQL, values));
   // PGlite returns bytea as a Uint8Array, PostgreSQL as a Buffer: compared as Buffers.
   const byHash = new Map(rows.map((row) => [Buffer.from(row.hash).toString('base64'), row]));
   return items.map((item) => {
@@ -207,31 +196,35 @@ select hash, grant_id, merchant_id, scope from used`;
 
 /** Per item, in order: what was issued, or undefined if the statement did not take the code. */
 export async function issueFromCodes(
-  on: HotOn,
+  on: Prepared,
   items: readonly IssueInput[],
 ): Promise<(Issued | undefined)[]> {
   const first = items[0];
   if (!first) return [];
   const col = <K extends keyof IssueInput>(k: K) => items.map((i) => i[k]);
   type Row = Issued & { hash: Uint8Array };
-  const rows = await hot<Row>(on, 'svc_oauth_issue_from_codes', ISSUE_SQL, [
-    col('hash'),
-    col('appId'),
-    col('mode'),
-    col('redirectUri'),
-    col('challenge'),
-    col('validAfter'),
-    col('scope'),
-    col('allowed'),
-    col('accessHash'),
-    col('refreshHash'),
-    items.map((i) => i.audit.id),
-    items.map((i) => i.audit.metadata),
-    items.map((i) => i.audit.createdAt),
-    col('issuedAt'),
-    first.accessTtl,
-    first.refreshTtl,
-  ]);
+  const rows = await runPrepared<Row>(
+    on,
+    'svc_oauth_issue_from_codes',
+    CompiledQuery.raw(ISSUE_SQL, [
+      col('hash'),
+      col('appId'),
+      col('mode'),
+      col('redirectUri'),
+      col('challenge'),
+      col('validAfter'),
+      col('scope'),
+      col('allowed'),
+      col('accessHash'),
+      col('refreshHash'),
+      items.map((i) => i.audit.id),
+      items.map((i) => i.audit.metadata),
+      items.map((i) => i.audit.createdAt),
+      col('issuedAt'),
+      first.accessTtl,
+      first.refreshTtl,
+    ]),
+  );
   // PGlite returns bytea as a Uint8Array, PostgreSQL as a Buffer: compared as Buffers.
   const byHash = new Map(rows.map((row) => [Buffer.from(row.hash).toString('base64'), row]));
   return items.map((item) => {

@@ -45,7 +45,7 @@ export {
   touchListener,
 } from './listeners.repository.ts';
 export { signedHeaders, signingKey, type SignedHeaders } from './signing.ts';
-export { BlockedAddressError, isBlockedAddress } from './url-guard.ts';
+export { createAgent, RESPONSE_BODY_LIMIT, sendOnce, WriteDeadlineError, type SendResult } from './sender.ts';
 export { EventType, WebhookParams } from './webhooks.schemas.ts';
 
 export type Webhooks = Module;

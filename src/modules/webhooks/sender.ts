@@ -10,7 +10,7 @@
 import dns, { type LookupAddress, type LookupOptions } from 'node:dns';
 import { Agent, buildConnector, request, type Dispatcher } from 'undici';
 import type { Clock } from '../../lib/time.ts';
-import { BlockedAddressError, isBlockedAddress } from '../webhooks/index.ts';
+import { BlockedAddressError, isBlockedAddress } from './url-guard.ts';
 
 /** The first 16 KiB of an answer are kept with the attempt (API.md section 7). */
 export const RESPONSE_BODY_LIMIT = 16 * 1024;
