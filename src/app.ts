@@ -11,8 +11,6 @@ import Fastify, {
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Ajv } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import { Type } from 'typebox';
 import type { Context } from './context.ts';
 import { AppError } from './lib/errors.ts';
@@ -30,14 +28,13 @@ import { registerHealth } from './http/health.ts';
 import { readYourWrites } from './http/read-your-writes.ts';
 import { docsSecurityPolicy } from './http/security-headers.ts';
 import { serverTimeouts } from './http/timeouts.ts';
-import { addSchemaRules } from './http/schema-rules.ts';
+import { compilerOptions, createCompilers, type Compilers } from './http/compilers.ts';
 import { addRouteHook, methodsOf } from './http/route-hooks.ts';
 import type { Composition } from './modules.ts';
 import { eventWebhooks } from './modules/events/index.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
 const WRITE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -51,14 +48,7 @@ declare module 'fastify' {
   }
 }
 
-function validators(app: FastifyInstance) {
-  // Bodies are validated as sent (no coercion, every error listed); query strings and path parameters
-  // arrive as text, so they are coerced to the schema's types.
-  const options = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false } as const;
-  const body = addFormats(new Ajv({ ...options, coerceTypes: false }));
-  const params = addFormats(new Ajv({ ...options, coerceTypes: 'array' }));
-  addSchemaRules(body);
-  addSchemaRules(params);
+function validators(app: FastifyInstance, { body, params }: Compilers) {
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? body : params).compile(schema));
 }
 
@@ -244,11 +234,19 @@ function countAnswers(app: FastifyInstance, ctx: Context) {
   });
 }
 
-/** The HTTP app: the conventions of API.md section 1, then what the modules contribute, in their mounts. */
-export async function buildApp(ctx: Context, composition: Composition): Promise<FastifyInstance> {
+/**
+ * The HTTP app: the conventions of API.md section 1, then what the modules contribute, in their mounts.
+ * `compilers`: what compiles its schemas, shared by the apps of one process that are given the same.
+ */
+export async function buildApp(
+  ctx: Context,
+  composition: Composition,
+  compilers: Compilers = createCompilers(),
+): Promise<FastifyInstance> {
   const { modules } = composition;
   const requestId = requestIds();
   const app = Fastify({
+    ...compilerOptions(compilers),
     ...serverTimeouts(ctx.config),
     // A request that reaches the server once it closes (on a kept-alive connection) is served, with
     // `Connection: close`, not refused with Fastify's own 503 body outside the error envelope: the modules and
@@ -276,7 +274,7 @@ export async function buildApp(ctx: Context, composition: Composition): Promise<
 
   app.decorate('ctx', ctx);
   app.addSchema(ErrorEnvelope);
-  validators(app);
+  validators(app, compilers);
   bodies(app);
   installErrorHandler(app);
   guardText(app);

@@ -21,6 +21,7 @@ import { createModules, type Composition } from './modules.ts';
 import type { Module } from './modules/module.ts';
 import { readQueueDepth } from './modules/delivery/index.ts';
 import { checkMasterKeys } from './master-keys.ts';
+import type { Compilers } from './http/compilers.ts';
 
 export interface Service {
   app: FastifyInstance;
@@ -43,6 +44,8 @@ export interface ServiceOptions {
   logStream?: DestinationStream;
   /** The clock of JS-side expiry checks; the system's otherwise. */
   clock?: Clock;
+  /** What compiles the routes' schemas, shared with the other services of the process given the same. */
+  compilers?: Compilers;
 }
 
 /** What the start line says: the settings that explain behaviour, never a secret (keys, tokens, URLs' passwords). */
@@ -142,7 +145,7 @@ export async function createService(
   }
   // A worker serves no API: its one listener answers the probes and the metrics (src/probes.ts).
   const api = servesApi(config);
-  const app = api ? await buildApp(ctx, composition) : await buildProbeApp(ctx);
+  const app = api ? await buildApp(ctx, composition, options.compilers) : await buildProbeApp(ctx);
   metrics.setQueueProbe(() => readQueueDepth(ctx));
   metrics.setPoolProbe(() => db.poolStats?.());
   metrics.setReplicaProbe(() => reads.status());

@@ -348,12 +348,15 @@ describe('from a fresh clone, with the machine’s own PATH', () => {
   it("the README's test command runs in the clone", async () => {
     const readme = blocks(read('README.md')).find((b) => b.lang === 'sh')!.code;
     expect(readme).toMatch(/^npm test\s/m);
-    // Its two halves, as npm runs them in a clone: `npm run check`'s steps are the ones CI runs in this
-    // checkout (minutes of type checking and lint again, for nothing new); Vitest, through npm's script
-    // PATH (the pinned Node), on one small file: the point is that it runs from a clone, not the suite.
-    // Vitest colours its summary even into a pipe, unless told not to.
+    // Its two halves (scripts/test.ts runs them side by side), as npm runs them in a clone: `npm run check`'s
+    // steps are the ones CI runs in this checkout (minutes of type checking and lint again, for nothing new);
+    // Vitest, through npm's script PATH (the pinned Node), on one small file: the point is that it runs from a
+    // clone, not the suite. Vitest colours its summary even into a pipe, unless told not to.
     const script = (JSON.parse(read('package.json')) as { scripts: { test: string } }).scripts.test;
-    expect(script).toBe('npm run check && vitest run');
+    expect(script).toBe('node scripts/test.ts');
+    const halves = read('scripts/test.ts');
+    expect(halves).toContain("'npm', 'run', '--silent', 'check'");
+    expect(halves).toContain("run('vitest', ['run', ...process.argv.slice(2)]");
     const test = await sh(
       'npm exec -- vitest run --project pg test/lib/loop.test.ts',
       clone,

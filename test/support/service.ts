@@ -10,6 +10,7 @@ import { inject } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, openPglite, type Database } from '../../src/db/database.ts';
 import { createService, type Service } from '../../src/server.ts';
+import { createCompilers } from '../../src/http/compilers.ts';
 import type { Clock } from '../../src/lib/time.ts';
 
 export const DB_KIND: 'pg' | 'pglite' = process.env.SVC_TEST_DB === 'pg' ? 'pg' : 'pglite';
@@ -20,6 +21,10 @@ export const MASTER_KEY = randomBytes(32).toString('base64');
  * set none and derive theirs from MASTER_KEY, as a deployment configured as API.md section 9 says does.
  */
 export const AUDIT_SIGNING_KEY = randomBytes(32).toString('base64');
+
+// What compiles the routes' schemas, shared by every service of the worker (src/http/compilers.ts): each
+// schema is compiled once per worker rather than once per service.
+const compilers = createCompilers();
 
 // The template's dump, read once per worker: the files of a worker share this module (isolate: false).
 let template: { file: string; dump: Promise<Blob> } | undefined;
@@ -128,6 +133,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const service = await createService(config, database, {
     logStream: options.logStream,
     clock: options.clock,
+    compilers,
   });
   if (options.listen) await service.app.listen({ port: config.port, host: '127.0.0.1' });
   else await service.app.ready();
