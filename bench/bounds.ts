@@ -7,9 +7,12 @@
 export const BOUNDS: Readonly<Record<string, string>> = {
   'public read CPU/request':
     "CPU in the service's Node process; the database's share is the request log's (see the request-log rows). " +
-    'Fastify alone costs 1.0-1.4x the bare server; the rest is the service per call: hooks, the bearer check, the ' +
-    'request id and logger, CORS and security headers, metrics, the text guard, each 1-3 us alone and 0.03-0.04 ms ' +
-    'together (fourth pass), plus about 13 us of recording (twelfth pass).',
+    'Since the contract runs as one onRequest step (docs/decisions/0220-public-contract-in-one-step.md: request id, ' +
+    'CORS, mode, security headers and the bearer check in one call; counter request ids; loggers made on first ' +
+    'use; metrics as plain numbers) the service costs 2.9-3.7x Fastify alone answering the same bytes (two full ' +
+    'runs of 2026-12-02), from 2.95x: what remains per call is the cached bearer check (a SHA-256 and a map ' +
+    "lookup), the request log's entry made on the event loop (about 13 us, the recording rows), the answer's " +
+    'serialisation and two onResponse hooks (metrics, recorder). Batching the entries off the event loop is the next step.',
   'public read CPU/request, limiter in memory':
     'A Map lookup and two header strings per request; the figure is within the rounds of the same service ' +
     'with the limiter off, and 5% of a 20-40 us read is 1-2 us: rounds on a shared host straddle it.',
@@ -24,7 +27,8 @@ export const BOUNDS: Readonly<Record<string, string>> = {
     'The same 11-13 us per recorded call, next to a cart write of 350-640 us: 2-3%, within the rounds of a shared host.',
   'introspection CPU/request, secret key':
     'A form POST through Fastify: the internal-token check, the form parser and the cached verification, no ' +
-    "database on a warm credential: the public read's per-request costs plus body parsing (sixth pass).",
+    "database on a warm credential: the public read's per-request costs plus body parsing; 2.4-2.8x bare in the " +
+    'run after the one contract step (docs/decisions/0220-public-contract-in-one-step.md), 3.2-3.9x in the run before it.',
   'introspection CPU/request, publishable key': 'As the secret key: the same path, a different cache entry.',
   'introspection CPU/request, access token':
     'As the secret key: the same path, the token cache instead of the key cache.',
@@ -33,15 +37,15 @@ export const BOUNDS: Readonly<Record<string, string>> = {
     'entry, its chain queue row and its counters, about fifteen index entries and their WAL (Node 0.13-0.20 ms + ' +
     'PostgreSQL 0.22-0.43 ms in earlier passes), where the peer runs many small statements.',
   'code exchange CPU/request':
-    "Two statements: the code read with its grant's scopes, then one named statement shared by the exchanges " +
-    "waiting at that moment (third pass). A third of PostgreSQL's part is planning: the pool plans each execution " +
-    "with its values (force_custom_plan, which the rotation needs), which also replans the inserts' foreign-key " +
-    'checks (sixth pass). 0.82-0.93 ms on the Intel host, 1.6-1.85 ms on the AMD one (seventh pass).',
+    'One named statement shared by the exchanges waiting at that moment, which checks the code itself ' +
+    '(docs/decisions/0210-code-exchange-checked-in-its-statement.md): the code marked used, the family, two tokens, ' +
+    'the audit entry with its queue row and counters, and their foreign-key checks, planned generically on the ' +
+    "token endpoint's pool (src/db/prepared.ts).",
   'code exchange CPU/request vs oidc-provider':
-    "Per-statement overhead decides it: the peer's many small statements were dear on the AMD host (its " +
-    'PostgreSQL 2.07 ms an exchange) and are cheap on the Intel one (0.25-0.33 ms), where batching buys less ' +
-    "(seventh pass). Generic plans on the oauth pool cut our PostgreSQL time by a fifth but broke the rotation's " +
-    'plan (tried, not kept).',
+    "0.47x and 0.56x of the peer's CPU per exchange in the medians of two full runs (rounds 0.39-0.69): at or " +
+    "under the issue's 0.6x, over this row's bound in a slow round. The exchange is one statement and one round " +
+    "trip (docs/decisions/0210-code-exchange-checked-in-its-statement.md); what remains is the refresh's cost " +
+    "plus the code's update and the family's insert, and in Node the HTTP request with its hooks and GC.",
   'audit page p99':
     'One index range scan of 51 rows with the count on its rows, one round trip: p50 2-4 ms. The p99 is four ' +
     'readers on two shared cores: 11-19 ms on a quiet host, 45-300 ms at load average 10-14 (fourth pass); the ' +
@@ -76,8 +80,9 @@ export const BOUNDS: Readonly<Record<string, string>> = {
     '(docs/decisions/0146-replays-behind-live-deliveries.md): 4,385 a second on a busy host.',
   'live delivery latency p50 during a replay':
     'The claim takes live deliveries first (0146); what remains is the two cores shared with the replay being ' +
-    'sent, 3,000 deliveries within the round: 4.4x on a busy host. Pacing a replay to a share of the claim is ' +
-    'the design to try.',
+    'sent, 3,000 deliveries within the round. The row swings with the host: back to back on 2026-12-02, ' +
+    '`--only replay` gave 2.96x (2.38-3.96) on the commit before the prepared claim and 1.8x (1.05-11.9) after ' +
+    'it, and two full runs 11x and 2.3x. Pacing a replay to a share of the claim is the design to try.',
   'fan-out to 1,000 app webhooks':
     "The same statement, the webhooks found through the merchant's 1,000 grants: 1.21-1.43x the merchant's own " +
     'measured on the statement alone (docs/decisions/0108-app-fan-out-in-the-outbox.md).',
@@ -125,6 +130,10 @@ export const BOUNDS: Readonly<Record<string, string>> = {
   'embedded idle RSS after 2,000 requests':
     "As after start, plus what the requests leave in PGlite's heap and glibc's arenas (284-305 MB after 10,000 requests in the twelfth pass).",
   'memory peak RSS':
-    "Reached late in the run: what the process keeps from the measures before, not one measure's need " +
-    '(app-throughput and webhooks-list alone peaked at 250 and 239 MB, the whole run at 323-339 MB in the twelfth pass).',
+    "Reached late in the run: what the process keeps from the measures before, not one measure's need. With " +
+    'caches bounded by bytes and unpooled buffers (docs/decisions/0215-caches-bounded-by-bytes.md) two full runs ' +
+    'of 2026-12-02 peaked at 254 and 287 MB (327-339 MB before), the second during delivery-pace-order; the ' +
+    "embedded process's idle rows are under 250 MB. What remains at the peak: V8's young generation, the old " +
+    "space's modules and compiled schemas (about 55 MB from start), undici's and pg's buffers under load, and " +
+    "glibc's arenas.",
 };
