@@ -239,6 +239,16 @@ describe('every page at 1280 and 375 px', () => {
     await page.getByRole('note', { name: 'Test mode' }).waitFor();
   });
 
+  it('finds what axe is there to find: a planted image without text and a button without a name', async () => {
+    const { page } = s;
+    await page.setContent(
+      '<html lang="en"><title>t</title><main><h1>t</h1><img src="data:,"><button></button></main></html>',
+    );
+    const found = await seriousViolations(page);
+    expect(found.some((v) => v.startsWith('critical image-alt'))).toBe(true);
+    expect(found.some((v) => v.startsWith('critical button-name'))).toBe(true);
+  });
+
   it("shows a request's body field names, never their values", async () => {
     const { page } = s;
     await page.goto(`${svc.url}${DEV}/requests/${ids.request}`);
