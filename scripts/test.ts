@@ -1,9 +1,9 @@
 // `npm test`: the static checks (`npm run check`: types, dependency rules, lint, format, the generated client,
 // event docs and OpenAPI document) and the tests (Vitest, given this script's arguments) at the same time.
-// Run one after the other they took 92 s and then about 750 s; Vitest's workers spend much of their time
-// waiting on PostgreSQL, browsers and child processes, and the checks, niced, use that time. The checks'
-// output is held and printed after the tests', so that neither is interleaved with the other; the command
-// fails if either did.
+// Run one after the other they took 92 s and then about 750 s; side by side, the checks, niced, take the
+// cores when the tests leave them (docs/decisions/0230-checks-beside-tests-and-shared-schema-code.md). The
+// checks' output is held and printed after the tests', so that neither is interleaved with the other; the
+// command fails if either did.
 import { spawn } from 'node:child_process';
 
 function run(command: string, args: string[], held: boolean): Promise<{ code: number; output: string }> {

@@ -1,6 +1,7 @@
 // What turns the routes' schemas into code: Ajv for what comes in, fast-json-stringify for what goes out.
 // Building an app compiles every route's schemas, about 0.2 s of CPU (two thirds of starting a service), and
-// the code compiled from a schema depends on that schema alone. So the compiled code is kept per schema
+// the code compiled from a schema depends on that schema alone (and on the app's shared schemas, the same in
+// every app: `ErrorEnvelope`). So the compiled code is kept per schema
 // object, and services built in one process may share it: a deployed process builds one app and makes its
 // own; the test suite builds hundreds per worker process and passes one to each (`ServiceOptions`).
 import SerializerSelector from '@fastify/fast-json-stringify-compiler';
