@@ -12,7 +12,7 @@ import { createPool } from './pg-pool.ts';
 /** Where hot statements run: on `pool` by name when there is one (none on PGlite), else unnamed on `db`. */
 export interface Prepared {
   readonly db: Executor;
-  readonly pool?: Pick<pg.Pool, 'query'> | undefined;
+  readonly pool?: pg.Pool | undefined;
 }
 
 // A generic plan is made from the tables' size at that moment, and one made while a table was nearly empty

@@ -76,17 +76,15 @@ it('gives back every claim within the grace on SIGTERM, exits 0, and another wor
   // Released only once the worker has taken the signal (its /readyz no longer answers 200): released before,
   // the answers could reach it first, and the held 8 would be sent into the free slots as any running worker
   // sends them (seen on a host loaded by three test files at a time).
-  await eventually(
-    async () =>
-      !(await fetch(`${first.url}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      )),
-    {
-      intervalMs: 10,
-      what: 'the worker to take the SIGTERM',
-    },
-  );
+  const serving = () =>
+    fetch(`${first.url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+  await eventually(async () => !(await serving()), {
+    intervalMs: 10,
+    what: 'the worker to take the SIGTERM',
+  });
   holding = false;
   // Half the attempts under way get their answer within the grace; the other half never do.
   held.splice(0, 16).forEach((release) => release());

@@ -1,8 +1,8 @@
 // One attempt of one claimed delivery, and what it leaves behind: shared by the workers and by the test
 // route, which sends its delivery's first attempt itself and answers with the outcome.
-import type pg from 'pg';
 import type { Dispatcher } from 'undici';
 import type { Context } from '../../context.ts';
+import type { Prepared } from '../../db/prepared.ts';
 import { decryptSecret } from '../../lib/secrets.ts';
 import { idTime, newId } from '../../lib/ids.ts';
 import { unpooled } from '../../lib/heap-bytes.ts';
@@ -169,19 +169,19 @@ export async function runAttempt(
 /**
  * Records outcomes (one statement), then, only when some failed, disables the webhooks that answered 410 or
  * have failed for five days, cancels their pending deliveries and audits it, in one transaction. The answer:
- * how many deliveries waiting for their ordering key the outcomes released. `pool`: the worker's prepared
- * statements' (none for the test route).
+ * how many deliveries waiting for their ordering key the outcomes released. `on`: where the recording runs, the
+ * worker's prepared statements (the test route's on the service's database).
  */
 export async function applyOutcomes(
   ctx: Context,
   worker: string,
   outcomes: readonly AttemptResult[],
-  pool?: pg.Pool,
+  on: Prepared = { db: ctx.db },
 ): Promise<number> {
   if (outcomes.length === 0) return 0;
   const now = new Date(ctx.clock.now());
   const released = await recordOutcomes(
-    { db: ctx.db, pool },
+    on,
     worker,
     outcomes.map(({ gone: _gone, paced: _paced, ordered: _ordered, ...row }) => row),
     now,

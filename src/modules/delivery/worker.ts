@@ -14,14 +14,13 @@
 // with the error.
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type pg from 'pg';
 import type { Dispatcher } from 'undici';
 import { drainMs } from '../../config.ts';
 import type { Context } from '../../context.ts';
 import { Batcher } from '../../lib/batcher.ts';
 import { Loop, warnOnFailure } from '../../lib/loop.ts';
 import { Backoff, isConnectionLoss } from '../../db/connection-loss.ts';
-import { preparedPool } from '../../db/prepared.ts';
+import { preparedPool, type Prepared } from '../../db/prepared.ts';
 import { createAgent, WriteDeadlineError } from '../webhooks/index.ts';
 import type { Signal } from '../outbox/index.ts';
 import { applyOutcomes, runAttempt, type AttemptResult, type Sending, type SigningKeys } from './attempt.ts';
@@ -128,8 +127,8 @@ class DeliveryWorker {
   private readonly sending: Sending;
   private readonly holdings: Holdings;
   private readonly claims: Loop;
-  /** The hot statements' connections (PostgreSQL only), ended by `stop`. */
-  private readonly pool: pg.Pool | undefined;
+  /** Where the plain claim and the recordings run: their pool (PostgreSQL only, ended by `stop`), else the database. */
+  private readonly statements: Prepared;
   // Outcomes that arrive while a batch is being written wait for the next one: group commit, so the number
   // of statements follows the database's speed rather than the number of deliveries.
   private readonly outcomes: Batcher<AttemptResult, null>;
@@ -160,7 +159,10 @@ class DeliveryWorker {
       allowPrivate: ctx.config.webhookAllowPrivate,
     });
     this.sending = { agent: this.agent, keys };
-    this.pool = preparedPool(ctx.config.databaseUrl, PREPARED_POOL_SIZE, PREPARED_SETTINGS);
+    this.statements = {
+      db: ctx.db,
+      pool: preparedPool(ctx.config.databaseUrl, PREPARED_POOL_SIZE, PREPARED_SETTINGS),
+    };
     this.holdings = new Holdings(
       {
         now: () => ctx.clock.now(),
@@ -185,7 +187,7 @@ class DeliveryWorker {
       maxBatch: RECORD_BATCH,
       lingerMs: RECORD_DELAY_MS,
       write: async (batch) => {
-        const released = await applyOutcomes(ctx, this.id, batch, this.pool);
+        const released = await applyOutcomes(ctx, this.id, batch, this.statements);
         this.recorded(batch);
         // the next deliveries of their ordering keys are due now: claimed at once rather than at the next poll
         if (released > 0) this.wake();
@@ -304,7 +306,7 @@ class DeliveryWorker {
   private async claimWith(options: ClaimOptions): Promise<Claim> {
     const plain = this.plain;
     const claim = plain
-      ? await claimPlainDeliveries({ db: this.ctx.db, pool: this.pool }, options)
+      ? await claimPlainDeliveries(this.statements, options)
       : await claimDeliveries(this.ctx.db, options);
     this.plain = !claim.special;
     return plain && claim.special ? { ...claim, wakeAt: options.now.getTime() } : claim;
@@ -367,7 +369,7 @@ class DeliveryWorker {
     await Promise.allSettled(this.holdings.attempts.values());
     await Promise.all([this.outcomes.drained(), this.leasesBack.drained()]);
     await releaseLeases(this.ctx.db, this.id, unfinished, new Date(this.ctx.clock.now())).catch(() => {});
-    await this.pool?.end().catch(() => {});
+    await this.statements.pool?.end().catch(() => {});
   }
 }
 
