@@ -1,6 +1,7 @@
 // The service as separate operating-system processes (`node src/main.ts`), for the system tests: start on a
 // free port, wait until ready, stop every child at the end (and whatever happens to the test worker).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AUDIT_SIGNING_KEY, MASTER_KEY } from './service.ts';
 import { eventually } from './eventually.ts';
@@ -10,6 +11,11 @@ export { freePort };
 
 const ROOT = join(import.meta.dirname, '..', '..');
 export const INTERNAL_TOKEN = 'system-test-internal-token';
+/**
+ * Node's compile cache, in the folder `svc` commands use (bin/runtime.js): the suite starts the service well
+ * over a hundred times, and each start would otherwise strip and compile every module again.
+ */
+export const COMPILE_CACHE = join(tmpdir(), 'node-compile-cache');
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -49,6 +55,7 @@ export async function startProcess(
       SVC_RATE_LIMIT: 'off',
       SVC_WEBHOOK_ALLOW_PRIVATE: '1',
       SVC_INTERNAL_TOKEN: INTERNAL_TOKEN,
+      NODE_COMPILE_CACHE: COMPILE_CACHE,
       ...env,
     },
     stdio: ['ignore', options.stdout ? 'pipe' : 'ignore', 'pipe'],

@@ -4,7 +4,7 @@
 // `verifyFactor` is the one check of a factor: the sign-in, step-up and turning-off paths call it through the
 // failure budgets of sign-in.service.ts, which audit its failures.
 import { createHash } from 'node:crypto';
-import { type AuthenticationResponseJSON } from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { Secret, TOTP } from 'otpauth';
 import type { Context } from '../../context.ts';
 import type { Executor } from '../../db/database.ts';

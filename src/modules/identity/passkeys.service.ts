@@ -1,14 +1,10 @@
 // A user's passkeys (API.md section 11.3): WebAuthn through `@simplewebauthn/server`, the relying party being
 // SVC_PUBLIC_URL's host and origin. Registration, the options of an assertion and its check; a passkey is one
 // factor among those factors.service.ts checks.
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  AuthenticatorTransport,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { Context } from '../../context.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
@@ -17,6 +13,12 @@ import { iso } from '../../lib/time.ts';
 import { type AuditContext } from '../audit/index.ts';
 import * as repo from './factors.repository.ts';
 import { afterFactorRemoved, memberAudit } from './factor-changes.ts';
+
+/**
+ * The WebAuthn library, loaded at the first ceremony: its 300 modules (ASN.1 and COSE parsers) cost every
+ * process start about 140 ms, and most processes never see a passkey. Node loads it once.
+ */
+const webauthn = () => import('@simplewebauthn/server');
 
 /** The name authenticators show, as TOTP apps show the issuer of factors.service.ts. */
 const RP_NAME = 'svc';
@@ -39,6 +41,7 @@ export async function registrationOptions(ctx: Context, userId: string) {
   ]);
   if (!user) throw notFound('user');
   const rp = relyingParty(ctx);
+  const { generateRegistrationOptions } = await webauthn();
   const options = await generateRegistrationOptions({
     rpName: RP_NAME,
     rpID: rp.id,
@@ -87,6 +90,7 @@ export async function addPasskey(
   const taken = await repo.takeChallenge(ctx.db, challenge, 'register', new Date(now));
   if (!taken || taken.user_id !== userId) throw refused('The passkey registration');
   const rp = relyingParty(ctx);
+  const { verifyRegistrationResponse } = await webauthn();
   const result = await verifyRegistrationResponse({
     response: input.credential,
     expectedChallenge: challenge,
@@ -151,6 +155,7 @@ export async function removePasskey(ctx: Context, audit: AuditContext, id: strin
  */
 export async function assertionOptions(ctx: Context, userId: string | null) {
   const passkeys = userId === null ? [] : await repo.passkeysOfUser(ctx.db, userId);
+  const { generateAuthenticationOptions } = await webauthn();
   const options = await generateAuthenticationOptions({
     rpID: relyingParty(ctx).id,
     allowCredentials: passkeys.map((p) => ({ id: p.credential_id, transports: transportsOf(p.transports) })),
@@ -181,6 +186,7 @@ export async function verifyPasskey(
   const passkey = await repo.findPasskeyByCredential(ctx.db, String(assertion.id));
   if (!passkey || (userId !== undefined && passkey.user_id !== userId)) return undefined;
   const rp = relyingParty(ctx);
+  const { verifyAuthenticationResponse } = await webauthn();
   const result = await verifyAuthenticationResponse({
     response: assertion,
     expectedChallenge: challenge,

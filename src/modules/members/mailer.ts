@@ -1,8 +1,8 @@
 // The invitation email, sent through SVC_SMTP_URL when it is set (nodemailer's SMTP transport, pooled off: a
 // few invitations a day). Sent after the invitation commits and not awaited by the request: the answer carries
 // the link anyway, and a mail server that is slow or down must not hold the inviter up. A failure is logged;
-// the sends in flight are awaited by the module's stop.
-import nodemailer from 'nodemailer';
+// the sends in flight are awaited by the module's stop. nodemailer is loaded only where a mail server is set
+// (about 60 ms of every other process's start).
 import type { Context } from '../../context.ts';
 import type { Role } from '../../http/roles.ts';
 
@@ -37,17 +37,19 @@ function invitationText(mail: InvitationMail): string {
 export function createMailer(ctx: Context): Mailer {
   const url = ctx.config.smtpUrl;
   if (!url) return { sendInvitation: () => false, close: async () => {} };
-  const transport = nodemailer.createTransport(url);
+  const transport = import('nodemailer').then((m) => m.default.createTransport(url));
   const inFlight = new Set<Promise<void>>();
   return {
     sendInvitation(mail) {
       const sending = transport
-        .sendMail({
-          from: ctx.config.mailFrom,
-          to: mail.to,
-          subject: `You are invited to ${mail.merchantName} on svc`,
-          text: invitationText(mail),
-        })
+        .then((t) =>
+          t.sendMail({
+            from: ctx.config.mailFrom,
+            to: mail.to,
+            subject: `You are invited to ${mail.merchantName} on svc`,
+            text: invitationText(mail),
+          }),
+        )
         .then(
           () => ctx.log.info({ to_domain: mail.to.split('@')[1] }, 'invitation email sent'),
           (err: unknown) => ctx.log.warn({ err }, 'invitation email not sent'),
@@ -58,7 +60,7 @@ export function createMailer(ctx: Context): Mailer {
     },
     async close() {
       await Promise.all(inFlight);
-      transport.close();
+      (await transport).close();
     },
   };
 }
