@@ -81,10 +81,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    // Two files at a time on the two-core CI machine. Three were 20-36 s faster in a whole run (598 and 580 s
-    // against 634), but three of six such runs met a test's own timing race (each mended since), and a red CI
-    // run lands nothing: docs/decisions/0230-checks-beside-tests-and-shared-schema-code.md.
-    maxWorkers: 2,
+    // Three files at a time on the two-core CI machine: many files wait more than they compute, and with two the
+    // cores were idle 12% of the run (docs/decisions/0230-checks-beside-tests-and-shared-schema-code.md).
+    maxWorkers: 3,
     // A worker runs file after file of its project in one process: no module-level state is left in src/ (a
     // lint rule), the tests mock nothing, and each file's services and databases are its own. A process per
     // file paid every file's imports again.
