@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { homedir } from 'node:os';
+import { PASSWORD_COST } from './lib/passwords.ts';
 import { derivedSeed } from './lib/signing-keys.ts';
 import {
   ConfigError,
@@ -86,6 +87,11 @@ export interface Config {
   readonly role: Role;
   /** SIGTERM to exit 0, every claim finished or given back (API.md 12.1); past it, exit 1. */
   readonly shutdownGraceMs: number;
+  /**
+   * log2 of scrypt's N for the password hashes this process makes: 15 (OWASP's cost). Not read from the
+   * environment; the tests' in-process services lower it (docs/decisions/0236-test-services-hash-passwords-cheaper.md).
+   */
+  readonly passwordCost: number;
   /**
    * From SIGTERM, how long the API keeps serving while /readyz answers 503 `draining`, so that a load balancer
    * takes the process out of rotation before it stops accepting (0: it stops accepting at once).
@@ -289,6 +295,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     workers,
     role: role(env, embedded, workers),
     shutdownGraceMs,
+    passwordCost: PASSWORD_COST,
     shutdownDelayMs: shutdownDelay(env, shutdownGraceMs),
     requestLog: flag(env, 'SVC_REQUEST_LOG', true, 'on', 'off'),
     requestLogRetentionDays: int(env, 'SVC_REQUEST_LOG_RETENTION_DAYS', 7, 1, 365),

@@ -2,7 +2,9 @@
 // this machine's cores, which is the cost OWASP recommends for scrypt.
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
-const PARAMS = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
+/** log2 of scrypt's N for new hashes (Config.passwordCost); a stored hash names its own, and is checked with it. */
+export const PASSWORD_COST = 15;
+const PARAMS = { r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
 const KEY_LENGTH = 32;
 
 // One hash at a time: each takes 32 MiB, and four in parallel (a burst of sign-ins, or the signups of a
@@ -23,10 +25,11 @@ function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise
   return result;
 }
 
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, cost: number = PASSWORD_COST): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scrypt(password, salt, PARAMS);
-  return `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${salt.toString('base64')}$${key.toString('base64')}`;
+  const N = 2 ** cost;
+  const key = await scrypt(password, salt, { ...PARAMS, N });
+  return `scrypt$${N}$${PARAMS.r}$${PARAMS.p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
@@ -43,7 +46,10 @@ export async function verifyPassword(password: string, stored: string): Promise<
 }
 
 /**
- * A hash of a password nobody knows, verified when the email is unknown so that an unknown email and a
- * wrong password cost the same scrypt run and answer in the same time.
+ * A hash of a password nobody knows (random bytes, thrown away once hashed), verified when the email is unknown
+ * so that an unknown email and a wrong password cost the same scrypt run and answer in the same time. A
+ * constant: hashing one as every process started cost each start a scrypt run. Sign-in needs a user as well as
+ * a matching password, so even the lost password would open nothing.
  */
-export const DUMMY_PASSWORD_HASH = await hashPassword(randomBytes(16).toString('hex'));
+export const DUMMY_PASSWORD_HASH =
+  'scrypt$32768$8$1$8onrX8jLp1xqttc6XL7Lpg==$fkvYKxkQFD3ZhtgW5WqsxMQ0JPJqTd1ABe9DMo+8uTY=';

@@ -106,7 +106,11 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...options.env,
   };
-  let config = loadConfig(env, options.overrides);
+  // The services of the suite hash passwords at scrypt's N = 2^10 (about 1 ms), not 2^15 (about 60 ms, one at a
+  // time per process): the suite makes well over a thousand accounts and sign-ins. The service processes of
+  // test/system keep the real cost, and test/lib/passwords.test.ts holds the default.
+  const overrides: Partial<Config> = { passwordCost: 10, ...options.overrides };
+  let config = loadConfig(env, overrides);
   let database: Database;
   if (shared && DB_KIND === 'pglite') database = shared.database;
   else database = await openDatabase({ databaseUrl, pglite: fresh?.pglite, migrated: true });
@@ -128,7 +132,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
             }),
         );
     url = options.env?.SVC_PUBLIC_URL ?? `http://127.0.0.1:${probe}`;
-    config = loadConfig({ ...env, PORT: String(probe), SVC_PUBLIC_URL: url }, options.overrides);
+    config = loadConfig({ ...env, PORT: String(probe), SVC_PUBLIC_URL: url }, overrides);
   }
   const service = await createService(config, database, {
     logStream: options.logStream,

@@ -59,7 +59,7 @@ export function checkPassword(password: string, email: string | undefined, field
 /** Creates the merchant, its owner and a first store; 409 `conflict` when the email is taken. */
 export async function createMerchant(ctx: Context, input: NewMerchant) {
   checkPassword(input.password, input.email);
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await hashPassword(input.password, ctx.config.passwordCost);
   const now = ctx.clock.now();
   return ctx.db.transaction().execute(async (trx) => {
     const { merchant, store } = await insertMerchant(trx, now, input.merchantName, input.storeName);

@@ -213,7 +213,7 @@ export async function accept(ctx: Context, signIns: SignInLimits, input: Accepta
   });
   const existing = await findUserByEmail(ctx.db, invitation.email);
   if (existing) await proveUser(ctx, signIns, existing, input, auditOf(existing));
-  const passwordHash = existing ? undefined : await newPassword(invitation.email, input.password);
+  const passwordHash = existing ? undefined : await newPassword(ctx, invitation.email, input.password);
   const now = ctx.clock.now();
   return ctx.db.transaction().execute(async (trx) => {
     const user =
@@ -271,12 +271,12 @@ async function proveUser(
 }
 
 /** The password an email without an account sets as it accepts, hashed. */
-async function newPassword(email: string, password: string | undefined): Promise<string> {
+async function newPassword(ctx: Context, email: string, password: string | undefined): Promise<string> {
   if (password === undefined) {
     throw new AppError('validation_failed', 'password is required to make the account.', {
       details: [{ field: 'password', issue: 'is required to make the account' }],
     });
   }
   checkPassword(password, email);
-  return hashPassword(password);
+  return hashPassword(password, ctx.config.passwordCost);
 }
