@@ -15,7 +15,7 @@ export const INTERNAL_TOKEN = 'system-test-internal-token';
  * Node's compile cache, in the folder `svc` commands use (bin/runtime.js): the suite starts the service well
  * over a hundred times, and each start would otherwise strip and compile every module again.
  */
-export const COMPILE_CACHE = join(tmpdir(), 'node-compile-cache');
+const COMPILE_CACHE = join(tmpdir(), 'node-compile-cache');
 
 export interface ServiceProcess {
   child: ChildProcess;
